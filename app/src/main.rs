@@ -1,0 +1,40 @@
+//! `mindsage`: the desktop app, and headless subcommands on the same binary.
+//!
+//! With no subcommand it opens the window; `mindsage list`, `add`, `show`, … work on the
+//! same journal without a display, which is what scripts, tests and CI use.
+
+mod app;
+mod cli;
+mod views;
+mod worker;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Args::parse();
+    init_logging();
+    let result = match args.command.clone() {
+        Some(command) => cli::run(&args, command),
+        None => app::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings). Nothing we log
+/// contains entry text: ids, counts and timings only.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -1,0 +1,500 @@
+//! Journal entries: the list pages, one entry, and every write.
+//!
+//! Each function runs one catalogue statement (or one transaction of them) and records
+//! its time under the catalogue name. Writes take `&mut Connection` because they run in
+//! a transaction; in the app they run on the writer thread.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use super::queries::*;
+use super::{Checkpoint, DbError, EntryId, Result, UserId};
+use crate::clock;
+use crate::timing;
+
+/// Rows per list page. A screenful is about twenty rows; fifty leaves room to scroll
+/// while the next page loads.
+pub const PAGE_SIZE: u32 = 50;
+
+/// Characters of the body kept in `preview` for list rows.
+const PREVIEW_CHARS: usize = 160;
+
+/// Longest tag name kept; longer ones are cut.
+const MAX_TAG_CHARS: usize = 48;
+
+/// One row of a list: what a list shows without reading the body.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EntryRow {
+    pub id: EntryId,
+    pub created_at: String,
+    pub title: String,
+    pub preview: String,
+    pub mood_score: Option<u8>,
+    pub word_count: u32,
+    pub is_deleted: bool,
+    pub deleted_at: Option<String>,
+    pub tags: Vec<String>,
+}
+
+/// A whole entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
+    pub id: EntryId,
+    pub created_at: String,
+    pub updated_at: String,
+    pub title: String,
+    /// True when a person typed the title (AI enrichment never replaces it).
+    pub title_by_user: bool,
+    pub body: String,
+    pub mood_score: Option<u8>,
+    pub summary: Option<String>,
+    pub word_count: u32,
+    pub is_deleted: bool,
+    pub deleted_at: Option<String>,
+    pub tags: Vec<String>,
+}
+
+/// What a person writes. Fields left empty are simply empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewEntry {
+    pub title: String,
+    pub body: String,
+    pub tags: Vec<String>,
+    pub mood_score: Option<u8>,
+    /// When the entry was written; now if `None`. Importers and the demo set it.
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// The editable parts of an entry after an edit (the editor always sends them all).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntryEdit {
+    pub title: String,
+    pub body: String,
+    pub tags: Vec<String>,
+    pub mood_score: Option<u8>,
+}
+
+/// Which entries a list shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListFilter {
+    /// Only entries with this tag.
+    pub tag: Option<String>,
+    /// Only entries created at or after this stored timestamp.
+    pub from: Option<String>,
+    /// Only entries created before this stored timestamp.
+    pub to: Option<String>,
+    /// The trash instead of the journal (tag and date filters do not apply).
+    pub trash: bool,
+}
+
+/// Where the next page starts: the sort key and id of the last row shown.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Cursor {
+    pub key: String,
+    pub id: EntryId,
+}
+
+/// A page of rows and the cursor for the next one (`None` at the end).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Page {
+    pub rows: Vec<EntryRow>,
+    pub next: Option<Cursor>,
+}
+
+/// Upper bound above every stored timestamp: an "after" cursor that starts at the top.
+const TOP: &str = "9999";
+
+/// One page of entries, newest first.
+pub fn list(
+    conn: &Connection,
+    user: UserId,
+    filter: &ListFilter,
+    after: Option<&Cursor>,
+    limit: u32,
+) -> Result<Page> {
+    let limit = limit.max(1);
+    if filter.trash {
+        return list_trash(conn, user, after, limit);
+    }
+    let from = filter.from.as_deref().unwrap_or("");
+    // The "to" bound and the cursor are both "before this row": use whichever is lower.
+    let to_cursor = filter.to.as_ref().map(|to| Cursor {
+        key: to.clone(),
+        id: 0,
+    });
+    let upper = match (after, to_cursor.as_ref()) {
+        (Some(a), Some(t)) => Some(if (a.key.as_str(), a.id) < (t.key.as_str(), t.id) {
+            a
+        } else {
+            t
+        }),
+        (a, t) => a.or(t),
+    };
+    let (upper_key, upper_id) = upper.map_or((TOP, i64::MAX), |c| (c.key.as_str(), c.id));
+    let rows = if let Some(tag) = &filter.tag {
+        run_list(
+            conn,
+            &LIST_BY_TAG,
+            params![user, tag, from, upper_key, upper_id, limit],
+        )?
+    } else if upper.is_none() && from.is_empty() {
+        run_list(conn, &LIST_PAGE1, params![user, limit])?
+    } else {
+        let query = if filter.from.is_some() || filter.to.is_some() {
+            &LIST_BY_DATE_RANGE
+        } else {
+            &LIST_PAGE_N
+        };
+        run_list(conn, query, params![user, from, upper_key, upper_id, limit])?
+    };
+    Ok(page_of(rows, limit, |row| row.created_at.clone()))
+}
+
+fn list_trash(conn: &Connection, user: UserId, after: Option<&Cursor>, limit: u32) -> Result<Page> {
+    let (key, id) = after.map_or((TOP, i64::MAX), |c| (c.key.as_str(), c.id));
+    let rows = run_list(conn, &LIST_TRASH, params![user, key, id, limit])?;
+    // The trash is ordered by deletion time, so its cursor carries that.
+    Ok(page_of(rows, limit, |row| {
+        row.deleted_at.clone().unwrap_or_default()
+    }))
+}
+
+fn run_list(
+    conn: &Connection,
+    query: &NamedQuery,
+    params: impl rusqlite::Params,
+) -> Result<Vec<EntryRow>> {
+    timing::timed(query.name, || {
+        let mut stmt = conn.prepare_cached(query.sql)?;
+        let rows = stmt
+            .query_map(params, entry_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    })
+}
+
+fn page_of(rows: Vec<EntryRow>, limit: u32, key: impl Fn(&EntryRow) -> String) -> Page {
+    let next = (rows.len() as u32 == limit)
+        .then(|| rows.last())
+        .flatten()
+        .map(|last| Cursor {
+            key: key(last),
+            id: last.id,
+        });
+    Page { rows, next }
+}
+
+fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
+    Ok(EntryRow {
+        id: row.get(0)?,
+        created_at: row.get(1)?,
+        title: row.get(2)?,
+        preview: row.get(3)?,
+        mood_score: row.get(4)?,
+        word_count: row.get(5)?,
+        is_deleted: row.get(6)?,
+        deleted_at: row.get(7)?,
+        tags: split_tags(row.get(8)?),
+    })
+}
+
+/// Tags arrive joined by the unit separator (which no tag can contain); sorted for display.
+fn split_tags(joined: Option<String>) -> Vec<String> {
+    let mut tags: Vec<String> = joined
+        .map(|j| j.split('\u{1f}').map(str::to_owned).collect())
+        .unwrap_or_default();
+    tags.sort_by_key(|t| t.to_lowercase());
+    tags
+}
+
+/// How many live entries the user has.
+pub fn count(conn: &Connection, user: UserId) -> Result<u64> {
+    timing::timed(LIST_COUNT.name, || {
+        let n: i64 = conn
+            .prepare_cached(LIST_COUNT.sql)?
+            .query_row(params![user], |row| row.get(0))?;
+        Ok(n.max(0) as u64)
+    })
+}
+
+/// One whole entry, trashed or not.
+pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
+    timing::timed(ENTRY_GET.name, || {
+        conn.prepare_cached(ENTRY_GET.sql)?
+            .query_row(params![user, id], |row| {
+                Ok(Entry {
+                    id: row.get(0)?,
+                    created_at: row.get(1)?,
+                    updated_at: row.get(2)?,
+                    title: row.get(3)?,
+                    title_by_user: row.get(4)?,
+                    body: row.get(5)?,
+                    mood_score: row.get(6)?,
+                    summary: row.get(7)?,
+                    word_count: row.get(8)?,
+                    is_deleted: row.get(9)?,
+                    deleted_at: row.get(10)?,
+                    tags: split_tags(row.get(11)?),
+                })
+            })
+            .optional()?
+            .ok_or(DbError::EntryNotFound(id))
+    })
+}
+
+/// Every tag name the user has, alphabetically.
+pub fn all_tags(conn: &Connection, user: UserId) -> Result<Vec<String>> {
+    timing::timed(TAGS_ALL.name, || {
+        let mut stmt = conn.prepare_cached(TAGS_ALL.sql)?;
+        let names = stmt
+            .query_map(params![user], |row| row.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(names)
+    })
+}
+
+/// Saves a new entry; returns its id.
+pub fn create(conn: &mut Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
+    validate_mood(entry.mood_score)?;
+    timing::timed(WRITE_CREATE.name, || {
+        let tx = conn.transaction()?;
+        let id = insert_entry(&tx, user, entry)?;
+        tx.commit()?;
+        Ok(id)
+    })
+}
+
+/// Inserts without its own transaction: for callers that batch many entries into one
+/// (the demo generator, importers).
+pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
+    validate_mood(entry.mood_score)?;
+    let created = entry.created_at.unwrap_or_else(Utc::now);
+    let created_at = clock::format_utc(created);
+    let local_date = clock::format_date(clock::local_date_of(created));
+    let title = entry.title.trim();
+    conn.prepare_cached(WRITE_CREATE.sql)?.execute(params![
+        user,
+        created_at,
+        local_date,
+        title,
+        !title.is_empty(),
+        entry.mood_score,
+        word_count(&entry.body),
+        preview_of(&entry.body),
+        entry.body,
+    ])?;
+    let id = conn.last_insert_rowid();
+    link_tags(conn, user, id, &created_at, &entry.tags)?;
+    Ok(id)
+}
+
+/// Replaces an entry's title, body, tags and mood.
+pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
+    validate_mood(edit.mood_score)?;
+    timing::timed(WRITE_UPDATE.name, || {
+        let tx = conn.transaction()?;
+        let created_at = created_at_of(&tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
+        let title = edit.title.trim();
+        tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
+            user,
+            id,
+            clock::now_utc(),
+            title,
+            !title.is_empty(),
+            edit.mood_score,
+            word_count(&edit.body),
+            preview_of(&edit.body),
+            edit.body,
+        ])?;
+        let dropped = unlink_tags(&tx, id)?;
+        link_tags(&tx, user, id, &created_at, &edit.tags)?;
+        drop_unused_tags(&tx, &dropped)?;
+        tx.commit()?;
+        Ok(())
+    })
+}
+
+/// Moves an entry to the trash. Trashing an entry already in the trash is a no-op.
+pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
+    set_trashed(conn, user, id, &WRITE_SOFT_DELETE)
+}
+
+/// Brings an entry back from the trash.
+pub fn restore(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
+    set_trashed(conn, user, id, &WRITE_RESTORE)
+}
+
+fn set_trashed(conn: &mut Connection, user: UserId, id: EntryId, query: &NamedQuery) -> Result<()> {
+    timing::timed(query.name, || {
+        let changed =
+            conn.prepare_cached(query.sql)?
+                .execute(params![user, id, clock::now_utc()])?;
+        if changed == 0 && created_at_of(conn, user, id)?.is_none() {
+            return Err(DbError::EntryNotFound(id));
+        }
+        Ok(())
+    })
+}
+
+/// The entry's creation time, or `None` when the user has no such entry.
+fn created_at_of(conn: &Connection, user: UserId, id: EntryId) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached(ENTRY_EXISTS.sql)?
+        .query_row(params![user, id], |row| row.get(0))
+        .optional()?)
+}
+
+/// What a purge achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct PurgeReport {
+    /// True when the -wal file was emptied too, so no copy of the text is left in any
+    /// file. False when a reader held it back; the writer retries when idle.
+    pub wal_cleared: bool,
+}
+
+/// How long a purge waits for readers before leaving the WAL for the idle checkpoint.
+const PURGE_CHECKPOINT_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Erases an entry for good: its row, FTS terms, tags nobody else uses, media and AI
+/// jobs, with secure_delete zeroing the freed bytes, then a truncating checkpoint so the
+/// text leaves the -wal file as well.
+pub fn purge(
+    conn: &mut Connection,
+    user: UserId,
+    id: EntryId,
+    busy_timeout: std::time::Duration,
+) -> Result<PurgeReport> {
+    timing::timed(WRITE_PURGE.name, || {
+        let tx = conn.transaction()?;
+        if created_at_of(&tx, user, id)?.is_none() {
+            return Err(DbError::EntryNotFound(id));
+        }
+        let tags = unlink_tags(&tx, id)?;
+        tx.prepare_cached(WRITE_PURGE.sql)?
+            .execute(params![user, id])?;
+        drop_unused_tags(&tx, &tags)?;
+        tx.commit()?;
+        let wal_cleared = super::checkpoint(
+            conn,
+            Checkpoint::Truncate,
+            PURGE_CHECKPOINT_WAIT,
+            busy_timeout,
+        )?;
+        Ok(PurgeReport { wal_cleared })
+    })
+}
+
+fn link_tags(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    created_at: &str,
+    tags: &[String],
+) -> Result<()> {
+    for name in normalise_tags(tags) {
+        conn.prepare_cached(WRITE_TAG_UPSERT.sql)?
+            .execute(params![user, name])?;
+        let tag_id: i64 = conn
+            .prepare_cached(WRITE_TAG_ID.sql)?
+            .query_row(params![user, name], |row| row.get(0))?;
+        conn.prepare_cached(WRITE_TAG_LINK.sql)?
+            .execute(params![id, tag_id, created_at])?;
+    }
+    Ok(())
+}
+
+fn unlink_tags(conn: &Connection, id: EntryId) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(WRITE_TAGS_CLEAR.sql)?;
+    let ids = stmt
+        .query_map(params![id], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
+}
+
+fn drop_unused_tags(conn: &Connection, tag_ids: &[i64]) -> Result<()> {
+    for tag_id in tag_ids {
+        conn.prepare_cached(WRITE_TAG_DROP_UNUSED.sql)?
+            .execute(params![tag_id])?;
+    }
+    Ok(())
+}
+
+/// Trims, drops empty ones, cuts overlong ones, and keeps the first spelling of names
+/// that differ only in case (tags compare case-insensitively).
+pub fn normalise_tags(tags: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    tags.iter()
+        .map(|t| t.trim().trim_start_matches('#').trim())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.chars()
+                .filter(|c| !c.is_control())
+                .take(MAX_TAG_CHARS)
+                .collect::<String>()
+        })
+        .filter(|t| seen.insert(t.to_lowercase()))
+        .collect()
+}
+
+fn validate_mood(mood: Option<u8>) -> Result<()> {
+    match mood {
+        Some(m) if !(1..=10).contains(&m) => Err(DbError::Invalid(format!(
+            "mood must be between 1 and 10, got {m}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Words as a person would count them: runs of non-space characters.
+pub fn word_count(body: &str) -> u32 {
+    body.split_whitespace().count().min(u32::MAX as usize) as u32
+}
+
+/// The start of the body on one line, for list rows.
+pub fn preview_of(body: &str) -> String {
+    let mut out = String::with_capacity(PREVIEW_CHARS + 4);
+    for (i, word) in body.split_whitespace().enumerate() {
+        if out.chars().count() + word.chars().count() > PREVIEW_CHARS {
+            if i == 0 {
+                out.extend(word.chars().take(PREVIEW_CHARS));
+            }
+            out.push('…');
+            break;
+        }
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_is_one_line_and_bounded() {
+        assert_eq!(preview_of("  hello\n\nworld  "), "hello world");
+        let long = "word ".repeat(200);
+        let p = preview_of(&long);
+        assert!(p.chars().count() <= PREVIEW_CHARS + 1);
+        assert!(p.ends_with('…'));
+        assert_eq!(
+            preview_of(&"x".repeat(500)).chars().count(),
+            PREVIEW_CHARS + 1
+        );
+    }
+
+    #[test]
+    fn tags_are_trimmed_deduplicated_case_insensitively() {
+        let tags = ["  Running ", "#running", "", "work", "WORK", "a\u{1f}b"].map(String::from);
+        assert_eq!(normalise_tags(&tags), ["Running", "work", "ab"]);
+    }
+
+    #[test]
+    fn word_count_counts_runs_of_non_space() {
+        assert_eq!(word_count("one two\tthree\n\nfour"), 4);
+        assert_eq!(word_count("   "), 0);
+    }
+}

@@ -1,0 +1,93 @@
+//! Schema migrations: the numbered files in `migrations/`, compiled into the binary.
+//!
+//! `PRAGMA user_version` holds the number of the last applied file. Each file runs in
+//! its own transaction together with the version bump, so a crash or a failing
+//! migration leaves the journal at the previous version, never in between.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::{APPLICATION_ID, DbError, Result};
+
+/// One numbered migration file.
+pub struct Migration {
+    pub version: i64,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// Every migration, in order. A new file is added here with the next number.
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "0001_initial",
+        sql: include_str!("../../../migrations/0001_initial.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "0002_fulltext",
+        sql: include_str!("../../../migrations/0002_fulltext.sql"),
+    },
+];
+
+/// The schema version this build writes.
+pub fn latest_version() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+/// Applies every migration newer than the file's version.
+pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+    migrate_to(conn, path, latest_version())
+}
+
+/// Applies migrations up to and including `target`. Tests use it to build journals of
+/// every earlier version and upgrade them.
+pub fn migrate_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if current >= target {
+        return Ok(());
+    }
+    for migration in MIGRATIONS.iter().filter(|m| m.version <= target) {
+        apply_if_needed(conn, path, migration)?;
+    }
+    Ok(())
+}
+
+fn apply_if_needed(conn: &Connection, path: &Path, migration: &Migration) -> Result<()> {
+    let failed = |source| DbError::Migration {
+        version: migration.version,
+        name: migration.name,
+        source,
+    };
+    // IMMEDIATE takes the write lock before reading the version, so two processes
+    // opening a new journal at once cannot both apply the same file.
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .map_err(failed)?;
+    let current: i64 = tx
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(failed)?;
+    if current > latest_version() {
+        return Err(DbError::TooNew {
+            path: path.to_path_buf(),
+            found: current,
+            supported: latest_version(),
+        });
+    }
+    if current >= migration.version {
+        return Ok(());
+    }
+    tx.execute_batch(migration.sql).map_err(failed)?;
+    tx.execute_batch(&format!(
+        "PRAGMA user_version = {}; PRAGMA application_id = {APPLICATION_ID};",
+        migration.version
+    ))
+    .map_err(failed)?;
+    tx.commit().map_err(failed)?;
+    tracing::info!(
+        version = migration.version,
+        name = migration.name,
+        "applied migration"
+    );
+    Ok(())
+}

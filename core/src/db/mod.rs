@@ -1,0 +1,249 @@
+//! The journal's SQLite file.
+//!
+//! One function, [`open`], opens every connection the app, the CLI, the tests and the
+//! bench use, so they all run with the same settings. It checks the file before it
+//! changes anything: a damaged file, another program's database, or a journal from a
+//! newer MindSage is refused with an error naming the file, and left byte-for-byte as
+//! it was.
+//!
+//! The app runs two connections: a reader serving the screens and one [`writer::Writer`]
+//! thread that applies every change. WAL mode lets readers proceed while the writer
+//! commits.
+
+pub mod entries;
+pub mod gallery;
+pub mod migrate;
+pub mod plan;
+pub mod queries;
+pub mod stats;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+/// Identifies a MindSage journal in the SQLite header (`PRAGMA application_id`), so we
+/// never migrate some other program's database. ASCII "MSge".
+pub const APPLICATION_ID: i32 = 0x4D53_6765;
+
+/// The single local profile. Every query takes a user id; the app has one profile today.
+pub const DEFAULT_USER: UserId = 1;
+
+/// A profile's id. Every query filters by it.
+pub type UserId = i64;
+
+/// A journal entry's id.
+pub type EntryId = i64;
+
+/// Everything that can go wrong in storage, each with a message a person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("cannot open the journal file {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("cannot create the folder {path}: {source}")]
+    CreateFolder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a MindSage journal or is damaged ({detail}); it was left untouched")]
+    NotAJournal { path: PathBuf, detail: String },
+    #[error(
+        "{path} was written by a newer MindSage (schema version {found}; this version knows up to {supported}); it was left untouched, update MindSage to open it"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    #[error("upgrading the journal to schema version {version} ({name}) failed: {source}")]
+    Migration {
+        version: i64,
+        name: &'static str,
+        source: rusqlite::Error,
+    },
+    #[error("entry {0} does not exist")]
+    EntryNotFound(EntryId),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the background writer has stopped")]
+    WriterStopped,
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+pub type Result<T, E = DbError> = std::result::Result<T, E>;
+
+/// Connection settings a user or the bench may change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StorageOptions {
+    /// Bytes of the file SQLite may memory-map; 0 turns mapping off. Mapping saves a
+    /// copy per page read, which is most of the cost of scans and vector search.
+    pub mmap_size: u64,
+    /// Page cache per connection, in KiB.
+    pub cache_size_kib: u32,
+    /// How long a statement waits for a lock before failing with "database is busy".
+    pub busy_timeout: Duration,
+}
+
+impl Default for StorageOptions {
+    fn default() -> Self {
+        StorageOptions {
+            mmap_size: 1 << 30,
+            cache_size_kib: 32 * 1024,
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Opens (creating if needed) the journal at `path`, checks it, applies the standard
+/// settings and brings its schema up to date.
+pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
+    let open_err = |source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| DbError::CreateFolder {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(open_err)?;
+    // Reads only, before any setting that writes: a file we must not touch stays as it was.
+    check_before_writing(&conn, path)?;
+    apply_pragmas(&conn, options).map_err(open_err)?;
+    migrate::migrate(&conn, path)?;
+    Ok(conn)
+}
+
+fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
+    let not_a_journal = |detail: String| DbError::NotAJournal {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let read = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0));
+    let objects =
+        read("SELECT count(*) FROM sqlite_schema").map_err(|e| not_a_journal(e.to_string()))?;
+    let app_id = read("PRAGMA application_id").map_err(|e| not_a_journal(e.to_string()))?;
+    let version = read("PRAGMA user_version").map_err(|e| not_a_journal(e.to_string()))?;
+    if objects > 0 && app_id != i64::from(APPLICATION_ID) {
+        return Err(not_a_journal(format!(
+            "it is a SQLite database of another program (application id {app_id:#x})"
+        )));
+    }
+    if version > migrate::latest_version() {
+        return Err(DbError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            supported: migrate::latest_version(),
+        });
+    }
+    Ok(())
+}
+
+fn apply_pragmas(conn: &Connection, options: &StorageOptions) -> rusqlite::Result<()> {
+    conn.busy_timeout(options.busy_timeout)?;
+    // journal_mode answers with the mode it ended up in; a file system without shared
+    // memory would silently stay in "delete" mode, which effective_pragmas() reveals.
+    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = NORMAL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA secure_delete = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -{cache};
+         PRAGMA mmap_size = {mmap};",
+        cache = options.cache_size_kib,
+        mmap = options.mmap_size,
+    ))
+}
+
+/// The settings SQLite is really using on a connection, read back rather than assumed:
+/// a claim about WAL is only valid if this says "wal".
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EffectivePragmas {
+    pub sqlite_version: String,
+    pub journal_mode: String,
+    pub synchronous: String,
+    pub foreign_keys: bool,
+    pub busy_timeout_ms: i64,
+    pub secure_delete: bool,
+    pub mmap_size: i64,
+    pub cache_size: i64,
+    pub temp_store: String,
+    pub wal_autocheckpoint: i64,
+    pub page_size: i64,
+    pub schema_version: i64,
+}
+
+/// Reads [`EffectivePragmas`] from a connection.
+pub fn effective_pragmas(conn: &Connection) -> Result<EffectivePragmas> {
+    let int = |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0));
+    let synchronous = match int("synchronous")? {
+        0 => "off",
+        1 => "normal",
+        2 => "full",
+        3 => "extra",
+        _ => "unknown",
+    };
+    let temp_store = match int("temp_store")? {
+        1 => "file",
+        2 => "memory",
+        _ => "default",
+    };
+    Ok(EffectivePragmas {
+        sqlite_version: rusqlite::version().to_owned(),
+        journal_mode: conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?,
+        synchronous: synchronous.to_owned(),
+        foreign_keys: int("foreign_keys")? == 1,
+        busy_timeout_ms: int("busy_timeout")?,
+        secure_delete: int("secure_delete")? == 1,
+        mmap_size: int("mmap_size")?,
+        cache_size: int("cache_size")?,
+        temp_store: temp_store.to_owned(),
+        wal_autocheckpoint: int("wal_autocheckpoint")?,
+        page_size: int("page_size")?,
+        schema_version: int("user_version")?,
+    })
+}
+
+/// How much a checkpoint does (SQLite's modes of the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// Copies what it can without blocking anyone.
+    Passive,
+    /// Copies everything and empties the -wal file, so no old page (or deleted text)
+    /// is left in it.
+    Truncate,
+}
+
+/// Runs a checkpoint, waiting at most `wait` for other connections, then puts the
+/// connection's normal busy timeout back. Returns whether it completed: a reader in the
+/// middle of a read can hold it back.
+pub fn checkpoint(
+    conn: &Connection,
+    mode: Checkpoint,
+    wait: Duration,
+    normal_wait: Duration,
+) -> Result<bool> {
+    let sql = match mode {
+        Checkpoint::Passive => "PRAGMA wal_checkpoint(PASSIVE)",
+        Checkpoint::Truncate => "PRAGMA wal_checkpoint(TRUNCATE)",
+    };
+    conn.busy_timeout(wait)?;
+    let result = conn.query_row(sql, [], |row| row.get::<_, i64>(0));
+    conn.busy_timeout(normal_wait)?;
+    // The first column is 1 when a lock could not be had in time.
+    Ok(result? == 0)
+}

@@ -1,0 +1,281 @@
+//! The query catalogue: every SQL statement the screens run, each under the name the
+//! timing registry, the bench and the query-plan test know it by.
+//!
+//! Keeping the text here, in one list, is what lets a test run `EXPLAIN QUERY PLAN` over
+//! every query and fail on a full table scan nobody decided to accept, and lets the
+//! bench time exactly the statements the app runs.
+//!
+//! Shapes that keep list cost flat in journal size: an index that serves the ORDER BY and
+//! stops after one page (keyset "after this row" paging, never OFFSET), no function
+//! around an indexed column, no GROUP BY over all rows, tags for the page's rows from a
+//! correlated subquery.
+
+/// A statement with its catalogue name.
+#[derive(Debug)]
+pub struct NamedQuery {
+    pub name: &'static str,
+    pub sql: &'static str,
+    /// Full table scans this statement is allowed, each with the reason.
+    pub allowed_scans: &'static [AllowedScan],
+}
+
+/// A full scan accepted on purpose.
+#[derive(Debug)]
+pub struct AllowedScan {
+    pub table: &'static str,
+    pub reason: &'static str,
+}
+
+/// Columns of a list row. A macro, not a const, so `concat!` can splice it into literals.
+macro_rules! list_columns {
+    () => {
+        "e.id, e.created_at, e.title, e.preview, e.mood_score, e.word_count, e.is_deleted, \
+         e.deleted_at, \
+         (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et2 \
+          JOIN tags AS t ON t.id = et2.tag_id WHERE et2.entry_id = e.id) AS tags"
+    };
+}
+
+const fn q(name: &'static str, sql: &'static str) -> NamedQuery {
+    NamedQuery {
+        name,
+        sql,
+        allowed_scans: &[],
+    }
+}
+
+/// Newest live entries, first page. ?1 user, ?2 limit.
+pub const LIST_PAGE1: NamedQuery = q(
+    "list.page1",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+         ORDER BY e.created_at DESC, e.id DESC LIMIT ?2"
+    ),
+);
+
+/// Live entries after a cursor row, within an optional date range.
+/// ?1 user, ?2 from (inclusive), ?3/?4 cursor (created_at, id) exclusive, ?5 limit.
+/// The "to" bound is folded into the cursor by the caller.
+pub const LIST_PAGE_N: NamedQuery = q(
+    "list.page_n",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+         AND e.created_at >= ?2 AND (e.created_at, e.id) < (?3, ?4) \
+         ORDER BY e.created_at DESC, e.id DESC LIMIT ?5"
+    ),
+);
+
+/// Same statement as page_n, named apart so a date-filtered screen is timed on its own.
+pub const LIST_BY_DATE_RANGE: NamedQuery = q("list.by_date_range", LIST_PAGE_N.sql);
+
+/// Live entries with one tag, newest first, walked from the tag's own index.
+/// ?1 user, ?2 tag name, ?3 from, ?4/?5 cursor, ?6 limit.
+pub const LIST_BY_TAG: NamedQuery = q(
+    "list.by_tag",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM entry_tags AS et CROSS JOIN journal_entries AS e ON e.id = et.entry_id \
+         WHERE et.tag_id = (SELECT id FROM tags WHERE user_id = ?1 AND name = ?2) \
+         AND e.user_id = ?1 AND e.is_deleted = 0 \
+         AND et.entry_created_at >= ?3 AND (et.entry_created_at, et.entry_id) < (?4, ?5) \
+         ORDER BY et.entry_created_at DESC, et.entry_id DESC LIMIT ?6"
+    ),
+);
+
+/// Trashed entries, most recently deleted first. ?1 user, ?2/?3 cursor (deleted_at, id), ?4 limit.
+pub const LIST_TRASH: NamedQuery = q(
+    "list.trash",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 1 \
+         AND (e.deleted_at, e.id) < (?2, ?3) \
+         ORDER BY e.deleted_at DESC, e.id DESC LIMIT ?4"
+    ),
+);
+
+/// How many live entries a user has: the list's scrollbar size.
+pub const LIST_COUNT: NamedQuery = q(
+    "list.count",
+    "SELECT coalesce(sum(entries), 0) FROM daily_stats WHERE user_id = ?1",
+);
+
+/// One whole entry. ?1 user, ?2 id.
+pub const ENTRY_GET: NamedQuery = q(
+    "entry.get",
+    "SELECT e.id, e.created_at, e.updated_at, e.title, e.title_by_user, e.body, e.mood_score, \
+     e.summary, e.word_count, e.is_deleted, e.deleted_at, \
+     (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et \
+      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id) \
+     FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1",
+);
+
+/// Whether an entry exists, and when it was created. ?1 user, ?2 id.
+pub const ENTRY_EXISTS: NamedQuery = q(
+    "entry.exists",
+    "SELECT created_at FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+);
+
+/// Every tag name of a user, for the tag filter.
+pub const TAGS_ALL: NamedQuery = q(
+    "tags.all",
+    "SELECT name FROM tags WHERE user_id = ?1 ORDER BY name",
+);
+
+pub const WRITE_CREATE: NamedQuery = q(
+    "write.create",
+    "INSERT INTO journal_entries (user_id, created_at, updated_at, local_date, title, \
+     title_by_user, mood_score, word_count, preview, body) \
+     VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+);
+
+pub const WRITE_UPDATE: NamedQuery = q(
+    "write.update",
+    "UPDATE journal_entries SET updated_at = ?3, title = ?4, title_by_user = ?5, \
+     mood_score = ?6, word_count = ?7, preview = ?8, body = ?9 \
+     WHERE id = ?2 AND user_id = ?1",
+);
+
+/// Creates a tag if new (names compare case-insensitively). ?1 user, ?2 name.
+pub const WRITE_TAG_UPSERT: NamedQuery = q(
+    "write.tag_upsert",
+    "INSERT INTO tags (user_id, name) VALUES (?1, ?2) ON CONFLICT (user_id, name) DO NOTHING",
+);
+
+pub const WRITE_TAG_ID: NamedQuery = q(
+    "write.tag_id",
+    "SELECT id FROM tags WHERE user_id = ?1 AND name = ?2",
+);
+
+pub const WRITE_TAGS_CLEAR: NamedQuery = q(
+    "write.tags_clear",
+    "DELETE FROM entry_tags WHERE entry_id = ?1 RETURNING tag_id",
+);
+
+pub const WRITE_TAG_LINK: NamedQuery = q(
+    "write.tag_link",
+    "INSERT OR IGNORE INTO entry_tags (entry_id, tag_id, entry_created_at) VALUES (?1, ?2, ?3)",
+);
+
+/// Removes a tag nobody uses any more, so its name does not outlive the entries.
+pub const WRITE_TAG_DROP_UNUSED: NamedQuery = q(
+    "write.tag_drop_unused",
+    "DELETE FROM tags WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entry_tags WHERE tag_id = ?1)",
+);
+
+/// ?1 user, ?2 id, ?3 now.
+pub const WRITE_SOFT_DELETE: NamedQuery = q(
+    "write.soft_delete",
+    "UPDATE journal_entries SET is_deleted = 1, deleted_at = ?3, updated_at = ?3 \
+     WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
+);
+
+pub const WRITE_RESTORE: NamedQuery = q(
+    "write.restore",
+    "UPDATE journal_entries SET is_deleted = 0, deleted_at = NULL, updated_at = ?3 \
+     WHERE id = ?2 AND user_id = ?1 AND is_deleted = 1",
+);
+
+/// The entry row itself; triggers and foreign keys take its FTS terms, tags, media and
+/// jobs with it.
+pub const WRITE_PURGE: NamedQuery = q(
+    "write.purge",
+    "DELETE FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+);
+
+/// Per-day rows behind the dashboard. ?1 user.
+pub const DASHBOARD_DATA: NamedQuery = q(
+    "dashboard.data",
+    "SELECT local_date, entries, words, mood_sum, mood_count FROM daily_stats \
+     WHERE user_id = ?1 ORDER BY local_date",
+);
+
+/// Newest photos of live entries. ?1 user, ?2/?3 cursor (created_at, id), ?4 limit.
+pub const GALLERY_PAGE: NamedQuery = q(
+    "gallery.page",
+    "SELECT m.id, m.entry_id, m.created_at, m.width, m.height, m.thumbnail \
+     FROM media AS m CROSS JOIN journal_entries AS e ON e.id = m.entry_id \
+     WHERE m.user_id = ?1 AND m.kind = 'image' AND e.is_deleted = 0 \
+     AND (m.created_at, m.id) < (?2, ?3) \
+     ORDER BY m.created_at DESC, m.id DESC LIMIT ?4",
+);
+
+/// The id range a user's photos are drawn from: two index probes (min and max together
+/// in one SELECT would walk the whole index). ?1 user.
+pub const GALLERY_ID_RANGE: NamedQuery = q(
+    "gallery.id_range",
+    "SELECT (SELECT id FROM media WHERE user_id = ?1 AND kind = 'image' ORDER BY id LIMIT 1), \
+            (SELECT id FROM media WHERE user_id = ?1 AND kind = 'image' ORDER BY id DESC LIMIT 1)",
+);
+
+/// The first photo of a live entry at or after a random id. ?1 user, ?2 id.
+pub const GALLERY_RANDOM: NamedQuery = q(
+    "gallery.random",
+    "SELECT m.id, m.entry_id, m.created_at, m.width, m.height, m.thumbnail \
+     FROM media AS m CROSS JOIN journal_entries AS e ON e.id = m.entry_id \
+     WHERE m.user_id = ?1 AND m.kind = 'image' AND e.is_deleted = 0 AND m.id >= ?2 \
+     ORDER BY m.id LIMIT 1",
+);
+
+/// ?1 user, ?2 entry, ?3 kind, ?4 mime, ?5 sha256, ?6 bytes, ?7 width, ?8 height,
+/// ?9 duration_ms, ?10 created_at, ?11 thumbnail.
+pub const MEDIA_INSERT: NamedQuery = q(
+    "media.insert",
+    "INSERT INTO media (user_id, entry_id, kind, mime, sha256, bytes, width, height, \
+     duration_ms, created_at, thumbnail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+);
+
+pub const MEDIA_BLOB_INSERT: NamedQuery = q(
+    "media.blob_insert",
+    "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
+);
+
+/// The original bytes of one item. ?1 user, ?2 media id.
+pub const MEDIA_DATA: NamedQuery = q(
+    "media.data",
+    "SELECT m.mime, b.data FROM media AS m JOIN media_blobs AS b ON b.media_id = m.id \
+     WHERE m.id = ?2 AND m.user_id = ?1",
+);
+
+/// Media of one entry, for the entry view. ?1 user, ?2 entry.
+pub const MEDIA_OF_ENTRY: NamedQuery = q(
+    "media.of_entry",
+    "SELECT id, kind, mime, width, height, duration_ms, bytes FROM media \
+     WHERE entry_id = ?2 AND user_id = ?1 ORDER BY id",
+);
+
+/// Every statement above. The query-plan test and the bench walk this list.
+pub const CATALOGUE: &[&NamedQuery] = &[
+    &LIST_PAGE1,
+    &LIST_PAGE_N,
+    &LIST_BY_DATE_RANGE,
+    &LIST_BY_TAG,
+    &LIST_TRASH,
+    &LIST_COUNT,
+    &ENTRY_GET,
+    &ENTRY_EXISTS,
+    &TAGS_ALL,
+    &WRITE_CREATE,
+    &WRITE_UPDATE,
+    &WRITE_TAG_UPSERT,
+    &WRITE_TAG_ID,
+    &WRITE_TAGS_CLEAR,
+    &WRITE_TAG_LINK,
+    &WRITE_TAG_DROP_UNUSED,
+    &WRITE_SOFT_DELETE,
+    &WRITE_RESTORE,
+    &WRITE_PURGE,
+    &DASHBOARD_DATA,
+    &GALLERY_PAGE,
+    &GALLERY_ID_RANGE,
+    &GALLERY_RANDOM,
+    &MEDIA_INSERT,
+    &MEDIA_BLOB_INSERT,
+    &MEDIA_DATA,
+    &MEDIA_OF_ENTRY,
+];

@@ -1,0 +1,19 @@
+//! MindSage's engine: everything that does not draw.
+//!
+//! The app (`mindsage`) and the benchmark (`mindsage-bench`) are both thin layers over
+//! this crate, so whatever the bench measures is exactly what the app runs.
+//!
+//! * [`db`]: the journal's SQLite file: connections, migrations, the named queries every
+//!   screen uses, and the background writer thread.
+//! * [`media`]: photos attached to entries (decoding, thumbnails, hashes).
+//! * [`demo`]: a deterministic journal generator for tests, the bench and `--demo`.
+//! * [`timing`]: the registry of named-query timings the profiler overlay shows.
+//! * [`paths`]: where the journal lives on each platform.
+//! * [`clock`]: the one timestamp format stored in the database.
+
+pub mod clock;
+pub mod db;
+pub mod demo;
+pub mod media;
+pub mod paths;
+pub mod timing;

@@ -1,0 +1,78 @@
+//! Every catalogued query, under EXPLAIN QUERY PLAN on a seeded journal: no full table
+//! scan that is not on the query's allow-list, and no list or gallery page that sorts
+//! all rows before taking one page.
+
+mod common;
+
+use common::TempJournal;
+use mindsage_core::db::{DEFAULT_USER, plan, queries};
+use mindsage_core::demo::{self, DemoOptions};
+
+fn check_catalogue(conn: &rusqlite::Connection, context: &str) {
+    let mut failures = Vec::new();
+    for query in queries::CATALOGUE {
+        let lines = plan::explain(conn, query.sql).unwrap();
+        for scan in plan::unexpected_scans(conn, query).unwrap() {
+            failures.push(format!(
+                "{} ({context}): full scan `{scan}`\n  plan: {lines:?}",
+                query.name
+            ));
+        }
+        // A whole-index walk is as slow as a table scan unless a LIMIT stops it early.
+        let walks_whole_index = |l: &String| {
+            l.starts_with("SCAN ") && l.contains(" INDEX ") && !query.sql.contains("LIMIT")
+        };
+        if let Some(walk) = lines.iter().find(|l| walks_whole_index(l)) {
+            failures.push(format!(
+                "{} ({context}): walks a whole index `{walk}`",
+                query.name
+            ));
+        }
+        let pages = query.name.starts_with("list.") || query.name.starts_with("gallery.");
+        if pages && lines.iter().any(|l| l.contains("TEMP B-TREE")) {
+            failures.push(format!(
+                "{} ({context}): sorts every row before paging\n  plan: {lines:?}",
+                query.name
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn no_query_scans_a_large_table() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(
+        &mut conn,
+        DEFAULT_USER,
+        &DemoOptions {
+            photo_every: 10,
+            ..DemoOptions::fixed(1_500, 11)
+        },
+    )
+    .unwrap();
+    check_catalogue(&conn, "no statistics");
+    // Plans must stay right once SQLite has statistics, as `PRAGMA optimize` gathers.
+    conn.execute_batch("ANALYZE").unwrap();
+    check_catalogue(&conn, "after ANALYZE");
+}
+
+#[test]
+fn catalogue_names_are_unique_and_dotted() {
+    let mut names: Vec<&str> = queries::CATALOGUE.iter().map(|q| q.name).collect();
+    assert!(names.iter().all(|n| n.contains('.')));
+    names.sort_unstable();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(before, names.len(), "duplicate query names");
+    for query in queries::CATALOGUE {
+        for allowed in query.allowed_scans {
+            assert!(
+                !allowed.reason.trim().is_empty(),
+                "{}: an allowed scan needs its reason",
+                query.name
+            );
+        }
+    }
+}

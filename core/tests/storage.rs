@@ -1,0 +1,517 @@
+//! The journal file: opening, refusing bad files, migrations, CRUD, trash and purge,
+//! and the writer thread next to readers. Every test uses real files on disk.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{TempJournal, contains, journal_files};
+use mindsage_core::db::entries::{self, EntryEdit, ListFilter, NewEntry};
+use mindsage_core::db::writer::Writer;
+use mindsage_core::db::{self, DEFAULT_USER, DbError, StorageOptions, migrate};
+use mindsage_core::demo::{self, DemoOptions};
+use rand::SeedableRng;
+use rusqlite::Connection;
+
+const USER: i64 = DEFAULT_USER;
+
+fn entry(title: &str, body: &str, tags: &[&str]) -> NewEntry {
+    NewEntry {
+        title: title.into(),
+        body: body.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        mood_score: Some(6),
+        created_at: None,
+    }
+}
+
+#[test]
+fn new_journal_has_the_promised_settings() {
+    let journal = TempJournal::new();
+    let conn = journal.open();
+    let pragmas = db::effective_pragmas(&conn).unwrap();
+    assert_eq!(pragmas.journal_mode, "wal");
+    assert_eq!(pragmas.synchronous, "normal");
+    assert!(pragmas.foreign_keys && pragmas.secure_delete);
+    assert_eq!(pragmas.mmap_size, 1 << 30);
+    assert_eq!(pragmas.temp_store, "memory");
+    assert_eq!(pragmas.schema_version, migrate::latest_version());
+    assert!(pragmas.busy_timeout_ms > 0);
+
+    let unmapped = StorageOptions {
+        mmap_size: 0,
+        ..Default::default()
+    };
+    let conn = db::open(&journal.path, &unmapped).unwrap();
+    assert_eq!(db::effective_pragmas(&conn).unwrap().mmap_size, 0);
+}
+
+#[test]
+fn every_earlier_version_upgrades_and_keeps_its_entries() {
+    for start in 0..migrate::latest_version() {
+        let journal = TempJournal::new();
+        {
+            let conn = Connection::open(&journal.path).unwrap();
+            conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+            migrate::migrate_to(&conn, &journal.path, start).unwrap();
+            if start >= 1 {
+                entries::insert_entry(
+                    &conn,
+                    USER,
+                    &entry("Before the upgrade", "otters in the canal", &["nature"]),
+                )
+                .unwrap();
+            }
+        }
+        let conn = journal.open();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, migrate::latest_version(), "from version {start}");
+        if start >= 1 {
+            let page = entries::list(&conn, USER, &ListFilter::default(), None, 10).unwrap();
+            assert_eq!(page.rows.len(), 1);
+            assert_eq!(page.rows[0].tags, ["nature"]);
+            // The full-text index added later covers entries written before it existed.
+            let hits: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'otters'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(hits, 1, "from version {start}");
+        }
+    }
+}
+
+#[test]
+fn newer_journal_is_refused_and_left_untouched() {
+    let journal = TempJournal::new();
+    drop(journal.open());
+    {
+        let conn = Connection::open(&journal.path).unwrap();
+        conn.execute_batch(&format!(
+            "PRAGMA user_version = {}",
+            migrate::latest_version() + 1
+        ))
+        .unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
+    }
+    let before = journal_files(&journal.path);
+    let err = db::open(&journal.path, &StorageOptions::default()).unwrap_err();
+    assert!(matches!(err, DbError::TooNew { .. }), "{err}");
+    assert!(
+        err.to_string().contains("journal.db"),
+        "error names the file: {err}"
+    );
+    assert_eq!(journal_files(&journal.path), before);
+}
+
+#[test]
+fn corrupt_file_is_refused_with_its_name_and_left_untouched() {
+    let journal = TempJournal::new();
+    let garbage: Vec<u8> = (0..8192u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&journal.path, &garbage).unwrap();
+    let err = db::open(&journal.path, &StorageOptions::default()).unwrap_err();
+    assert!(matches!(err, DbError::NotAJournal { .. }), "{err}");
+    assert!(err.to_string().contains("journal.db"));
+    assert_eq!(std::fs::read(&journal.path).unwrap(), garbage);
+    assert_eq!(
+        journal_files(&journal.path).len(),
+        1,
+        "no -wal or -shm created"
+    );
+}
+
+#[test]
+fn another_programs_database_is_refused() {
+    let journal = TempJournal::new();
+    {
+        let conn = Connection::open(&journal.path).unwrap();
+        conn.execute_batch("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+            .unwrap();
+    }
+    let before = std::fs::read(&journal.path).unwrap();
+    let err = db::open(&journal.path, &StorageOptions::default()).unwrap_err();
+    assert!(matches!(err, DbError::NotAJournal { .. }), "{err}");
+    assert_eq!(std::fs::read(&journal.path).unwrap(), before);
+}
+
+#[test]
+fn create_read_update_and_list() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let id = entries::create(
+        &mut conn,
+        USER,
+        &entry("  First  ", "one two three", &["Work", "work", " home "]),
+    )
+    .unwrap();
+    let got = entries::get(&conn, USER, id).unwrap();
+    assert_eq!(got.title, "First");
+    assert!(got.title_by_user);
+    assert_eq!(got.word_count, 3);
+    assert_eq!(got.tags, ["home", "Work"]);
+    assert_eq!(got.created_at, got.updated_at);
+
+    entries::update(
+        &mut conn,
+        USER,
+        id,
+        &EntryEdit {
+            title: String::new(),
+            body: "just two".into(),
+            tags: vec!["home".into()],
+            mood_score: None,
+        },
+    )
+    .unwrap();
+    let got = entries::get(&conn, USER, id).unwrap();
+    assert_eq!(
+        (
+            got.title.as_str(),
+            got.title_by_user,
+            got.word_count,
+            got.mood_score
+        ),
+        ("", false, 2, None)
+    );
+    assert_eq!(got.tags, ["home"]);
+    // The tag nobody uses any more is gone with its name.
+    assert_eq!(entries::all_tags(&conn, USER).unwrap(), ["home"]);
+
+    assert!(matches!(
+        entries::get(&conn, USER, id + 100),
+        Err(DbError::EntryNotFound(_))
+    ));
+    assert!(
+        matches!(
+            entries::get(&conn, USER + 1, id),
+            Err(DbError::EntryNotFound(_))
+        ),
+        "other users' entries are invisible"
+    );
+    let bad = NewEntry {
+        mood_score: Some(11),
+        ..entry("x", "y", &[])
+    };
+    assert!(matches!(
+        entries::create(&mut conn, USER, &bad),
+        Err(DbError::Invalid(_))
+    ));
+}
+
+#[test]
+fn pages_walk_the_whole_journal_newest_first_with_filters() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(
+        &mut conn,
+        USER,
+        &DemoOptions {
+            photo_every: 0,
+            ..DemoOptions::fixed(500, 3)
+        },
+    )
+    .unwrap();
+    assert_eq!(entries::count(&conn, USER).unwrap(), 500);
+
+    let walk = |filter: &ListFilter| {
+        let mut rows = Vec::new();
+        let mut after = None;
+        loop {
+            let page = entries::list(&conn, USER, filter, after.as_ref(), 37).unwrap();
+            rows.extend(page.rows);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return rows,
+            }
+        }
+    };
+    let all = walk(&ListFilter::default());
+    assert_eq!(all.len(), 500);
+    assert!(
+        all.windows(2)
+            .all(|w| (&w[0].created_at, w[0].id) > (&w[1].created_at, w[1].id))
+    );
+
+    let running = walk(&ListFilter {
+        tag: Some("RUNNING".into()),
+        ..Default::default()
+    });
+    let expected: Vec<i64> = all
+        .iter()
+        .filter(|r| r.tags.iter().any(|t| t == "running"))
+        .map(|r| r.id)
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(running.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
+
+    let (from, to) = (all[300].created_at.clone(), all[100].created_at.clone());
+    let ranged = walk(&ListFilter {
+        from: Some(from.clone()),
+        to: Some(to.clone()),
+        ..Default::default()
+    });
+    let expected: Vec<i64> = all
+        .iter()
+        .filter(|r| r.created_at >= from && r.created_at < to)
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(ranged.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
+
+    let both = walk(&ListFilter {
+        tag: Some("running".into()),
+        from: Some(from.clone()),
+        to: Some(to.clone()),
+        trash: false,
+    });
+    let expected: Vec<i64> = all
+        .iter()
+        .filter(|r| {
+            r.created_at >= from && r.created_at < to && r.tags.iter().any(|t| t == "running")
+        })
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(both.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn trash_restore_and_errors() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let keep = entries::create(&mut conn, USER, &entry("Keep", "stays", &[])).unwrap();
+    let trash = entries::create(&mut conn, USER, &entry("Trash", "goes", &["t"])).unwrap();
+    entries::soft_delete(&mut conn, USER, trash).unwrap();
+    entries::soft_delete(&mut conn, USER, trash).unwrap(); // twice is fine
+
+    let live = entries::list(&conn, USER, &ListFilter::default(), None, 10).unwrap();
+    assert_eq!(live.rows.iter().map(|r| r.id).collect::<Vec<_>>(), [keep]);
+    let in_trash = entries::list(
+        &conn,
+        USER,
+        &ListFilter {
+            trash: true,
+            ..Default::default()
+        },
+        None,
+        10,
+    )
+    .unwrap();
+    assert_eq!(
+        in_trash.rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [trash]
+    );
+    assert!(in_trash.rows[0].deleted_at.is_some());
+    assert_eq!(entries::count(&conn, USER).unwrap(), 1);
+
+    entries::restore(&mut conn, USER, trash).unwrap();
+    assert_eq!(entries::count(&conn, USER).unwrap(), 2);
+    assert!(!entries::get(&conn, USER, trash).unwrap().is_deleted);
+    assert!(matches!(
+        entries::soft_delete(&mut conn, USER, 9_999),
+        Err(DbError::EntryNotFound(9_999))
+    ));
+    assert!(matches!(
+        entries::purge(&mut conn, USER, 9_999, Duration::from_secs(1)),
+        Err(DbError::EntryNotFound(_))
+    ));
+}
+
+#[test]
+fn purge_leaves_no_trace_of_the_text_in_any_file() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(
+        &mut conn,
+        USER,
+        &DemoOptions {
+            photo_every: 0,
+            ..DemoOptions::fixed(200, 9)
+        },
+    )
+    .unwrap();
+    let marker = "zqxsecretmarker4711";
+    let body = format!("Nobody may ever read this: {marker}. ").repeat(40);
+    let secret = entries::create(
+        &mut conn,
+        USER,
+        &entry(&format!("Title {marker}"), &body, &["zqxprivatetag"]),
+    )
+    .unwrap();
+    // A second connection, as the app's reader holds one open.
+    let reader = journal.open();
+    assert_eq!(
+        entries::get(&reader, USER, secret).unwrap().tags,
+        ["zqxprivatetag"]
+    );
+    // Move it into the main file too, where a careless delete would leave it behind.
+    conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")
+        .unwrap();
+    let before: Vec<u8> = journal_files(&journal.path)
+        .into_iter()
+        .flat_map(|(_, b)| b)
+        .collect();
+    assert!(
+        contains(&before, marker.as_bytes()),
+        "the marker is on disk before the purge"
+    );
+
+    entries::soft_delete(&mut conn, USER, secret).unwrap();
+    let report = entries::purge(&mut conn, USER, secret, Duration::from_secs(5)).unwrap();
+    assert!(report.wal_cleared);
+    for (file, bytes) in journal_files(&journal.path) {
+        assert!(
+            !contains(&bytes, marker.as_bytes()),
+            "marker survives in {}",
+            file.display()
+        );
+        assert!(
+            !contains(&bytes, b"zqxprivatetag"),
+            "tag survives in {}",
+            file.display()
+        );
+    }
+    assert!(matches!(
+        entries::get(&reader, USER, secret),
+        Err(DbError::EntryNotFound(_))
+    ));
+    // The rest of the journal is intact and still searchable.
+    assert_eq!(entries::count(&reader, USER).unwrap(), 200);
+    let fts: i64 = reader
+        .query_row(
+            "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'knee'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(fts > 0);
+}
+
+#[test]
+fn writer_thread_and_readers_interleave_without_waiting_or_tearing() {
+    let journal = TempJournal::new();
+    {
+        let mut conn = journal.open();
+        demo::seed(
+            &mut conn,
+            USER,
+            &DemoOptions {
+                photo_every: 0,
+                ..DemoOptions::fixed(300, 5)
+            },
+        )
+        .unwrap();
+    }
+    let writer = Writer::spawn(&journal.path, &StorageOptions::default()).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let path = journal.path.clone();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let conn = db::open(&path, &StorageOptions::default()).unwrap();
+                let mut reads = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    // One snapshot: the count and the rows must agree however the writer moves.
+                    conn.execute_batch("BEGIN").unwrap();
+                    let count = entries::count(&conn, USER).unwrap();
+                    let page =
+                        entries::list(&conn, USER, &ListFilter::default(), None, 5_000).unwrap();
+                    conn.execute_batch("COMMIT").unwrap();
+                    assert_eq!(page.rows.len() as u64, count);
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    let mut pending = Vec::new();
+    for i in 0..300 {
+        let new = entry(
+            &format!("Written {i}"),
+            "from the writer thread",
+            &["storm"],
+        );
+        pending.push(writer.submit(move |conn| entries::create(conn, USER, &new)));
+        if i % 3 == 0 {
+            let victim = (i / 3 + 1) as i64;
+            pending.push(
+                writer.submit(move |conn| entries::soft_delete(conn, USER, victim).map(|_| 0)),
+            );
+        }
+    }
+    for reply in pending {
+        reply.recv().unwrap().unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for reader in readers {
+        assert!(reader.join().unwrap() > 0);
+    }
+    let conn = journal.open();
+    assert_eq!(entries::count(&conn, USER).unwrap(), 300 + 300 - 100);
+    drop(writer);
+    // Dropping the writer checkpointed: the -wal file is empty.
+    let wal = std::fs::metadata(format!("{}-wal", journal.path.display()))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    assert_eq!(wal, 0);
+}
+
+#[test]
+fn writer_reports_open_failures() {
+    let journal = TempJournal::new();
+    std::fs::write(
+        &journal.path,
+        b"not a database at all, not even close........",
+    )
+    .unwrap();
+    assert!(matches!(
+        Writer::spawn(&journal.path, &StorageOptions::default()),
+        Err(DbError::NotAJournal { .. })
+    ));
+}
+
+#[test]
+fn gallery_pages_and_random_picks_skip_trashed_entries() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let report = demo::seed(
+        &mut conn,
+        USER,
+        &DemoOptions {
+            photo_every: 5,
+            ..DemoOptions::fixed(100, 21)
+        },
+    )
+    .unwrap();
+    assert_eq!(report.photos, 20);
+    let (first, next) = mindsage_core::db::gallery::page(&conn, USER, None, 15).unwrap();
+    let (rest, end) = mindsage_core::db::gallery::page(&conn, USER, next.as_ref(), 15).unwrap();
+    assert_eq!((first.len(), rest.len(), end), (15, 5, None));
+    let thumb = image::load_from_memory(&first[0].thumbnail_jpeg).unwrap();
+    assert!(thumb.width() <= 256 && thumb.height() <= 256);
+
+    let trashed = first[0].entry_id;
+    entries::soft_delete(&mut conn, USER, trashed).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let picks = mindsage_core::db::gallery::random(&conn, USER, 8, &mut rng).unwrap();
+    assert_eq!(picks.len(), 8);
+    let mut ids: Vec<i64> = picks.iter().map(|p| p.media_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 8, "no photo twice");
+    assert!(picks.iter().all(|p| p.entry_id != trashed));
+    // More than there are: every photo of a live entry, once.
+    let all = mindsage_core::db::gallery::random(&conn, USER, 50, &mut rng).unwrap();
+    assert!(all.len() <= 19 && all.len() >= 15, "got {}", all.len());
+    let (data_mime, data) = mindsage_core::db::gallery::media_data(&conn, USER, picks[0].media_id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(data_mime, "image/png");
+    assert_eq!(mindsage_core::media::sha256_hex(&data).len(), 64);
+}
