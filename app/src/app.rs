@@ -14,7 +14,8 @@ pub fn run(args: &Args) -> Result<()> {
         viewport: egui::ViewportBuilder::default()
             .with_title("MindSage")
             .with_inner_size([1100.0, 720.0])
-            .with_min_inner_size([640.0, 420.0]),
+            .with_min_inner_size([640.0, 420.0])
+            .with_icon(app_icon()),
         ..Default::default()
     };
     eframe::run_native(
@@ -26,6 +27,11 @@ pub fn run(args: &Args) -> Result<()> {
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))
+}
+
+/// The window and taskbar icon, compiled in so the app needs no files beside it.
+fn app_icon() -> egui::IconData {
+    eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")).unwrap_or_default()
 }
 
 pub struct MindSageApp {

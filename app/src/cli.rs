@@ -150,11 +150,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
                 if page.rows.is_empty() {
                     return "no entries".to_owned();
                 }
-                page.rows
-                    .iter()
-                    .map(format_row)
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                page.rows.iter().map(format_row).collect::<Vec<_>>().join("\n")
             })
         }
         Command::Add {
@@ -194,19 +190,15 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         }
         Command::Delete { id } => {
             entries::soft_delete(&mut conn, user, id)?;
-            print(
-                args,
-                &serde_json::json!({ "id": id, "trashed": true }),
-                || format!("moved entry {id} to the trash (mindsage restore {id} brings it back)"),
-            )
+            print(args, &serde_json::json!({ "id": id, "trashed": true }), || {
+                format!("moved entry {id} to the trash (mindsage restore {id} brings it back)")
+            })
         }
         Command::Restore { id } => {
             entries::restore(&mut conn, user, id)?;
-            print(
-                args,
-                &serde_json::json!({ "id": id, "restored": true }),
-                || format!("restored entry {id}"),
-            )
+            print(args, &serde_json::json!({ "id": id, "restored": true }), || {
+                format!("restored entry {id}")
+            })
         }
         Command::Purge { id } => {
             let report = entries::purge(&mut conn, user, id, options.busy_timeout)?;
@@ -230,10 +222,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             print(args, &*stats, || {
                 format!(
                     "entries: {}\nwords: {}\ncurrent streak: {} days\nlongest streak: {} days",
-                    stats.total_entries,
-                    stats.total_words,
-                    stats.current_streak,
-                    stats.longest_streak
+                    stats.total_entries, stats.total_words, stats.current_streak, stats.longest_streak
                 )
             })
         }
@@ -250,11 +239,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
     }
 }
 
-fn print<T: Serialize + ?Sized>(
-    args: &Args,
-    value: &T,
-    text: impl FnOnce() -> String,
-) -> Result<()> {
+fn print<T: Serialize + ?Sized>(args: &Args, value: &T, text: impl FnOnce() -> String) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(value)?);
     } else {
@@ -269,9 +254,7 @@ fn format_row(row: &entries::EntryRow) -> String {
     } else {
         &row.title
     };
-    let mood = row
-        .mood_score
-        .map_or("  ".to_owned(), |m| format!("{m:>2}"));
+    let mood = row.mood_score.map_or("  ".to_owned(), |m| format!("{m:>2}"));
     let tags = if row.tags.is_empty() {
         String::new()
     } else {

@@ -62,10 +62,7 @@ impl Worker {
             .name("mindsage-reader".into())
             .spawn(move || serve(path, options, inbox, outbox, repaint))
             .expect("spawning a thread");
-        Worker {
-            requests,
-            responses,
-        }
+        Worker { requests, responses }
     }
 
     pub fn send(&self, request: Request) {
@@ -90,8 +87,7 @@ fn serve(
         let _ = outbox.send(response);
         repaint.request_repaint();
     };
-    let opened =
-        db::open(&path, &options).and_then(|conn| Ok((conn, Writer::spawn(&path, &options)?)));
+    let opened = db::open(&path, &options).and_then(|conn| Ok((conn, Writer::spawn(&path, &options)?)));
     let (conn, writer) = match opened {
         Ok(pair) => pair,
         Err(e) => return reply(Response::OpenFailed(e.to_string())),
@@ -107,9 +103,7 @@ fn serve(
             } => entries::list(&conn, user, &filter, after.as_ref(), limit)
                 .map(|page| Response::Page { generation, page }),
             Request::Count => entries::count(&conn, user).map(Response::Count),
-            Request::Entry(id) => {
-                entries::get(&conn, user, id).map(|e| Response::Entry(Box::new(e)))
-            }
+            Request::Entry(id) => entries::get(&conn, user, id).map(|e| Response::Entry(Box::new(e))),
             Request::DemoIfEmpty => match entries::count(&conn, user) {
                 Ok(0) => {
                     let outbox = outbox.clone();

@@ -73,12 +73,7 @@ const TOPICS: &[Topic] = &[
         mood: 7,
     },
     Topic {
-        titles: &[
-            "Release day",
-            "Deployment drama",
-            "Sprint review",
-            "On call",
-        ],
+        titles: &["Release day", "Deployment drama", "Sprint review", "On call"],
         sentences: &[
             "We were running the database migration in production when the disk filled up.",
             "The deployment pipeline failed twice before the rollback finally went through.",
@@ -222,8 +217,7 @@ pub fn generate(options: &DemoOptions) -> impl Iterator<Item = DemoEntry> + '_ {
         .collect();
     offsets.sort_unstable();
     offsets.into_iter().enumerate().map(move |(i, offset)| {
-        let created =
-            start + Duration::seconds(offset) + Duration::milliseconds(rng.random_range(0..1000));
+        let created = start + Duration::seconds(offset) + Duration::milliseconds(rng.random_range(0..1000));
         let photo = (options.photo_every > 0 && i % options.photo_every == options.photo_every - 1)
             .then(|| demo_photo(&mut rng));
         DemoEntry {
@@ -236,9 +230,7 @@ pub fn generate(options: &DemoOptions) -> impl Iterator<Item = DemoEntry> + '_ {
 fn demo_entry(rng: &mut ChaCha8Rng, created: DateTime<Utc>) -> NewEntry {
     let main = TOPICS.choose(rng).expect("topics");
     // Most entries touch a second subject in passing, which makes search realistic.
-    let aside = rng
-        .random_bool(0.6)
-        .then(|| TOPICS.choose(rng).expect("topics"));
+    let aside = rng.random_bool(0.6).then(|| TOPICS.choose(rng).expect("topics"));
     // Lengths vary widely, as real journals do: a line some days, pages on others.
     let paragraphs = *[1, 1, 2, 2, 3, 4, 6].choose(rng).expect("lengths");
     let mut body = String::new();
@@ -377,18 +369,14 @@ mod tests {
         let a: Vec<NewEntry> = generate(&options).map(|d| d.entry).collect();
         let b: Vec<NewEntry> = generate(&options).map(|d| d.entry).collect();
         assert_eq!(a, b);
-        let other: Vec<NewEntry> = generate(&DemoOptions::fixed(50, 8))
-            .map(|d| d.entry)
-            .collect();
+        let other: Vec<NewEntry> = generate(&DemoOptions::fixed(50, 8)).map(|d| d.entry).collect();
         assert_ne!(a, other);
     }
 
     #[test]
     fn entries_are_in_time_order_and_before_the_end() {
         let options = DemoOptions::fixed(300, 1);
-        let dates: Vec<_> = generate(&options)
-            .map(|d| d.entry.created_at.unwrap())
-            .collect();
+        let dates: Vec<_> = generate(&options).map(|d| d.entry.created_at.unwrap()).collect();
         assert!(dates.windows(2).all(|w| w[0] <= w[1]));
         assert!(*dates.last().unwrap() <= options.end);
         assert!(options.end - dates[0] > Duration::days(300));

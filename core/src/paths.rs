@@ -29,11 +29,7 @@ pub fn default_data_dir() -> Option<PathBuf> {
     // BaseDirs rather than ProjectDirs: ProjectDirs adds `\data` or `\config` below the
     // app folder on Windows, and users (and the installer) expect `%APPDATA%\MindSage`.
     let base = directories::BaseDirs::new()?;
-    let folder = if cfg!(windows) {
-        "MindSage"
-    } else {
-        "mindsage"
-    };
+    let folder = if cfg!(windows) { "MindSage" } else { "mindsage" };
     Some(base.data_dir().join(folder))
 }
 

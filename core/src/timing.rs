@@ -96,9 +96,7 @@ fn registry() -> &'static Mutex<BTreeMap<String, Series>> {
 /// Records one duration under `name`.
 pub fn record(name: &str, elapsed: Duration) {
     let ms = elapsed.as_secs_f64() * 1000.0;
-    let mut map = registry()
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner());
+    let mut map = registry().lock().unwrap_or_else(|poison| poison.into_inner());
     match map.get_mut(name) {
         Some(series) => series.push(ms),
         None => map.entry(name.to_owned()).or_default().push(ms),
@@ -115,9 +113,7 @@ pub fn timed<T>(name: &str, f: impl FnOnce() -> T) -> T {
 
 /// Every name's current figures, sorted by name.
 pub fn snapshot() -> Vec<NamedSummary> {
-    let map = registry()
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner());
+    let map = registry().lock().unwrap_or_else(|poison| poison.into_inner());
     map.iter()
         .filter_map(|(name, series)| {
             Some(NamedSummary {
@@ -168,10 +164,7 @@ mod tests {
         for i in 0..(WINDOW + 10) {
             record("test.window", Duration::from_micros(i as u64));
         }
-        let row = snapshot()
-            .into_iter()
-            .find(|r| r.name == "test.window")
-            .unwrap();
+        let row = snapshot().into_iter().find(|r| r.name == "test.window").unwrap();
         assert_eq!(row.total_count, (WINDOW + 10) as u64);
         assert_eq!(row.recent.count, WINDOW);
     }

@@ -94,12 +94,7 @@ fn brute_force(conn: &rusqlite::Connection, today: NaiveDate) -> Expected {
     }
 }
 
-fn assert_matches(
-    cache: &mut StatsCache,
-    conn: &rusqlite::Connection,
-    today: NaiveDate,
-    step: usize,
-) {
+fn assert_matches(cache: &mut StatsCache, conn: &rusqlite::Connection, today: NaiveDate, step: usize) {
     let got = cache.get(conn, USER, today).unwrap();
     let want = brute_force(conn, today);
     assert_eq!(got.total_entries, want.total_entries, "step {step}");
@@ -107,10 +102,7 @@ fn assert_matches(
     assert_eq!(got.longest_streak, want.longest, "step {step}");
     assert_eq!(got.current_streak, want.current, "step {step}");
     assert_eq!(
-        got.entries_per_week
-            .iter()
-            .copied()
-            .collect::<BTreeMap<_, _>>(),
+        got.entries_per_week.iter().copied().collect::<BTreeMap<_, _>>(),
         want.weeks,
         "step {step}"
     );

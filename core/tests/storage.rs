@@ -64,9 +64,7 @@ fn every_earlier_version_upgrades_and_keeps_its_entries() {
             }
         }
         let conn = journal.open();
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, migrate::latest_version(), "from version {start}");
         if start >= 1 {
             let page = entries::list(&conn, USER, &ListFilter::default(), None, 10).unwrap();
@@ -96,8 +94,7 @@ fn newer_journal_is_refused_and_left_untouched() {
             migrate::latest_version() + 1
         ))
         .unwrap();
-        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
-            .unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
     }
     let before = journal_files(&journal.path);
     let err = db::open(&journal.path, &StorageOptions::default()).unwrap_err();
@@ -120,11 +117,7 @@ fn corrupt_file_is_refused_with_its_name_and_left_untouched() {
     assert!(matches!(err, DbError::NotAJournal { .. }), "{err}");
     assert!(err.to_string().contains("journal.db"));
     assert_eq!(std::fs::read(&journal.path).unwrap(), garbage);
-    assert_eq!(
-        journal_files(&journal.path).len(),
-        1,
-        "no -wal or -shm created"
-    );
+    assert_eq!(journal_files(&journal.path).len(), 1, "no -wal or -shm created");
 }
 
 #[test]
@@ -189,10 +182,7 @@ fn create_read_update_and_list() {
         Err(DbError::EntryNotFound(_))
     ));
     assert!(
-        matches!(
-            entries::get(&conn, USER + 1, id),
-            Err(DbError::EntryNotFound(_))
-        ),
+        matches!(entries::get(&conn, USER + 1, id), Err(DbError::EntryNotFound(_))),
         "other users' entries are invisible"
     );
     let bad = NewEntry {
@@ -272,9 +262,7 @@ fn pages_walk_the_whole_journal_newest_first_with_filters() {
     });
     let expected: Vec<i64> = all
         .iter()
-        .filter(|r| {
-            r.created_at >= from && r.created_at < to && r.tags.iter().any(|t| t == "running")
-        })
+        .filter(|r| r.created_at >= from && r.created_at < to && r.tags.iter().any(|t| t == "running"))
         .map(|r| r.id)
         .collect();
     assert_eq!(both.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
@@ -302,10 +290,7 @@ fn trash_restore_and_errors() {
         10,
     )
     .unwrap();
-    assert_eq!(
-        in_trash.rows.iter().map(|r| r.id).collect::<Vec<_>>(),
-        [trash]
-    );
+    assert_eq!(in_trash.rows.iter().map(|r| r.id).collect::<Vec<_>>(), [trash]);
     assert!(in_trash.rows[0].deleted_at.is_some());
     assert_eq!(entries::count(&conn, USER).unwrap(), 1);
 
@@ -350,8 +335,7 @@ fn purge_leaves_no_trace_of_the_text_in_any_file() {
         ["zqxprivatetag"]
     );
     // Move it into the main file too, where a careless delete would leave it behind.
-    conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")
-        .unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)").unwrap();
     let before: Vec<u8> = journal_files(&journal.path)
         .into_iter()
         .flat_map(|(_, b)| b)
@@ -420,8 +404,7 @@ fn writer_thread_and_readers_interleave_without_waiting_or_tearing() {
                     // One snapshot: the count and the rows must agree however the writer moves.
                     conn.execute_batch("BEGIN").unwrap();
                     let count = entries::count(&conn, USER).unwrap();
-                    let page =
-                        entries::list(&conn, USER, &ListFilter::default(), None, 5_000).unwrap();
+                    let page = entries::list(&conn, USER, &ListFilter::default(), None, 5_000).unwrap();
                     conn.execute_batch("COMMIT").unwrap();
                     assert_eq!(page.rows.len() as u64, count);
                     reads += 1;
@@ -432,17 +415,11 @@ fn writer_thread_and_readers_interleave_without_waiting_or_tearing() {
         .collect();
     let mut pending = Vec::new();
     for i in 0..300 {
-        let new = entry(
-            &format!("Written {i}"),
-            "from the writer thread",
-            &["storm"],
-        );
+        let new = entry(&format!("Written {i}"), "from the writer thread", &["storm"]);
         pending.push(writer.submit(move |conn| entries::create(conn, USER, &new)));
         if i % 3 == 0 {
             let victim = (i / 3 + 1) as i64;
-            pending.push(
-                writer.submit(move |conn| entries::soft_delete(conn, USER, victim).map(|_| 0)),
-            );
+            pending.push(writer.submit(move |conn| entries::soft_delete(conn, USER, victim).map(|_| 0)));
         }
     }
     for reply in pending {
@@ -465,11 +442,7 @@ fn writer_thread_and_readers_interleave_without_waiting_or_tearing() {
 #[test]
 fn writer_reports_open_failures() {
     let journal = TempJournal::new();
-    std::fs::write(
-        &journal.path,
-        b"not a database at all, not even close........",
-    )
-    .unwrap();
+    std::fs::write(&journal.path, b"not a database at all, not even close........").unwrap();
     assert!(matches!(
         Writer::spawn(&journal.path, &StorageOptions::default()),
         Err(DbError::NotAJournal { .. })

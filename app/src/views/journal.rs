@@ -78,6 +78,7 @@ impl JournalView {
         egui::SidePanel::left("entry_list")
             .resizable(true)
             .default_width(380.0)
+            .min_width(300.0)
             .show(ctx, |ui| self.list(ui, worker));
         egui::CentralPanel::default().show(ctx, |ui| self.detail(ui));
     }
@@ -99,9 +100,11 @@ impl JournalView {
         }
         let mut wanted_up_to = 0usize;
         let mut clicked = None;
-        ScrollArea::vertical()
-            .auto_shrink([false, false])
-            .show_rows(ui, row_height, known_rows, |ui, range| {
+        ScrollArea::vertical().auto_shrink([false, false]).show_rows(
+            ui,
+            row_height,
+            known_rows,
+            |ui, range| {
                 wanted_up_to = range.end;
                 for index in range {
                     match self.rows.get(index) {
@@ -122,10 +125,10 @@ impl JournalView {
                         }
                     }
                 }
-            });
+            },
+        );
         if wanted_up_to + PAGE_SIZE as usize / 2 > self.rows.len() {
-            let missing =
-                (wanted_up_to + PAGE_SIZE as usize).saturating_sub(self.rows.len()) as u32;
+            let missing = (wanted_up_to + PAGE_SIZE as usize).saturating_sub(self.rows.len()) as u32;
             self.request_rows(worker, missing.clamp(PAGE_SIZE, MAX_CATCH_UP_ROWS));
         }
         if let Some(id) = clicked {
@@ -138,30 +141,28 @@ impl JournalView {
             ui.centered_and_justified(|ui| ui.label("Select an entry to read it."));
             return;
         };
-        ScrollArea::vertical()
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                ui.heading(if entry.title.is_empty() {
-                    "(untitled)"
-                } else {
-                    &entry.title
-                });
-                ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(display_time(&entry.created_at)).weak());
-                    if let Some(mood) = entry.mood_score {
-                        ui.label(format!("mood {mood}/10"));
-                    }
-                    for tag in &entry.tags {
-                        ui.label(RichText::new(format!("#{tag}")).italics());
-                    }
-                    ui.label(RichText::new(format!("{} words", entry.word_count)).weak());
-                });
-                if let Some(summary) = &entry.summary {
-                    ui.label(RichText::new(summary).italics());
-                }
-                ui.separator();
-                ui.label(&entry.body);
+        ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            ui.heading(if entry.title.is_empty() {
+                "(untitled)"
+            } else {
+                &entry.title
             });
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(display_time(&entry.created_at)).weak());
+                if let Some(mood) = entry.mood_score {
+                    ui.label(format!("mood {mood}/10"));
+                }
+                for tag in &entry.tags {
+                    ui.label(RichText::new(format!("#{tag}")).italics());
+                }
+                ui.label(RichText::new(format!("{} words", entry.word_count)).weak());
+            });
+            if let Some(summary) = &entry.summary {
+                ui.label(RichText::new(summary).italics());
+            }
+            ui.separator();
+            ui.label(&entry.body);
+        });
     }
 }
 
@@ -198,11 +199,7 @@ fn list_row(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32) -> e
             },
         )
         .response;
-    let response = ui.interact(
-        response.rect,
-        ui.id().with(("row", row.id)),
-        egui::Sense::click(),
-    );
+    let response = ui.interact(response.rect, ui.id().with(("row", row.id)), egui::Sense::click());
     if selected || response.hovered() {
         ui.painter().rect_filled(
             response.rect,

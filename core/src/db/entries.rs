@@ -159,11 +159,7 @@ fn list_trash(conn: &Connection, user: UserId, after: Option<&Cursor>, limit: u3
     }))
 }
 
-fn run_list(
-    conn: &Connection,
-    query: &NamedQuery,
-    params: impl rusqlite::Params,
-) -> Result<Vec<EntryRow>> {
+fn run_list(conn: &Connection, query: &NamedQuery, params: impl rusqlite::Params) -> Result<Vec<EntryRow>> {
     timing::timed(query.name, || {
         let mut stmt = conn.prepare_cached(query.sql)?;
         let rows = stmt
@@ -326,9 +322,9 @@ pub fn restore(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
 
 fn set_trashed(conn: &mut Connection, user: UserId, id: EntryId, query: &NamedQuery) -> Result<()> {
     timing::timed(query.name, || {
-        let changed =
-            conn.prepare_cached(query.sql)?
-                .execute(params![user, id, clock::now_utc()])?;
+        let changed = conn
+            .prepare_cached(query.sql)?
+            .execute(params![user, id, clock::now_utc()])?;
         if changed == 0 && created_at_of(conn, user, id)?.is_none() {
             return Err(DbError::EntryNotFound(id));
         }
@@ -370,27 +366,15 @@ pub fn purge(
             return Err(DbError::EntryNotFound(id));
         }
         let tags = unlink_tags(&tx, id)?;
-        tx.prepare_cached(WRITE_PURGE.sql)?
-            .execute(params![user, id])?;
+        tx.prepare_cached(WRITE_PURGE.sql)?.execute(params![user, id])?;
         drop_unused_tags(&tx, &tags)?;
         tx.commit()?;
-        let wal_cleared = super::checkpoint(
-            conn,
-            Checkpoint::Truncate,
-            PURGE_CHECKPOINT_WAIT,
-            busy_timeout,
-        )?;
+        let wal_cleared = super::checkpoint(conn, Checkpoint::Truncate, PURGE_CHECKPOINT_WAIT, busy_timeout)?;
         Ok(PurgeReport { wal_cleared })
     })
 }
 
-fn link_tags(
-    conn: &Connection,
-    user: UserId,
-    id: EntryId,
-    created_at: &str,
-    tags: &[String],
-) -> Result<()> {
+fn link_tags(conn: &Connection, user: UserId, id: EntryId, created_at: &str, tags: &[String]) -> Result<()> {
     for name in normalise_tags(tags) {
         conn.prepare_cached(WRITE_TAG_UPSERT.sql)?
             .execute(params![user, name])?;
@@ -480,10 +464,7 @@ mod tests {
         let p = preview_of(&long);
         assert!(p.chars().count() <= PREVIEW_CHARS + 1);
         assert!(p.ends_with('…'));
-        assert_eq!(
-            preview_of(&"x".repeat(500)).chars().count(),
-            PREVIEW_CHARS + 1
-        );
+        assert_eq!(preview_of(&"x".repeat(500)).chars().count(), PREVIEW_CHARS + 1);
     }
 
     #[test]

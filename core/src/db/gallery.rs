@@ -59,12 +59,7 @@ pub fn page(
 /// Up to `n` different random photos. Each pick jumps to a random id through the index
 /// instead of counting rows with OFFSET, so the cost does not grow with the gallery.
 /// Ids after a gap are a little more likely; for a shuffle that is invisible.
-pub fn random(
-    conn: &Connection,
-    user: UserId,
-    n: usize,
-    rng: &mut impl Rng,
-) -> Result<Vec<GalleryItem>> {
+pub fn random(conn: &Connection, user: UserId, n: usize, rng: &mut impl Rng) -> Result<Vec<GalleryItem>> {
     timing::timed(GALLERY_RANDOM.name, || {
         let (lo, hi): (Option<i64>, Option<i64>) = conn
             .prepare_cached(GALLERY_ID_RANGE.sql)?
@@ -80,18 +75,13 @@ pub fn random(
                 break;
             }
             let start = rng.random_range(lo..=hi);
-            let item = match stmt
-                .query_row(params![user, start], gallery_item)
-                .optional()?
-            {
+            let item = match stmt.query_row(params![user, start], gallery_item).optional()? {
                 Some(item) => Some(item),
                 // Past the last photo: wrap around to the first.
                 None => stmt.query_row(params![user, lo], gallery_item).optional()?,
             };
             match item {
-                Some(item) if !picked.iter().any(|p| p.media_id == item.media_id) => {
-                    picked.push(item)
-                }
+                Some(item) if !picked.iter().any(|p| p.media_id == item.media_id) => picked.push(item),
                 Some(_) => {}
                 None => break, // no photo of a live entry at all
             }
@@ -102,12 +92,7 @@ pub fn random(
 
 /// Attaches a prepared photo to an entry; returns the media id. Runs inside the
 /// caller's transaction, if any.
-pub fn attach_image(
-    conn: &Connection,
-    user: UserId,
-    entry: EntryId,
-    image: &PreparedImage,
-) -> Result<i64> {
+pub fn attach_image(conn: &Connection, user: UserId, entry: EntryId, image: &PreparedImage) -> Result<i64> {
     timing::timed(MEDIA_INSERT.name, || {
         conn.prepare_cached(MEDIA_INSERT.sql)?.execute(params![
             user,
@@ -130,17 +115,11 @@ pub fn attach_image(
 }
 
 /// The original bytes of a photo or recording, with its MIME type.
-pub fn media_data(
-    conn: &Connection,
-    user: UserId,
-    media_id: i64,
-) -> Result<Option<(String, Vec<u8>)>> {
+pub fn media_data(conn: &Connection, user: UserId, media_id: i64) -> Result<Option<(String, Vec<u8>)>> {
     timing::timed(MEDIA_DATA.name, || {
         Ok(conn
             .prepare_cached(MEDIA_DATA.sql)?
-            .query_row(params![user, media_id], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
+            .query_row(params![user, media_id], |row| Ok((row.get(0)?, row.get(1)?)))
             .optional()?)
     })
 }

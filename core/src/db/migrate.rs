@@ -62,8 +62,7 @@ fn apply_if_needed(conn: &Connection, path: &Path, migration: &Migration) -> Res
     };
     // IMMEDIATE takes the write lock before reading the version, so two processes
     // opening a new journal at once cannot both apply the same file.
-    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-        .map_err(failed)?;
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate).map_err(failed)?;
     let current: i64 = tx
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(failed)?;

@@ -40,15 +40,9 @@ pub type EntryId = i64;
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("cannot open the journal file {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Open { path: PathBuf, source: rusqlite::Error },
     #[error("cannot create the folder {path}: {source}")]
-    CreateFolder {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    CreateFolder { path: PathBuf, source: std::io::Error },
     #[error("{path} is not a MindSage journal or is damaged ({detail}); it was left untouched")]
     NotAJournal { path: PathBuf, detail: String },
     #[error(
@@ -133,8 +127,7 @@ fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
         detail,
     };
     let read = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0));
-    let objects =
-        read("SELECT count(*) FROM sqlite_schema").map_err(|e| not_a_journal(e.to_string()))?;
+    let objects = read("SELECT count(*) FROM sqlite_schema").map_err(|e| not_a_journal(e.to_string()))?;
     let app_id = read("PRAGMA application_id").map_err(|e| not_a_journal(e.to_string()))?;
     let version = read("PRAGMA user_version").map_err(|e| not_a_journal(e.to_string()))?;
     if objects > 0 && app_id != i64::from(APPLICATION_ID) {

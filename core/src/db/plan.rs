@@ -50,10 +50,7 @@ pub fn unexpected_scans(conn: &Connection, query: &NamedQuery) -> Result<Vec<Str
         .filter(|line| is_table_scan(line))
         .filter(|line| {
             let name = scanned_name(line);
-            !query
-                .allowed_scans
-                .iter()
-                .any(|allowed| allowed.table == name)
+            !query.allowed_scans.iter().any(|allowed| allowed.table == name)
         })
         .collect())
 }

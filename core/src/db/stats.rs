@@ -89,8 +89,7 @@ pub fn compute(days: &[DayTotals], today: NaiveDate) -> DashboardStats {
         stats.longest_streak = stats.longest_streak.max(run);
         previous = Some(day.date);
 
-        let monday =
-            day.date - Duration::days(i64::from(day.date.weekday().num_days_from_monday()));
+        let monday = day.date - Duration::days(i64::from(day.date.weekday().num_days_from_monday()));
         match stats.entries_per_week.last_mut() {
             Some((week, count)) if *week == monday => *count += day.entries,
             last => {
@@ -133,12 +132,7 @@ struct CacheKey {
 impl StatsCache {
     /// The dashboard for `user` as of `today` (`dashboard.stats`): cached, recomputed
     /// only after a write.
-    pub fn get(
-        &mut self,
-        conn: &Connection,
-        user: UserId,
-        today: NaiveDate,
-    ) -> Result<Arc<DashboardStats>> {
+    pub fn get(&mut self, conn: &Connection, user: UserId, today: NaiveDate) -> Result<Arc<DashboardStats>> {
         timing::timed("dashboard.stats", || {
             let key = CacheKey {
                 user,
@@ -191,11 +185,7 @@ mod tests {
     #[test]
     fn weeks_start_on_monday_and_gaps_are_zero() {
         // 2026-01-05 is a Monday.
-        let days = [
-            day("2026-01-05", 1),
-            day("2026-01-11", 2),
-            day("2026-01-26", 1),
-        ];
+        let days = [day("2026-01-05", 1), day("2026-01-11", 2), day("2026-01-26", 1)];
         let s = compute(&days, clock::parse_date("2026-02-01").unwrap());
         let weeks: Vec<(String, u32)> = s
             .entries_per_week

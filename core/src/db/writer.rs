@@ -88,9 +88,7 @@ impl Writer {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
     {
-        self.submit(job)
-            .recv()
-            .map_err(|_| DbError::WriterStopped)?
+        self.submit(job).recv().map_err(|_| DbError::WriterStopped)?
     }
 }
 

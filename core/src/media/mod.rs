@@ -79,10 +79,7 @@ fn thumbnail(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
 
 /// Lower-case hex SHA-256 of some bytes.
 pub fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -90,8 +87,7 @@ mod tests {
     use super::*;
 
     fn png(width: u32, height: u32) -> Vec<u8> {
-        let img =
-            image::RgbImage::from_fn(width, height, |x, y| image::Rgb([x as u8, y as u8, 90]));
+        let img = image::RgbImage::from_fn(width, height, |x, y| image::Rgb([x as u8, y as u8, 90]));
         let mut out = Vec::new();
         DynamicImage::ImageRgb8(img)
             .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)

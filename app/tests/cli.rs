@@ -1,0 +1,114 @@
+//! The headless subcommands, run as a person would run them: the real binary on a
+//! journal in a temporary folder.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn mindsage(data_dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mindsage"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env_remove("MINDSAGE_DATA_DIR")
+        .output()
+        .expect("run mindsage")
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("valid JSON on stdout")
+}
+
+#[test]
+fn a_day_of_journaling_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeded = json(&mindsage(dir.path(), &["seed", "--entries", "30", "--json"]));
+    assert_eq!(seeded["entries"], 30);
+
+    let added = json(&mindsage(
+        dir.path(),
+        &[
+            "add",
+            "--title",
+            "Evening",
+            "--body",
+            "A calm walk by the sea.",
+            "--tag",
+            "walks",
+            "--mood",
+            "8",
+            "--json",
+        ],
+    ));
+    let id = added["id"].as_i64().unwrap();
+    let id_text = id.to_string();
+
+    let shown = json(&mindsage(dir.path(), &["show", &id_text, "--json"]));
+    assert_eq!(shown["title"], "Evening");
+    assert_eq!(shown["tags"], serde_json::json!(["walks"]));
+    assert_eq!(shown["word_count"], 6);
+
+    let by_tag = json(&mindsage(dir.path(), &["list", "--tag", "walks", "--json"]));
+    assert_eq!(by_tag.as_array().unwrap().len(), 1);
+    let listed = json(&mindsage(dir.path(), &["list", "--limit", "100", "--json"]));
+    assert_eq!(listed.as_array().unwrap().len(), 31);
+
+    json(&mindsage(dir.path(), &["delete", &id_text, "--json"]));
+    let trash = json(&mindsage(dir.path(), &["list", "--trash", "--json"]));
+    assert_eq!(trash[0]["id"], id);
+    let stats = json(&mindsage(dir.path(), &["stats", "--json"]));
+    assert_eq!(stats["total_entries"], 30);
+
+    json(&mindsage(dir.path(), &["restore", &id_text, "--json"]));
+    let purged = json(&mindsage(dir.path(), &["purge", &id_text, "--json"]));
+    assert_eq!(purged["purged"], true);
+    let gone = mindsage(dir.path(), &["show", &id_text]);
+    assert_eq!(gone.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&gone.stderr).contains(&format!("entry {id} does not exist")));
+
+    let info = json(&mindsage(dir.path(), &["info", "--json"]));
+    assert_eq!(info["pragmas"]["journal_mode"], "wal");
+
+    let text = mindsage(dir.path(), &["list", "--limit", "3"]);
+    assert!(text.status.success());
+    assert_eq!(String::from_utf8_lossy(&text.stdout).lines().count(), 3);
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["add", "--title", "x", "--body", "y", "--mood", "11"][..],
+        &["show", "not-a-number"],
+        &["list", "--from", "yesterday-ish"],
+        &["frobnicate"],
+    ] {
+        let out = mindsage(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    let empty = mindsage(dir.path(), &["add", "--body", "   "]);
+    assert_eq!(empty.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("nothing to save"));
+}
+
+#[test]
+fn a_corrupt_journal_is_named_and_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("journal.db");
+    let garbage = b"this is not a database, it is a shopping list: eggs, milk, bread.".repeat(100);
+    std::fs::write(&db, &garbage).unwrap();
+    let out = mindsage(dir.path(), &["list"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("journal.db") && stderr.contains("untouched"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), garbage);
+}

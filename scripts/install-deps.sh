@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages MindSage needs, only those that are missing.
+#   scripts/install-deps.sh run    what the window needs (X11/Wayland client libraries, OpenGL)
+#   scripts/install-deps.sh test   what the test suite needs on top (a virtual display)
+# Rust itself is not installed here: get it from https://rustup.rs.
+set -euo pipefail
+
+run_packages=(libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
+test_packages=(xvfb xauth)
+
+case "${1:-run}" in
+  run) wanted=("${run_packages[@]}") ;;
+  test) wanted=("${run_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "usage: $0 [run|test]" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "[deps] not a Debian-family system: install the equivalents of ${wanted[*]} yourself" >&2
+  exit 0
+fi
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "[deps] installing: ${missing[*]}"
+if [ "$(id -u)" = "0" ]; then
+  sudo_cmd=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo_cmd=(sudo)
+else
+  echo "[deps] not root and no sudo: run 'apt-get install ${missing[*]}' as root" >&2
+  exit 1
+fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
