@@ -3,6 +3,7 @@
 //! The app (`mindsage`) and the benchmark (`mindsage-bench`) are both thin layers over
 //! this crate, so whatever the bench measures is exactly what the app runs.
 //!
+//! * [`ai`]: the local model through Ollama: enrichment, embeddings, the Ask pipeline.
 //! * [`db`]: the journal's SQLite file: connections, migrations, the named queries every
 //!   screen uses, and the background writer thread.
 //! * [`media`]: photos attached to entries (decoding, thumbnails, hashes).
@@ -11,6 +12,7 @@
 //! * [`paths`]: where the journal lives on each platform.
 //! * [`clock`]: the one timestamp format stored in the database.
 
+pub mod ai;
 pub mod clock;
 pub mod db;
 pub mod demo;

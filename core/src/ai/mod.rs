@@ -1,0 +1,104 @@
+//! The local AI: MindSage's only network client, talking to Ollama's HTTP API.
+//!
+//! Design rule: **the model call is the unit of cost**. A small local model takes
+//! seconds per call while everything else (embedding, search, SQLite) takes
+//! milliseconds, so every feature is shaped to make as few model calls as it can:
+//! enrichment is one JSON call per entry, Ask skips its planning call whenever a local
+//! rule can decide, and the text model is pre-warmed after launch so the first question
+//! does not pay the model load.
+//!
+//! * [`settings`]: host and model names, the loopback-only rule.
+//! * [`client`]: the HTTP client ([`client::OllamaClient`]): embeddings, JSON calls,
+//!   streamed chat, pre-warming.
+//! * [`health`]: is Ollama running, are the models pulled, and what to tell the person.
+//! * [`enrich`]: title, mood and summary of an entry in one call, then its embedding.
+//! * [`jobs`]: the `ai_jobs` queue that makes enrichment survive restarts and outages.
+//! * [`stream_json`]: pulls the answer text out of a JSON reply while it streams.
+//! * [`ask`]: the Ask pipeline (plan, embed, search, answer) with timed stages.
+//!
+//! Privacy: journal text is sent only to the configured host, and nothing here logs
+//! entry text, prompts or model output: ids, counts, model names and timings only.
+//!
+//! Async and threads: the client is async (tokio + reqwest underneath). Code on plain
+//! threads (the app's workers, the CLI, the writer's helpers) calls [`block_on`], which
+//! runs the future on one shared background runtime. It must not be called from inside
+//! an async context.
+
+pub mod client;
+pub mod settings;
+
+use std::future::Future;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub use client::OllamaClient;
+pub use settings::AiSettings;
+
+/// Everything that can go wrong with the local AI, each with the step that fixes it.
+#[derive(Debug, thiserror::Error)]
+pub enum AiError {
+    #[error("Ollama is not running at {host}: start Ollama (open the Ollama app or run `ollama serve`)")]
+    NotRunning { host: String },
+    #[error("the model {model} is not installed in Ollama: run `ollama pull {model}`")]
+    ModelMissing { model: String },
+    #[error(
+        "the AI host {host} is not on this computer, so journal text would leave it; allow it explicitly in the AI settings (MINDSAGE_AI_ALLOW_REMOTE=1) if that is what you want"
+    )]
+    RemoteHostNotAllowed { host: String },
+    #[error("the AI host '{host}' is not a valid address: {reason}")]
+    InvalidHost { host: String, reason: String },
+    #[error("Ollama answered with an error{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    Server { status: Option<u16>, message: String },
+    #[error("Ollama did not answer {what} within {}s; it may be overloaded or stuck, try again or restart Ollama", after.as_secs())]
+    Timeout { what: &'static str, after: Duration },
+    #[error("the reply from Ollama broke off: {0}")]
+    Stream(String),
+    #[error("the model gave unusable output for {what} after {attempts} attempts: {detail}")]
+    InvalidOutput {
+        what: &'static str,
+        attempts: u32,
+        detail: String,
+    },
+    #[error("cannot talk to Ollama: {0}")]
+    Http(String),
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+}
+
+impl AiError {
+    /// True when the AI as a whole is unavailable (Ollama down, model not pulled):
+    /// retrying now is pointless, queued work waits until health says it is back.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, AiError::NotRunning { .. } | AiError::ModelMissing { .. })
+    }
+
+    /// True when the same call may succeed if simply repeated: a server error, a reply
+    /// cut off or garbled on the way, or model output that failed validation.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            AiError::Server { .. } | AiError::Stream(_) | AiError::InvalidOutput { .. }
+        )
+    }
+}
+
+pub type Result<T, E = AiError> = std::result::Result<T, E>;
+
+/// Runs an AI future to completion from a plain (non-async) thread.
+///
+/// All blocking callers share one small multi-threaded runtime, so the HTTP client's
+/// pooled connections keep being driven between calls (a per-thread runtime would
+/// strand them). Panics if called from inside a tokio runtime.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("mindsage-ai")
+                .enable_all()
+                .build()
+                .expect("starting the AI runtime")
+        })
+        .block_on(future)
+}
