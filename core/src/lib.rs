@@ -6,6 +6,7 @@
 //! * [`ai`]: the local model through Ollama: enrichment, embeddings, the Ask pipeline.
 //! * [`db`]: the journal's SQLite file: connections, migrations, the named queries every
 //!   screen uses, and the background writer thread.
+//! * [`search`]: keyword, vector and hybrid search, and dates in questions.
 //! * [`media`]: photos attached to entries (decoding, thumbnails, hashes).
 //! * [`demo`]: a deterministic journal generator for tests, the bench and `--demo`.
 //! * [`timing`]: the registry of named-query timings the profiler overlay shows.
@@ -18,4 +19,5 @@ pub mod db;
 pub mod demo;
 pub mod media;
 pub mod paths;
+pub mod search;
 pub mod timing;

@@ -311,23 +311,43 @@ pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit
 }
 
 /// Moves an entry to the trash. Trashing an entry already in the trash is a no-op.
+/// Its vectors go in the same transaction (the full-text row goes by trigger), so
+/// search never finds trashed entries.
 pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
-    set_trashed(conn, user, id, &WRITE_SOFT_DELETE)
+    set_trashed(conn, user, id, &WRITE_SOFT_DELETE, |tx| {
+        crate::search::vectors::delete_entry(tx, id)
+    })
 }
 
-/// Brings an entry back from the trash.
+/// Brings an entry back from the trash and queues its embedding again.
 pub fn restore(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
-    set_trashed(conn, user, id, &WRITE_RESTORE)
+    set_trashed(conn, user, id, &WRITE_RESTORE, |tx| {
+        tx.prepare_cached(AI_JOB_QUEUE.sql)?
+            .execute(params![user, id, "embed", clock::now_utc()])?;
+        Ok(())
+    })
 }
 
-fn set_trashed(conn: &mut Connection, user: UserId, id: EntryId, query: &NamedQuery) -> Result<()> {
+fn set_trashed(
+    conn: &mut Connection,
+    user: UserId,
+    id: EntryId,
+    query: &NamedQuery,
+    also: impl FnOnce(&Connection) -> Result<()>,
+) -> Result<()> {
     timing::timed(query.name, || {
-        let changed = conn
+        let tx = conn.transaction()?;
+        let changed = tx
             .prepare_cached(query.sql)?
             .execute(params![user, id, clock::now_utc()])?;
-        if changed == 0 && created_at_of(conn, user, id)?.is_none() {
-            return Err(DbError::EntryNotFound(id));
+        if changed == 0 {
+            if created_at_of(&tx, user, id)?.is_none() {
+                return Err(DbError::EntryNotFound(id));
+            }
+            return Ok(());
         }
+        also(&tx)?;
+        tx.commit()?;
         Ok(())
     })
 }
@@ -366,6 +386,7 @@ pub fn purge(
             return Err(DbError::EntryNotFound(id));
         }
         let tags = unlink_tags(&tx, id)?;
+        crate::search::vectors::delete_entry(&tx, id)?;
         tx.prepare_cached(WRITE_PURGE.sql)?.execute(params![user, id])?;
         drop_unused_tags(&tx, &tags)?;
         tx.commit()?;

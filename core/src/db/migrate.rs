@@ -29,6 +29,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0002_fulltext",
         sql: include_str!("../../../migrations/0002_fulltext.sql"),
     },
+    Migration {
+        version: 3,
+        name: "0003_search",
+        sql: include_str!("../../../migrations/0003_search.sql"),
+    },
 ];
 
 /// The schema version this build writes.

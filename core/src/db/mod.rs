@@ -81,6 +81,9 @@ pub struct StorageOptions {
     pub cache_size_kib: u32,
     /// How long a statement waits for a lock before failing with "database is busy".
     pub busy_timeout: Duration,
+    /// Load sqlite-vec into the connection. Off only to test how the app behaves where
+    /// the extension cannot load.
+    pub vector_extension: bool,
 }
 
 impl Default for StorageOptions {
@@ -89,6 +92,7 @@ impl Default for StorageOptions {
             mmap_size: 1 << 30,
             cache_size_kib: 32 * 1024,
             busy_timeout: Duration::from_secs(5),
+            vector_extension: true,
         }
     }
 }
@@ -116,6 +120,9 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     .map_err(open_err)?;
     // Reads only, before any setting that writes: a file we must not touch stays as it was.
     check_before_writing(&conn, path)?;
+    if options.vector_extension {
+        crate::search::vectors::register(&conn);
+    }
     apply_pragmas(&conn, options).map_err(open_err)?;
     migrate::migrate(&conn, path)?;
     Ok(conn)

@@ -249,6 +249,33 @@ pub const MEDIA_OF_ENTRY: NamedQuery = q(
      WHERE entry_id = ?2 AND user_id = ?1 ORDER BY id",
 );
 
+/// Queues model work for an entry (once per kind). ?1 user, ?2 entry, ?3 kind, ?4 now.
+pub const AI_JOB_QUEUE: NamedQuery = q(
+    "ai.queue",
+    "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at) VALUES (?1, ?2, ?3, ?4) \
+     ON CONFLICT (entry_id, kind) DO UPDATE SET state = 'pending', attempts = 0, last_error = NULL",
+);
+
+/// Keyword search: BM25 (title weighs most, then tags, then body) over live entries in
+/// a date range, with a snippet from the best-matching column.
+/// ?1 user, ?2 FTS query (built by search::keyword, never raw user text), ?3 from, ?4 to, ?5 limit.
+pub const SEARCH_KEYWORD: NamedQuery = NamedQuery {
+    name: "search.keyword",
+    sql: "SELECT e.id, bm25(entries_fts, 3.0, 1.0, 2.0) AS rank, \
+          snippet(entries_fts, -1, char(2), char(3), '…', 16), e.created_at, e.title \
+          FROM entries_fts CROSS JOIN journal_entries AS e ON e.id = entries_fts.rowid \
+          WHERE entries_fts MATCH ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
+          AND e.created_at >= ?3 AND e.created_at < ?4 \
+          ORDER BY rank LIMIT ?5",
+    allowed_scans: &[],
+};
+
+/// Title, date and opening of one live entry, for results found by vectors alone.
+pub const SEARCH_HIT_DETAILS: NamedQuery = q(
+    "search.hit_details",
+    "SELECT created_at, title, preview FROM journal_entries WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
+);
+
 /// Every statement above. The query-plan test and the bench walk this list.
 pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_PAGE1,
@@ -278,4 +305,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &MEDIA_BLOB_INSERT,
     &MEDIA_DATA,
     &MEDIA_OF_ENTRY,
+    &AI_JOB_QUEUE,
+    &SEARCH_KEYWORD,
+    &SEARCH_HIT_DETAILS,
 ];

@@ -1,0 +1,353 @@
+//! Dates in a question, understood without a model.
+//!
+//! "What did I write last March?" needs no language model to know it means March of
+//! the most recent year whose March is over. This parser recognises the explicit forms
+//! people use (listed in [`parse_date_range`]) relative to a `now` passed in, so tests
+//! and the retrieval bench are deterministic. Ask's planning step uses it to skip a
+//! model call, and search applies the range as a filter.
+//!
+//! Days are the person's local calendar days; the range is returned both as days and
+//! as the stored UTC timestamps that bound `created_at`.
+
+use chrono::{DateTime, Datelike, Duration, Local, NaiveDate};
+
+use crate::clock;
+
+/// A date range found in text. `end` is exclusive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateRange {
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+    /// Stored-timestamp bounds of the range: `from` inclusive, `to` exclusive.
+    pub from: String,
+    pub to: String,
+    /// The words that named the range, as written.
+    pub matched: String,
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// A month's number from its name or three-letter abbreviation. Names that are also
+/// ordinary words ("march", "may") only count where a rule gives them context.
+fn month_number(word: &str) -> Option<u32> {
+    MONTHS
+        .iter()
+        .position(|m| {
+            *m == word || (word.len() == 3 && m.starts_with(word)) || (word == "sept" && *m == "september")
+        })
+        .map(|i| i as u32 + 1)
+}
+
+fn year_number(word: &str) -> Option<i32> {
+    (word.len() == 4)
+        .then(|| word.parse::<i32>().ok())
+        .flatten()
+        .filter(|y| (1900..=2200).contains(y))
+}
+
+fn season(word: &str) -> Option<u32> {
+    // The month a season starts in (meteorological seasons, northern hemisphere).
+    match word {
+        "spring" => Some(3),
+        "summer" => Some(6),
+        "autumn" | "fall" => Some(9),
+        "winter" => Some(12),
+        _ => None,
+    }
+}
+
+fn first_of(year: i32, month: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(year, month, 1).expect("valid month")
+}
+
+fn add_months(d: NaiveDate, months: i32) -> NaiveDate {
+    let total = d.year() * 12 + d.month0() as i32 + months;
+    first_of(total.div_euclid(12), total.rem_euclid(12) as u32 + 1)
+}
+
+fn monday_of(d: NaiveDate) -> NaiveDate {
+    d - Duration::days(i64::from(d.weekday().num_days_from_monday()))
+}
+
+/// The season starting in `start_month` that contains or precedes `year`'s naming:
+/// "winter 2026" is December 2025 to February 2026.
+fn season_range(year: i32, start_month: u32) -> (NaiveDate, NaiveDate) {
+    let start = if start_month == 12 {
+        first_of(year - 1, 12)
+    } else {
+        first_of(year, start_month)
+    };
+    (start, add_months(start, 3))
+}
+
+/// Finds the first explicit date range in `text`:
+/// today, yesterday, this/last week, this/last month, this/last year, last N days,
+/// weeks or months, N days ago, (in|last|this) <month> [year], <month> <year>,
+/// (in) <year>, (this|last) <season>, <season> <year>, and ISO dates (2026-04-03).
+pub fn parse_date_range(text: &str, now: DateTime<Local>) -> Option<DateRange> {
+    let today = now.date_naive();
+    let lower = text.to_lowercase();
+    // Words with their byte spans in the original text, so `matched` quotes the input.
+    let words: Vec<(usize, usize, &str)> = lower
+        .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .scan(0usize, |offset, piece| {
+            let start = *offset;
+            *offset += piece.len();
+            let word = piece.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '-'));
+            Some((start, start + word.len(), word))
+        })
+        .filter(|(_, _, w)| !w.is_empty())
+        .collect();
+    let w = |i: usize| words.get(i).map(|x| x.2.trim_matches('-')).unwrap_or("");
+    for i in 0..words.len() {
+        if let Some((start, end, used)) = range_at(&w, i, today) {
+            let (from_byte, to_byte) = (words[i].0, words[i + used - 1].1);
+            return Some(DateRange {
+                start,
+                end,
+                from: clock::local_day_start_utc(start),
+                to: clock::local_day_start_utc(end),
+                matched: text.get(from_byte..to_byte).unwrap_or_default().to_owned(),
+            });
+        }
+    }
+    None
+}
+
+/// A range starting at word `i`: (start, end exclusive, words used).
+fn range_at<'a>(
+    w: &impl Fn(usize) -> &'a str,
+    i: usize,
+    today: NaiveDate,
+) -> Option<(NaiveDate, NaiveDate, usize)> {
+    let day = Duration::days(1);
+    let this_month = first_of(today.year(), today.month());
+    match (w(i), w(i + 1), w(i + 2)) {
+        ("today", _, _) | ("tonight", _, _) => Some((today, today + day, 1)),
+        ("yesterday", _, _) => Some((today - day, today, 1)),
+        ("this", "week", _) => Some((monday_of(today), today + day, 2)),
+        ("last", "week", _) | ("past", "week", _) => {
+            let monday = monday_of(today) - Duration::days(7);
+            Some((monday, monday + Duration::days(7), 2))
+        }
+        ("this", "month", _) => Some((this_month, today + day, 2)),
+        ("last", "month", _) => Some((add_months(this_month, -1), this_month, 2)),
+        ("this", "year", _) => Some((first_of(today.year(), 1), today + day, 2)),
+        ("last", "year", _) => Some((first_of(today.year() - 1, 1), first_of(today.year(), 1), 2)),
+        ("last" | "past", n, unit) if n.parse::<u32>().is_ok() => {
+            let n: i64 = n.parse().ok()?;
+            let days = match unit.trim_end_matches('s') {
+                "day" => n,
+                "week" => n * 7,
+                "month" => n * 30,
+                _ => return None,
+            };
+            Some((today - Duration::days(days.saturating_sub(1)), today + day, 3))
+        }
+        (n, unit, "ago") if n.parse::<u32>().is_ok() => {
+            let n: i64 = n.parse().ok()?;
+            match unit.trim_end_matches('s') {
+                "day" => Some((today - Duration::days(n), today - Duration::days(n) + day, 3)),
+                "week" => {
+                    let monday = monday_of(today) - Duration::days(7 * n);
+                    Some((monday, monday + Duration::days(7), 3))
+                }
+                "month" => {
+                    let start = add_months(this_month, -(n as i32));
+                    Some((start, add_months(start, 1), 3))
+                }
+                _ => None,
+            }
+        }
+        ("last", m, _) if month_number(m).is_some() => {
+            // The most recent month of that name that is over.
+            let month = month_number(m)?;
+            let mut start = first_of(today.year(), month);
+            if start >= this_month {
+                start = first_of(today.year() - 1, month);
+            }
+            Some((start, add_months(start, 1), 2))
+        }
+        ("this", m, _) if month_number(m).is_some() => {
+            let start = first_of(today.year(), month_number(m)?);
+            Some((start, add_months(start, 1), 2))
+        }
+        ("in" | "during" | "since", m, y) if month_number(m).is_some() && year_number(y).is_some() => {
+            let start = first_of(year_number(y)?, month_number(m)?);
+            Some((start, add_months(start, 1), 3))
+        }
+        ("in" | "during", m, _) if month_number(m).is_some() => {
+            // A month without a year: the most recent one that has begun.
+            let month = month_number(m)?;
+            let mut start = first_of(today.year(), month);
+            if start > today {
+                start = first_of(today.year() - 1, month);
+            }
+            Some((start, add_months(start, 1), 2))
+        }
+        (m, y, _) if month_number(m).is_some() && year_number(y).is_some() => {
+            let start = first_of(year_number(y)?, month_number(m)?);
+            Some((start, add_months(start, 1), 2))
+        }
+        ("last" | "this", s, _) if season(s).is_some() => {
+            let start_month = season(s)?;
+            // The season of this year, or of last year if it has not started yet (this)
+            // or is not over yet (last).
+            let (mut start, mut end) = season_range(today.year() + i32::from(start_month == 12), start_month);
+            let started = start <= today;
+            let over = end <= today;
+            let shift_back = if w(i) == "this" { !started } else { !over };
+            if shift_back {
+                (start, end) = season_range(start.year() - 1 + i32::from(start_month == 12), start_month);
+            }
+            Some((start, end, 2))
+        }
+        (s, y, _) if season(s).is_some() && year_number(y).is_some() => {
+            let (start, end) = season_range(year_number(y)?, season(s)?);
+            Some((start, end, 2))
+        }
+        ("in" | "during", y, _) if year_number(y).is_some() => {
+            let y = year_number(y)?;
+            Some((first_of(y, 1), first_of(y + 1, 1), 2))
+        }
+        (iso, _, _) if iso.len() == 10 && iso.as_bytes()[4] == b'-' => {
+            let d = clock::parse_date(iso)?;
+            Some((d, d + day, 1))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Local> {
+        // Monday 15 June 2026, evening.
+        Local.with_ymd_and_hms(2026, 6, 15, 20, 0, 0).unwrap()
+    }
+
+    fn range(text: &str) -> Option<(String, String, String)> {
+        parse_date_range(text, now())
+            .map(|r| (clock::format_date(r.start), clock::format_date(r.end), r.matched))
+    }
+
+    fn days(a: &str, b: &str, m: &str) -> Option<(String, String, String)> {
+        Some((a.into(), b.into(), m.into()))
+    }
+
+    #[test]
+    fn relative_days_and_weeks() {
+        assert_eq!(
+            range("What did I do yesterday?"),
+            days("2026-06-14", "2026-06-15", "yesterday")
+        );
+        assert_eq!(range("today"), days("2026-06-15", "2026-06-16", "today"));
+        assert_eq!(
+            range("How was my sleep this week"),
+            days("2026-06-15", "2026-06-16", "this week")
+        );
+        assert_eq!(
+            range("and last week?"),
+            days("2026-06-08", "2026-06-15", "last week")
+        );
+        assert_eq!(
+            range("3 days ago"),
+            days("2026-06-12", "2026-06-13", "3 days ago")
+        );
+        assert_eq!(
+            range("in the last 7 days"),
+            days("2026-06-09", "2026-06-16", "last 7 days")
+        );
+    }
+
+    #[test]
+    fn months_with_and_without_years() {
+        assert_eq!(
+            range("What did I write last March?"),
+            days("2026-03-01", "2026-04-01", "last March")
+        );
+        assert_eq!(range("last June"), days("2025-06-01", "2025-07-01", "last June"));
+        assert_eq!(
+            range("What happened in April 2026?"),
+            days("2026-04-01", "2026-05-01", "in April 2026")
+        );
+        assert_eq!(
+            range("trips in September"),
+            days("2025-09-01", "2025-10-01", "in September")
+        );
+        assert_eq!(
+            range("December 2025 was cold"),
+            days("2025-12-01", "2026-01-01", "December 2025")
+        );
+        assert_eq!(
+            range("last month"),
+            days("2026-05-01", "2026-06-01", "last month")
+        );
+    }
+
+    #[test]
+    fn seasons_years_and_iso_dates() {
+        assert_eq!(
+            range("spring 2026"),
+            days("2026-03-01", "2026-06-01", "spring 2026")
+        );
+        assert_eq!(
+            range("last spring"),
+            days("2026-03-01", "2026-06-01", "last spring")
+        );
+        assert_eq!(
+            range("this summer"),
+            days("2026-06-01", "2026-09-01", "this summer")
+        );
+        assert_eq!(
+            range("last summer"),
+            days("2025-06-01", "2025-09-01", "last summer")
+        );
+        assert_eq!(
+            range("winter 2026"),
+            days("2025-12-01", "2026-03-01", "winter 2026")
+        );
+        assert_eq!(range("in 2025"), days("2025-01-01", "2026-01-01", "in 2025"));
+        assert_eq!(
+            range("on 2026-04-03"),
+            days("2026-04-03", "2026-04-04", "2026-04-03")
+        );
+    }
+
+    #[test]
+    fn no_date_no_range() {
+        for text in [
+            "How is my knee?",
+            "I may run",
+            "march on",
+            "the 1234 project",
+            "",
+            "last",
+            "this",
+        ] {
+            assert_eq!(range(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn bounds_are_stored_timestamps() {
+        let r = parse_date_range("yesterday", now()).unwrap();
+        assert!(r.from < r.to);
+        assert_eq!(r.from.len(), "2026-06-14T00:00:00.000Z".len());
+    }
+}

@@ -1,0 +1,291 @@
+//! Finding the right entry: keyword (FTS5, BM25), vector (sqlite-vec, exact SIMD scan)
+//! and their reciprocal-rank fusion, with dates in the question applied as a filter.
+//!
+//! Two entry points share everything but where vectors come from:
+//! [`hybrid`] asks sqlite-vec for nearest neighbours (no state, used by one-off callers
+//! such as the CLI), [`Searcher::hybrid`] scans an in-memory copy of the vectors that
+//! it keeps in step with the file (the app's reader and Ask use it).
+//!
+//! Snippets mark matched words with [`keyword::HIGHLIGHT_START`] and
+//! [`keyword::HIGHLIGHT_END`].
+
+pub mod dates;
+pub mod fusion;
+pub mod kernels;
+pub mod keyword;
+pub mod vectors;
+
+use chrono::{DateTime, Local};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::db::queries::SEARCH_HIT_DETAILS;
+use crate::db::{EntryId, Result, UserId};
+use keyword::LastWord;
+use vectors::VectorCache;
+
+/// A created_at range: `from` inclusive, `to` exclusive, both stored timestamps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchFilter {
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl SearchFilter {
+    pub fn is_empty(&self) -> bool {
+        self.from.is_none() && self.to.is_none()
+    }
+
+    pub fn contains(&self, created_at: &str) -> bool {
+        self.from.as_deref().is_none_or(|f| created_at >= f)
+            && self.to.as_deref().is_none_or(|t| created_at < t)
+    }
+
+    fn lower(&self) -> &str {
+        self.from.as_deref().unwrap_or("")
+    }
+
+    fn upper(&self) -> &str {
+        self.to.as_deref().unwrap_or("9999")
+    }
+}
+
+/// What to search for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchQuery {
+    /// The words to match (dates already taken out by [`SearchQuery::from_text`]).
+    pub text: String,
+    pub filter: SearchFilter,
+    pub limit: usize,
+    /// The `k` of reciprocal-rank fusion.
+    pub rrf_k: f64,
+    /// Whether the last word may be a prefix (search box) or is whole (questions).
+    pub last_word: LastWord,
+}
+
+impl SearchQuery {
+    /// A query for `text` with no date filter.
+    pub fn new(text: &str, limit: usize) -> SearchQuery {
+        SearchQuery {
+            text: text.to_owned(),
+            filter: SearchFilter::default(),
+            limit,
+            rrf_k: fusion::DEFAULT_K,
+            last_word: LastWord::Whole,
+        }
+    }
+
+    /// Reads an explicit date out of `text` ("last March", "yesterday", …), applies it
+    /// as the filter and searches the remaining words.
+    pub fn from_text(
+        text: &str,
+        now: DateTime<Local>,
+        limit: usize,
+    ) -> (SearchQuery, Option<dates::DateRange>) {
+        let range = dates::parse_date_range(text, now);
+        let mut query = SearchQuery::new(text, limit);
+        if let Some(range) = &range {
+            query.text = text.replacen(&range.matched, " ", 1);
+            query.filter = SearchFilter {
+                from: Some(range.from.clone()),
+                to: Some(range.to.clone()),
+            };
+        }
+        (query, range)
+    }
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SearchHit {
+    pub entry_id: EntryId,
+    pub created_at: String,
+    pub title: String,
+    /// Text around the match, highlights marked; the entry's opening for vector-only hits.
+    pub snippet: String,
+    /// Higher is better; comparable only within one result list.
+    pub score: f64,
+}
+
+/// Whether vectors took part.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum SearchMode {
+    Hybrid,
+    KeywordOnly {
+        reason: String,
+    },
+    /// No words to match, only dates: the range's entries, newest first.
+    DateOnly,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SearchOutcome {
+    pub hits: Vec<SearchHit>,
+    pub mode: SearchMode,
+}
+
+/// Candidates taken from each method before fusion.
+fn candidates(limit: usize) -> usize {
+    (limit * 4).max(50)
+}
+
+/// Hybrid search with sqlite-vec's KNN for the vector half.
+pub fn hybrid(
+    conn: &Connection,
+    user: UserId,
+    query: &SearchQuery,
+    embedding: Option<&[f32]>,
+) -> Result<SearchOutcome> {
+    let vector_hits = match (embedding, vector_source(conn, user)?) {
+        (Some(e), Ok(model)) => {
+            Ok(
+                vectors::knn_sqlite_vec(conn, user, &model, e, candidates(query.limit), &query.filter)?
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect(),
+            )
+        }
+        (None, _) => Err("no embedding for this query".to_owned()),
+        (_, Err(reason)) => Err(reason),
+    };
+    fuse(conn, user, query, vector_hits)
+}
+
+/// The active vector set, or why there is none.
+fn vector_source(conn: &Connection, user: UserId) -> Result<Result<vectors::VectorModel, String>> {
+    if vectors::extension_version(conn).is_none() {
+        return Ok(Err(
+            "vector search is unavailable: the sqlite-vec extension could not be loaded".into(),
+        ));
+    }
+    Ok(vectors::active_model(conn, user)?.ok_or_else(|| "no entry has been embedded yet".to_owned()))
+}
+
+/// Search with an in-memory vector copy; keep one per reader connection.
+#[derive(Default)]
+pub struct Searcher {
+    cache: VectorCache,
+}
+
+impl Searcher {
+    /// The vector copy, for memory figures and the bench.
+    pub fn cache(&self) -> &VectorCache {
+        &self.cache
+    }
+
+    /// Hybrid search; the vector half scans every stored vector exactly.
+    pub fn hybrid(
+        &mut self,
+        conn: &Connection,
+        user: UserId,
+        query: &SearchQuery,
+        embedding: Option<&[f32]>,
+    ) -> Result<SearchOutcome> {
+        let vector_hits = match (embedding, vector_source(conn, user)?) {
+            (Some(e), Ok(_)) => {
+                self.cache.refresh(conn, user)?;
+                let found = crate::timing::timed("search.vector", || {
+                    self.cache.search(e, candidates(query.limit), &query.filter)
+                });
+                Ok(found.into_iter().map(|(id, _)| id).collect())
+            }
+            (None, _) => Err("no embedding for this query".to_owned()),
+            (_, Err(reason)) => Err(reason),
+        };
+        fuse(conn, user, query, vector_hits)
+    }
+}
+
+/// Keyword search, then fusion with the vector ranking when there is one.
+fn fuse(
+    conn: &Connection,
+    user: UserId,
+    query: &SearchQuery,
+    vector_hits: std::result::Result<Vec<EntryId>, String>,
+) -> Result<SearchOutcome> {
+    let has_words = keyword::fts_query(&query.text, query.last_word).is_some();
+    if !has_words && !query.filter.is_empty() {
+        return date_only(conn, user, query);
+    }
+    let keyword_hits = keyword::search(
+        conn,
+        user,
+        &query.text,
+        query.last_word,
+        &query.filter,
+        candidates(query.limit),
+    )?;
+    let vector_ids = match vector_hits {
+        Ok(ids) => ids,
+        Err(reason) => {
+            let mut hits = keyword_hits;
+            hits.truncate(query.limit);
+            return Ok(SearchOutcome {
+                hits,
+                mode: SearchMode::KeywordOnly { reason },
+            });
+        }
+    };
+    let keyword_ids: Vec<EntryId> = keyword_hits.iter().map(|h| h.entry_id).collect();
+    let fused = fusion::reciprocal_rank_fusion(&[&keyword_ids, &vector_ids], query.rrf_k);
+    let mut hits = Vec::with_capacity(query.limit);
+    for (id, score) in fused {
+        if hits.len() == query.limit {
+            break;
+        }
+        match keyword_hits.iter().find(|h| h.entry_id == id) {
+            Some(hit) => hits.push(SearchHit { score, ..hit.clone() }),
+            // Vector-only hits: the entry's opening stands in for a snippet. Trashed or
+            // purged entries have no details and are skipped.
+            None => {
+                if let Some(hit) = hit_details(conn, user, id, score)? {
+                    hits.push(hit);
+                }
+            }
+        }
+    }
+    Ok(SearchOutcome {
+        hits,
+        mode: SearchMode::Hybrid,
+    })
+}
+
+fn hit_details(conn: &Connection, user: UserId, id: EntryId, score: f64) -> Result<Option<SearchHit>> {
+    Ok(conn
+        .prepare_cached(SEARCH_HIT_DETAILS.sql)?
+        .query_row(params![user, id], |row| {
+            Ok(SearchHit {
+                entry_id: id,
+                created_at: row.get(0)?,
+                title: row.get(1)?,
+                snippet: row.get(2)?,
+                score,
+            })
+        })
+        .optional()?)
+}
+
+fn date_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<SearchOutcome> {
+    let filter = crate::db::entries::ListFilter {
+        from: query.filter.from.clone(),
+        to: query.filter.to.clone(),
+        ..Default::default()
+    };
+    let page = crate::db::entries::list(conn, user, &filter, None, query.limit as u32)?;
+    let count = page.rows.len();
+    let hits = page
+        .rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| SearchHit {
+            entry_id: row.id,
+            created_at: row.created_at,
+            title: row.title,
+            snippet: row.preview,
+            score: (count - i) as f64,
+        })
+        .collect();
+    Ok(SearchOutcome {
+        hits,
+        mode: SearchMode::DateOnly,
+    })
+}

@@ -1,0 +1,459 @@
+//! Entry embeddings, stored in the journal file with sqlite-vec.
+//!
+//! Each embedding model gets its own `vec0` table, `vec_entries_<id>`, registered in
+//! `vector_models` with its dimension, so vectors of two models are never compared. The
+//! tables are created here at run time, not by a migration: where the extension cannot
+//! load, the journal still opens, keyword search works, and vector search says it is
+//! unavailable.
+//!
+//! Vectors are L2-normalised before they are stored. For unit vectors L2 distance ranks
+//! exactly as cosine similarity does, and L2 is the metric with a SIMD path in
+//! sqlite-vec and the one our own scan ([`VectorCache`]) computes as a dot product.
+//!
+//! [`VectorCache`] is an in-memory copy of one user's active vector set for fast exact
+//! scans. The file stays the source of truth: the cache is filled from it and catches up
+//! through `vector_changes`, a log of every vector write.
+
+use std::collections::HashMap;
+use std::os::raw::{c_char, c_int};
+
+use rusqlite::{Connection, OptionalExtension, ffi, params};
+
+use super::SearchFilter;
+use super::kernels::{self, Scored};
+use crate::clock;
+use crate::db::{EntryId, Result, UserId};
+use crate::timing;
+
+/// Loads sqlite-vec into one connection. Returns false (and logs why) when it fails:
+/// vector search is then unavailable on that connection and nothing else changes.
+pub fn register(conn: &Connection) -> bool {
+    type Init =
+        unsafe extern "C" fn(*mut ffi::sqlite3, *mut *mut c_char, *const ffi::sqlite3_api_routines) -> c_int;
+    // SAFETY: sqlite3_vec_init has exactly the extension entry-point signature (the
+    // crate declares it without arguments); built with SQLITE_CORE it does not use the
+    // api-routines pointer, and the handle is a live connection.
+    let rc = unsafe {
+        let init: Init = std::mem::transmute(sqlite_vec::sqlite3_vec_init as *const ());
+        init(conn.handle(), std::ptr::null_mut(), std::ptr::null())
+    };
+    if rc != ffi::SQLITE_OK {
+        tracing::warn!(rc, "sqlite-vec could not be loaded; vector search is unavailable");
+    }
+    rc == ffi::SQLITE_OK
+}
+
+/// sqlite-vec's version on this connection, or `None` if it is not loaded.
+pub fn extension_version(conn: &Connection) -> Option<String> {
+    conn.query_row("SELECT vec_version()", [], |row| row.get(0)).ok()
+}
+
+/// sqlite-vec's own build report (`vec_debug()`), including which SIMD paths it has.
+pub fn extension_debug(conn: &Connection) -> Option<String> {
+    conn.query_row("SELECT vec_debug()", [], |row| row.get(0)).ok()
+}
+
+/// An embedding model with vectors in this journal.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VectorModel {
+    pub id: i64,
+    pub model: String,
+    pub dim: usize,
+    /// True when search uses this set; false while a new model's set is being built.
+    pub active: bool,
+}
+
+impl VectorModel {
+    fn table(&self) -> String {
+        format!("vec_entries_{}", self.id)
+    }
+}
+
+fn model_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<VectorModel> {
+    Ok(VectorModel {
+        id: row.get(0)?,
+        model: row.get(1)?,
+        dim: row.get::<_, i64>(2)? as usize,
+        active: row.get::<_, String>(3)? == "active",
+    })
+}
+
+/// The vector set search uses for this user, if any.
+pub fn active_model(conn: &Connection, user: UserId) -> Result<Option<VectorModel>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND state = 'active'",
+        )?
+        .query_row(params![user], model_from_row)
+        .optional()?)
+}
+
+/// Every model with vectors for this user.
+pub fn models(conn: &Connection, user: UserId) -> Result<Vec<VectorModel>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 ORDER BY id")?;
+    let models = stmt
+        .query_map(params![user], model_from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(models)
+}
+
+/// Registers `model` (active if the user has no vectors yet, otherwise building) and
+/// creates its table.
+fn ensure_model(conn: &Connection, user: UserId, model: &str, dim: usize) -> Result<VectorModel> {
+    let existing = conn
+        .prepare_cached("SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND model = ?2")?
+        .query_row(params![user, model], model_from_row)
+        .optional()?;
+    let found = match existing {
+        Some(found) if found.dim == dim => found,
+        Some(found) => {
+            return Err(crate::db::DbError::Invalid(format!(
+                "model {model} gave {dim}-dimensional vectors, but its stored vectors have {} dimensions",
+                found.dim
+            )));
+        }
+        None => {
+            let state = if active_model(conn, user)?.is_some() {
+                "building"
+            } else {
+                "active"
+            };
+            conn.execute(
+                "INSERT INTO vector_models (user_id, model, dim, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![user, model, dim as i64, state, clock::now_utc()],
+            )?;
+            VectorModel {
+                id: conn.last_insert_rowid(),
+                model: model.to_owned(),
+                dim,
+                active: state == "active",
+            }
+        }
+    };
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING vec0 (
+             entry_id INTEGER PRIMARY KEY,
+             user_id INTEGER PARTITION KEY,
+             embedding FLOAT[{dim}] distance_metric=L2
+         )",
+        found.table()
+    ))?;
+    Ok(found)
+}
+
+fn to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn from_blob(blob: &[u8]) -> Vec<f32> {
+    blob.chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// Stores (or replaces) an entry's embedding from `model`, normalised. When this
+/// completes a building model's set, that set replaces the old one.
+pub fn store_embedding(
+    conn: &Connection,
+    user: UserId,
+    entry: EntryId,
+    model: &str,
+    vector: &[f32],
+) -> Result<()> {
+    if vector.is_empty() || vector.iter().any(|x| !x.is_finite()) {
+        return Err(crate::db::DbError::Invalid(format!(
+            "model {model} returned an empty or non-finite embedding"
+        )));
+    }
+    timing::timed("vectors.store", || {
+        let found = ensure_model(conn, user, model, vector.len())?;
+        let mut unit = vector.to_vec();
+        kernels::normalise(&mut unit);
+        let table = found.table();
+        conn.execute(
+            &format!("DELETE FROM {table} WHERE entry_id = ?1"),
+            params![entry],
+        )?;
+        conn.execute(
+            &format!("INSERT INTO {table} (entry_id, user_id, embedding) VALUES (?1, ?2, ?3)"),
+            params![entry, user, to_blob(&unit)],
+        )?;
+        conn.execute(
+            "INSERT INTO vector_changes (model_id, entry_id) VALUES (?1, ?2)",
+            params![found.id, entry],
+        )?;
+        if !found.active {
+            activate_if_complete(conn, user, &found)?;
+        }
+        Ok(())
+    })
+}
+
+/// Removes an entry's vectors from every model's set; trash and purge call this in
+/// their own transaction. Where sqlite-vec is not loaded the vector tables cannot be
+/// touched, so this does nothing; search cannot run there either, and results are
+/// always joined with live entries, so a stale vector is never shown.
+pub fn delete_entry(conn: &Connection, entry: EntryId) -> Result<()> {
+    let ids: Vec<i64> = {
+        let mut stmt = conn.prepare_cached("SELECT id FROM vector_models")?;
+        stmt.query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    if ids.is_empty() || extension_version(conn).is_none() {
+        return Ok(());
+    }
+    for id in ids {
+        let removed = conn.execute(
+            &format!("DELETE FROM vec_entries_{id} WHERE entry_id = ?1"),
+            params![entry],
+        )?;
+        if removed > 0 {
+            conn.execute(
+                "INSERT INTO vector_changes (model_id, entry_id) VALUES (?1, ?2)",
+                params![id, entry],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// How far a model's set covers the user's live entries: (with a vector, live entries).
+pub fn coverage(conn: &Connection, user: UserId, model: &VectorModel) -> Result<(u64, u64)> {
+    let done: i64 = conn.query_row(
+        &format!("SELECT count(*) FROM {} WHERE user_id = ?1", model.table()),
+        params![user],
+        |row| row.get(0),
+    )?;
+    let total = crate::db::entries::count(conn, user)?;
+    Ok((done.max(0) as u64, total))
+}
+
+/// Live entries that have no vector from `model` yet, oldest first: the re-index's
+/// remaining work, so it resumes wherever it stopped.
+pub fn entries_missing(
+    conn: &Connection,
+    user: UserId,
+    model: &str,
+    dim: usize,
+    limit: usize,
+) -> Result<Vec<EntryId>> {
+    let found = ensure_model(conn, user, model, dim)?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT e.id FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+         AND NOT EXISTS (SELECT 1 FROM {} AS v WHERE v.entry_id = e.id) ORDER BY e.id LIMIT ?2",
+        found.table()
+    ))?;
+    let ids = stmt
+        .query_map(params![user, limit as i64], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(ids)
+}
+
+/// Makes a building set the active one once it covers every live entry, and drops the
+/// set it replaces.
+fn activate_if_complete(conn: &Connection, user: UserId, model: &VectorModel) -> Result<()> {
+    let (done, total) = coverage(conn, user, model)?;
+    if done < total {
+        return Ok(());
+    }
+    for old in models(conn, user)?.into_iter().filter(|m| m.active) {
+        conn.execute_batch(&format!("DROP TABLE IF EXISTS {}", old.table()))?;
+        conn.execute("DELETE FROM vector_models WHERE id = ?1", params![old.id])?;
+        conn.execute("DELETE FROM vector_changes WHERE model_id = ?1", params![old.id])?;
+    }
+    conn.execute(
+        "UPDATE vector_models SET state = 'active' WHERE id = ?1",
+        params![model.id],
+    )?;
+    tracing::info!(model = %model.model, entries = done, "new embedding model's vectors are complete and active");
+    Ok(())
+}
+
+/// Nearest entries by sqlite-vec's own KNN over the stored vectors: (entry, L2 distance).
+/// The date filter is applied to a widened candidate list.
+pub fn knn_sqlite_vec(
+    conn: &Connection,
+    user: UserId,
+    model: &VectorModel,
+    query: &[f32],
+    k: usize,
+    filter: &SearchFilter,
+) -> Result<Vec<(EntryId, f32)>> {
+    let mut unit = query.to_vec();
+    kernels::normalise(&mut unit);
+    let widened = if filter.is_empty() { k } else { k * 8 };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT v.entry_id, v.distance, e.created_at FROM {} AS v JOIN journal_entries AS e ON e.id = v.entry_id \
+         WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.user_id = ?3 ORDER BY v.distance",
+        model.table()
+    ))?;
+    let rows = stmt
+        .query_map(params![to_blob(&unit), widened as i64, user], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, f64>(1)? as f32,
+                row.get::<_, String>(2)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows
+        .into_iter()
+        .filter(|(_, _, created)| filter.contains(created))
+        .take(k)
+        .map(|(id, d, _)| (id, d))
+        .collect())
+}
+
+/// An in-memory copy of one user's active vectors, scanned exactly with SIMD.
+#[derive(Default)]
+pub struct VectorCache {
+    model: Option<VectorModel>,
+    user: UserId,
+    /// Last `vector_changes.seq` applied.
+    seq: i64,
+    ids: Vec<EntryId>,
+    created_at: Vec<String>,
+    /// Row-major, `dim` floats per entry.
+    vectors: Vec<f32>,
+    position: HashMap<EntryId, usize>,
+}
+
+impl VectorCache {
+    /// Bytes the cache holds, for the memory figures in runs and the overlay.
+    pub fn memory_bytes(&self) -> usize {
+        self.vectors.len() * 4
+            + self.ids.len() * 8
+            + self.created_at.iter().map(|s| s.len() + 24).sum::<usize>()
+            + self.position.len() * 24
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn model(&self) -> Option<&VectorModel> {
+        self.model.as_ref()
+    }
+
+    /// Brings the cache in step with the file: a full load when the active model
+    /// changed, otherwise only the entries written since the last look.
+    pub fn refresh(&mut self, conn: &Connection, user: UserId) -> Result<()> {
+        let active = active_model(conn, user)?;
+        if active != self.model || user != self.user {
+            return self.reload(conn, user, active);
+        }
+        let Some(model) = self.model.clone() else {
+            return Ok(());
+        };
+        let changed: Vec<(i64, EntryId)> = {
+            let mut stmt = conn.prepare_cached(
+                "SELECT seq, entry_id FROM vector_changes WHERE model_id = ?1 AND seq > ?2 ORDER BY seq",
+            )?;
+            stmt.query_map(params![model.id, self.seq], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for (seq, entry) in changed {
+            self.remove(entry);
+            let row: Option<(Vec<u8>, String)> = conn
+                .prepare_cached(&format!(
+                    "SELECT v.embedding, e.created_at FROM {} AS v JOIN journal_entries AS e ON e.id = v.entry_id \
+                     WHERE v.entry_id = ?1 AND v.user_id = ?2",
+                    model.table()
+                ))?
+                .query_row(params![entry, user], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            if let Some((blob, created)) = row {
+                self.push(entry, created, &from_blob(&blob));
+            }
+            self.seq = seq;
+        }
+        Ok(())
+    }
+
+    fn reload(&mut self, conn: &Connection, user: UserId, model: Option<VectorModel>) -> Result<()> {
+        *self = VectorCache {
+            user,
+            ..Default::default()
+        };
+        let Some(model) = model else {
+            return Ok(());
+        };
+        timing::timed("vectors.cache_load", || {
+            self.seq = conn.query_row(
+                "SELECT coalesce(max(seq), 0) FROM vector_changes WHERE model_id = ?1",
+                params![model.id],
+                |row| row.get(0),
+            )?;
+            let mut stmt = conn.prepare(&format!(
+                "SELECT v.entry_id, v.embedding, e.created_at FROM {} AS v \
+                 JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.user_id = ?1",
+                model.table()
+            ))?;
+            let mut rows = stmt.query(params![user])?;
+            while let Some(row) = rows.next()? {
+                let blob: Vec<u8> = row.get(1)?;
+                self.push(row.get(0)?, row.get(2)?, &from_blob(&blob));
+            }
+            Ok::<_, crate::db::DbError>(())
+        })?;
+        self.model = Some(model);
+        Ok(())
+    }
+
+    fn push(&mut self, entry: EntryId, created_at: String, vector: &[f32]) {
+        self.position.insert(entry, self.ids.len());
+        self.ids.push(entry);
+        self.created_at.push(created_at);
+        self.vectors.extend_from_slice(vector);
+    }
+
+    /// Removes an entry by moving the last one into its place.
+    fn remove(&mut self, entry: EntryId) {
+        let Some(index) = self.position.remove(&entry) else {
+            return;
+        };
+        let dim = self.model.as_ref().map_or(0, |m| m.dim);
+        let last = self.ids.len() - 1;
+        if index != last {
+            self.ids.swap(index, last);
+            self.created_at.swap(index, last);
+            let (head, tail) = self.vectors.split_at_mut(last * dim);
+            head[index * dim..(index + 1) * dim].copy_from_slice(&tail[..dim]);
+            self.position.insert(self.ids[index], index);
+        }
+        self.ids.pop();
+        self.created_at.pop();
+        self.vectors.truncate(last * dim);
+    }
+
+    /// The `k` nearest entries to `query` within the filter: (entry, cosine similarity),
+    /// best first. Exact: every stored vector is compared.
+    pub fn search(&self, query: &[f32], k: usize, filter: &SearchFilter) -> Vec<(EntryId, f32)> {
+        let Some(model) = &self.model else {
+            return Vec::new();
+        };
+        if query.len() != model.dim || self.ids.is_empty() {
+            return Vec::new();
+        }
+        let mut unit = query.to_vec();
+        kernels::normalise(&mut unit);
+        let scores = self
+            .vectors
+            .chunks_exact(model.dim)
+            .enumerate()
+            .filter(|(i, _)| filter.is_empty() || filter.contains(&self.created_at[*i]))
+            .map(|(index, v)| Scored {
+                index,
+                score: kernels::dot(v, &unit),
+            });
+        kernels::top_k(scores, k)
+            .into_iter()
+            .map(|s| (self.ids[s.index], s.score))
+            .collect()
+    }
+}

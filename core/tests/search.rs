@@ -1,0 +1,387 @@
+//! Search on real journal files with the real sqlite-vec: keyword escaping and snippets,
+//! vector round trips, consistency with trash and purge, model changes, the
+//! extension-missing fallback, and dates in questions.
+
+mod common;
+
+use std::time::Duration;
+
+use chrono::TimeZone;
+use common::TempJournal;
+use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
+use mindsage_core::search::vectors::{self, VectorCache};
+use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searcher};
+
+const USER: i64 = DEFAULT_USER;
+
+fn add(conn: &mut rusqlite::Connection, title: &str, body: &str, tags: &[&str]) -> i64 {
+    entries::create(
+        conn,
+        USER,
+        &NewEntry {
+            title: title.into(),
+            body: body.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// A deterministic pseudo-embedding: the same text always gives the same vector.
+fn fake_vector(seed: u64, dim: usize) -> Vec<f32> {
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..dim)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 2000) as f32 / 1000.0 - 1.0
+        })
+        .collect()
+}
+
+fn ids(outcome: &search::SearchOutcome) -> Vec<i64> {
+    outcome.hits.iter().map(|h| h.entry_id).collect()
+}
+
+#[test]
+fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let knee = add(
+        &mut conn,
+        "Knee check",
+        "The physio pressed on my knee and said rest.",
+        &["health"],
+    );
+    let deploy = add(
+        &mut conn,
+        "Release day",
+        "We were running the migration when the disk filled.",
+        &["work"],
+    );
+    let pottery = add(
+        &mut conn,
+        "Sunday",
+        "Cleaned the flat. Later, pottery class: centred the clay.",
+        &[],
+    );
+    let tagged = add(&mut conn, "Quiet day", "Nothing much happened.", &["running"]);
+
+    let found = search::hybrid(&conn, USER, &SearchQuery::new("knee", 5), None).unwrap();
+    assert_eq!(ids(&found), [knee]);
+    assert!(matches!(found.mode, SearchMode::KeywordOnly { .. }));
+    let snippet = found.hits[0].snippet.to_lowercase();
+    assert!(
+        snippet.contains(&format!("{HIGHLIGHT_START}knee{HIGHLIGHT_END}")),
+        "{snippet:?}"
+    );
+
+    // Porter stemming: "runs" finds "running" in a body and in a tag.
+    let runs = search::hybrid(&conn, USER, &SearchQuery::new("runs", 5), None).unwrap();
+    assert_eq!(
+        ids(&runs)
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>(),
+        [deploy, tagged].into()
+    );
+    let passing = search::hybrid(
+        &conn,
+        USER,
+        &SearchQuery::new("when did I go to pottery?", 5),
+        None,
+    )
+    .unwrap();
+    assert_eq!(ids(&passing), [pottery]);
+    // Search as you type: a prefix of the last word.
+    let mut typing = SearchQuery::new("pott", 5);
+    typing.last_word = search::keyword::LastWord::Prefix;
+    assert_eq!(
+        ids(&search::hybrid(&conn, USER, &typing, None).unwrap()),
+        [pottery]
+    );
+}
+
+#[test]
+fn hostile_queries_never_error() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    add(
+        &mut conn,
+        "Quotes \"and\" stars*",
+        "NEAR(this, that) AND OR NOT - ^ : title:body",
+        &[],
+    );
+    let long = "x ".repeat(500);
+    let hostile = [
+        "\"",
+        "\"\"\"",
+        "*",
+        "-",
+        "^",
+        "NEAR(",
+        "NEAR(a b",
+        "a OR",
+        "OR",
+        "AND NOT",
+        "title:",
+        "body:knee",
+        "(((",
+        ")))",
+        "'; DROP TABLE journal_entries; --",
+        "\0",
+        "\u{202e}gnirts",
+        "🙂🙂",
+        "a\"b*c",
+        "{title}: x",
+        "   ",
+        "",
+        long.as_str(),
+        "ß Ünïcödé",
+        "1e10",
+        "NEAR/2",
+        "+",
+        "col:row",
+        "\u{2}\u{3}",
+    ];
+    for text in hostile {
+        for last_word in [
+            search::keyword::LastWord::Whole,
+            search::keyword::LastWord::Prefix,
+        ] {
+            let mut query = SearchQuery::new(text, 5);
+            query.last_word = last_word;
+            let outcome = search::hybrid(&conn, USER, &query, None);
+            assert!(outcome.is_ok(), "{text:?}: {outcome:?}");
+        }
+    }
+    let found = search::hybrid(&conn, USER, &SearchQuery::new("near", 5), None).unwrap();
+    assert_eq!(found.hits.len(), 1);
+}
+
+#[test]
+fn vectors_round_trip_and_both_paths_agree() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    assert!(vectors::extension_version(&conn).is_some());
+    let dim = 48;
+    let mut ids_by_seed = Vec::new();
+    for seed in 0..200u64 {
+        let id = add(&mut conn, &format!("Entry {seed}"), "plain words", &[]);
+        vectors::store_embedding(&conn, USER, id, "test-model", &fake_vector(seed, dim)).unwrap();
+        ids_by_seed.push(id);
+    }
+    let model = vectors::active_model(&conn, USER).unwrap().unwrap();
+    assert_eq!(
+        (model.model.as_str(), model.dim, model.active),
+        ("test-model", dim, true)
+    );
+
+    let mut cache = VectorCache::default();
+    cache.refresh(&conn, USER).unwrap();
+    assert_eq!(cache.len(), 200);
+    // Scaled queries: normalisation makes length irrelevant.
+    for seed in [3u64, 77, 150] {
+        let query: Vec<f32> = fake_vector(seed, dim).iter().map(|x| x * 7.5).collect();
+        let ours: Vec<i64> = cache
+            .search(&query, 10, &SearchFilter::default())
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        assert_eq!(ours[0], ids_by_seed[seed as usize]);
+        let theirs: Vec<i64> =
+            vectors::knn_sqlite_vec(&conn, USER, &model, &query, 10, &SearchFilter::default())
+                .unwrap()
+                .iter()
+                .map(|h| h.0)
+                .collect();
+        assert_eq!(ours, theirs, "exact scan and sqlite-vec KNN give the same top 10");
+        // And the same order as cosine distance computed by sqlite-vec itself.
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT entry_id FROM vec_entries_{} ORDER BY vec_distance_cosine(embedding, ?1) LIMIT 10",
+                model.id
+            ))
+            .unwrap();
+        let blob: Vec<u8> = query.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let cosine: Vec<i64> = stmt
+            .query_map([blob], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(ours, cosine, "L2 on normalised vectors ranks as cosine does");
+    }
+}
+
+#[test]
+fn trash_and_purge_take_vectors_and_text_out_of_search() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let reader = journal.open();
+    let mut searcher = Searcher::default();
+    let a = add(&mut conn, "Allotment", "Planted beans along the fence.", &[]);
+    let b = add(&mut conn, "Allotment again", "The beans are climbing.", &[]);
+    for (id, seed) in [(a, 1), (b, 2)] {
+        vectors::store_embedding(&conn, USER, id, "m", &fake_vector(seed, 16)).unwrap();
+    }
+    let query = SearchQuery::new("beans", 5);
+    let both = searcher
+        .hybrid(&reader, USER, &query, Some(&fake_vector(1, 16)))
+        .unwrap();
+    assert_eq!(both.mode, SearchMode::Hybrid);
+    assert_eq!(ids(&both), [a, b]);
+
+    entries::soft_delete(&mut conn, USER, a).unwrap();
+    let after_trash = searcher
+        .hybrid(&reader, USER, &query, Some(&fake_vector(1, 16)))
+        .unwrap();
+    assert_eq!(
+        ids(&after_trash),
+        [b],
+        "no keyword or vector hit for a trashed entry"
+    );
+    assert_eq!(searcher.cache().len(), 1, "the cache caught up with the removal");
+
+    entries::restore(&mut conn, USER, a).unwrap();
+    let queued: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM ai_jobs WHERE entry_id = ?1 AND kind = 'embed'",
+            [a],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(queued, 1, "restoring queues the embedding again");
+    let restored = searcher.hybrid(&reader, USER, &query, None).unwrap();
+    assert_eq!(ids(&restored).len(), 2, "restored text is searchable again");
+
+    entries::purge(&mut conn, USER, b, Duration::from_secs(1)).unwrap();
+    let model = vectors::active_model(&conn, USER).unwrap().unwrap();
+    let left: i64 = conn
+        .query_row(
+            &format!("SELECT count(*) FROM vec_entries_{}", model.id),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0);
+    assert_eq!(ids(&searcher.hybrid(&reader, USER, &query, None).unwrap()), [a]);
+}
+
+#[test]
+fn a_new_model_builds_beside_the_old_and_replaces_it_when_complete() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let ids: Vec<i64> = (0..5)
+        .map(|i| add(&mut conn, &format!("e{i}"), "text", &[]))
+        .collect();
+    for (i, id) in ids.iter().enumerate() {
+        vectors::store_embedding(&conn, USER, *id, "old", &fake_vector(i as u64, 8)).unwrap();
+    }
+    assert_eq!(vectors::entries_missing(&conn, USER, "new", 4, 10).unwrap(), ids);
+    for (i, id) in ids.iter().take(3).enumerate() {
+        vectors::store_embedding(&conn, USER, *id, "new", &fake_vector(i as u64, 4)).unwrap();
+    }
+    // Half-built: search still uses the old model only.
+    assert_eq!(vectors::active_model(&conn, USER).unwrap().unwrap().model, "old");
+    let building = vectors::models(&conn, USER)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.model == "new")
+        .unwrap();
+    assert_eq!(vectors::coverage(&conn, USER, &building).unwrap(), (3, 5));
+    // Resumable: only the remaining entries are listed.
+    assert_eq!(
+        vectors::entries_missing(&conn, USER, "new", 4, 10).unwrap(),
+        ids[3..]
+    );
+    let mut cache = VectorCache::default();
+    cache.refresh(&conn, USER).unwrap();
+    assert_eq!(cache.model().unwrap().dim, 8);
+
+    for (i, id) in ids.iter().enumerate().skip(3) {
+        vectors::store_embedding(&conn, USER, *id, "new", &fake_vector(i as u64, 4)).unwrap();
+    }
+    let models = vectors::models(&conn, USER).unwrap();
+    assert_eq!(models.len(), 1);
+    assert_eq!((models[0].model.as_str(), models[0].active), ("new", true));
+    cache.refresh(&conn, USER).unwrap();
+    assert_eq!((cache.model().unwrap().dim, cache.len()), (4, 5));
+    // A model cannot change its dimension behind our back.
+    assert!(vectors::store_embedding(&conn, USER, ids[0], "new", &fake_vector(1, 6)).is_err());
+}
+
+#[test]
+fn without_the_extension_the_journal_opens_and_keyword_search_works() {
+    let journal = TempJournal::new();
+    {
+        let mut conn = journal.open();
+        let id = add(&mut conn, "Lisbon", "Sardines by the harbour.", &[]);
+        vectors::store_embedding(&conn, USER, id, "m", &fake_vector(1, 8)).unwrap();
+    }
+    let options = StorageOptions {
+        vector_extension: false,
+        ..Default::default()
+    };
+    let mut conn = db::open(&journal.path, &options).unwrap();
+    assert!(vectors::extension_version(&conn).is_none());
+    let outcome = Searcher::default()
+        .hybrid(
+            &conn,
+            USER,
+            &SearchQuery::new("sardines", 5),
+            Some(&fake_vector(1, 8)),
+        )
+        .unwrap();
+    assert_eq!(outcome.hits.len(), 1);
+    match outcome.mode {
+        SearchMode::KeywordOnly { reason } => assert!(reason.contains("sqlite-vec"), "{reason}"),
+        other => panic!("expected keyword-only, got {other:?}"),
+    }
+    // Writing and trashing still work without the extension.
+    let id = add(&mut conn, "More", "words", &[]);
+    entries::soft_delete(&mut conn, USER, id).unwrap();
+}
+
+#[test]
+fn dates_in_questions_filter_results() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let at = |y, m, d| {
+        chrono::Local
+            .with_ymd_and_hms(y, m, d, 12, 0, 0)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    };
+    let mut dated = |title: &str, when| {
+        entries::create(
+            &mut conn,
+            USER,
+            &NewEntry {
+                title: title.into(),
+                body: "A walk in the park.".into(),
+                created_at: Some(when),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let march = dated("March walk", at(2026, 3, 10));
+    let april = dated("April walk", at(2026, 4, 2));
+    let _june = dated("June walk", at(2026, 6, 14));
+    let now = chrono::Local.with_ymd_and_hms(2026, 6, 15, 20, 0, 0).unwrap();
+
+    let (query, range) = SearchQuery::from_text("Where did I walk last March?", now, 5);
+    assert_eq!(range.unwrap().matched, "last March");
+    assert_eq!(ids(&search::hybrid(&conn, USER, &query, None).unwrap()), [march]);
+
+    let (query, _) = SearchQuery::from_text("What did I write in April 2026?", now, 5);
+    let outcome = search::hybrid(&conn, USER, &query, None).unwrap();
+    assert_eq!(outcome.mode, SearchMode::DateOnly);
+    assert_eq!(ids(&outcome), [april]);
+}
