@@ -25,7 +25,12 @@
 //! an async context.
 
 pub mod client;
+pub mod enrich;
+pub mod health;
+pub mod jobs;
+
 pub mod settings;
+pub mod stream_json;
 
 use std::future::Future;
 use std::sync::OnceLock;

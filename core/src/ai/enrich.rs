@@ -1,0 +1,303 @@
+//! Enrichment on save: title, mood and summary in **one** model call, then the
+//! embedding.
+//!
+//! The reference app made two generations per save; one JSON reply
+//! `{title, mood_score, mood_tags, summary}` carries all of it. The reply is requested
+//! with a JSON schema (Ollama constrains the output to it) and still validated with
+//! serde and our own rules, because a small model can fill a valid shape with nonsense
+//! (a mood of 0, an empty title). Invalid output is retried a bounded number of times
+//! with a different seed; a deterministic model would otherwise repeat its mistake.
+//!
+//! Everything is written by [`apply`] in one transaction: title (never over a title the
+//! person typed, `title_by_user`), mood (never over a mood the person chose), summary,
+//! mood tags, the embedding, and the removal of the entry's queued jobs.
+//!
+//! Mood tags are stored as ordinary tags. They are then visible and removable like any
+//! tag, found by keyword search (the full-text index covers tags) and by the tag
+//! filter, with no schema change; the cost is that once stored they are not told apart
+//! from the person's own tags, which is fine for a word like "grateful" that the person
+//! can delete.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Deserialize;
+
+use super::client::{CallStats, Message};
+use super::{AiError, OllamaClient, Result};
+use crate::db::entries::{self, Entry};
+use crate::db::queries::{WRITE_TAG_ID, WRITE_TAG_LINK, WRITE_TAG_UPSERT};
+use crate::db::{self, EntryId, UserId};
+
+/// Model calls allowed for one entry's enrichment (the first and two retries).
+pub const MAX_ATTEMPTS: u32 = 3;
+
+/// Characters of the body sent to the model. A long entry's opening says enough for a
+/// title and mood, and a bounded prompt keeps the call's cost bounded.
+const MAX_BODY_CHARS: usize = 6000;
+
+/// Longest title kept, in characters.
+const MAX_TITLE_CHARS: usize = 80;
+
+/// Longest summary kept, in characters.
+const MAX_SUMMARY_CHARS: usize = 600;
+
+/// Mood tags kept per entry.
+const MAX_MOOD_TAGS: usize = 3;
+
+const SYSTEM_PROMPT: &str = "You read one private journal entry and describe it. \
+Reply with a JSON object only: \
+\"title\": a short title of at most 8 words; \
+\"mood_score\": an integer from 1 (awful) to 10 (wonderful) for the writer's mood; \
+\"mood_tags\": one to three lowercase single words naming the feelings; \
+\"summary\": one or two sentences saying what happened and how the writer felt.";
+
+/// The model's reply as it must be shaped (also the schema sent to Ollama).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct Reply {
+    title: String,
+    #[schemars(range(min = 1, max = 10))]
+    mood_score: i64,
+    mood_tags: Vec<String>,
+    summary: String,
+}
+
+/// A validated enrichment.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Enrichment {
+    pub title: String,
+    pub mood_score: u8,
+    pub mood_tags: Vec<String>,
+    pub summary: String,
+}
+
+/// An enrichment with the embedding, ready for [`apply`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enriched {
+    pub enrichment: Enrichment,
+    pub embedding: Vec<f32>,
+    pub embed_model: String,
+    /// Generation calls made (1 unless output had to be retried).
+    pub model_calls: u32,
+    /// The generation call that succeeded.
+    pub stats: CallStats,
+}
+
+/// The text whose embedding represents an entry in search. One function so retrieval
+/// experiments change it in one place: today the title and summary when there is a
+/// summary (short, and written to say what the entry is about), else title and body.
+pub fn embedding_text(entry: &Entry) -> String {
+    match entry.summary.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(summary) => format!("{}\n{}", entry.title.trim(), summary),
+        None => format!("{}\n{}", entry.title.trim(), entry.body.trim()),
+    }
+    .trim()
+    .to_owned()
+}
+
+/// One generation call (retried on invalid output), then the embedding call.
+pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
+    let settings = client.settings();
+    let body: String = entry.body.chars().take(MAX_BODY_CHARS).collect();
+    let messages = [Message::system(SYSTEM_PROMPT), Message::user(body)];
+    let mut last_problem = String::new();
+    for attempt in 1..=MAX_ATTEMPTS {
+        let options = ollama_rs::models::ModelOptions::default()
+            .temperature(0.3)
+            .seed(attempt as i32)
+            .num_predict(256);
+        let (text, stats) = match client
+            .chat_json::<Reply>(&settings.text_model, &messages, options)
+            .await
+        {
+            Ok(reply) => reply,
+            Err(e) if e.is_retryable() && attempt < MAX_ATTEMPTS => {
+                last_problem = e.to_string();
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match validate(&text) {
+            Ok(enrichment) => {
+                let mut described = entry.clone();
+                if !entry.title_by_user {
+                    described.title = enrichment.title.clone();
+                }
+                described.summary = Some(enrichment.summary.clone());
+                let mut vectors = client
+                    .embed(&settings.embed_model, &[embedding_text(&described)])
+                    .await?;
+                return Ok(Enriched {
+                    enrichment,
+                    embedding: vectors.pop().unwrap_or_default(),
+                    embed_model: settings.embed_model.clone(),
+                    model_calls: attempt,
+                    stats,
+                });
+            }
+            Err(problem) => {
+                tracing::info!(entry = entry.id, attempt, %problem, "enrichment output rejected");
+                last_problem = problem;
+            }
+        }
+    }
+    Err(AiError::InvalidOutput {
+        what: "the entry's title, mood and summary",
+        attempts: MAX_ATTEMPTS,
+        detail: last_problem,
+    })
+}
+
+/// Checks and tidies the model's reply. The error describes the problem without
+/// quoting the reply (it may repeat journal text, and errors end up in logs).
+pub fn validate(text: &str) -> Result<Enrichment, String> {
+    let reply: Reply = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "the reply is not the expected JSON ({:?} error at line {}, column {})",
+            e.classify(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    let title = one_line(&reply.title, MAX_TITLE_CHARS);
+    if title.is_empty() {
+        return Err("the title is empty".to_owned());
+    }
+    let mood_score = u8::try_from(reply.mood_score)
+        .ok()
+        .filter(|m| (1..=10).contains(m))
+        .ok_or_else(|| format!("mood_score {} is outside 1–10", reply.mood_score))?;
+    let summary = one_line(&reply.summary, MAX_SUMMARY_CHARS);
+    if summary.is_empty() {
+        return Err("the summary is empty".to_owned());
+    }
+    let words: Vec<String> = reply
+        .mood_tags
+        .iter()
+        .map(|t| t.trim().to_lowercase())
+        .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_alphabetic() || c == '-'))
+        .collect();
+    let mut mood_tags = entries::normalise_tags(&words);
+    mood_tags.truncate(MAX_MOOD_TAGS);
+    Ok(Enrichment {
+        title,
+        mood_score,
+        mood_tags,
+        summary,
+    })
+}
+
+/// Whitespace collapsed, quotes the model likes to wrap titles in removed, cut at a
+/// character limit.
+fn one_line(text: &str, max_chars: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    joined
+        .trim_matches(|c: char| c == '"' || c == '\'' || c == '*')
+        .chars()
+        .take(max_chars)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// Writes an enrichment in one transaction: the entry's title (unless the person typed
+/// one), mood (unless the person chose one), summary, mood tags and embedding, and
+/// clears its queued AI jobs. An entry trashed or purged meanwhile is left alone.
+pub fn apply(conn: &mut Connection, user: UserId, entry_id: EntryId, enriched: &Enriched) -> db::Result<()> {
+    crate::timing::timed("ai.enrich.write", || {
+        let tx = conn.transaction()?;
+        let live: Option<String> = tx
+            .query_row(
+                "SELECT created_at FROM journal_entries WHERE id = ?1 AND user_id = ?2 AND is_deleted = 0",
+                params![entry_id, user],
+                |row| row.get(0),
+            )
+            .optional()?;
+        let Some(created_at) = live else {
+            tx.execute("DELETE FROM ai_jobs WHERE entry_id = ?1", params![entry_id])?;
+            return Ok(tx.commit()?);
+        };
+        let e = &enriched.enrichment;
+        tx.execute(
+            "UPDATE journal_entries SET \
+               title = CASE WHEN title_by_user = 1 THEN title ELSE ?3 END, \
+               mood_score = coalesce(mood_score, ?4), \
+               summary = ?5 \
+             WHERE id = ?1 AND user_id = ?2",
+            params![entry_id, user, e.title, e.mood_score, e.summary],
+        )?;
+        for tag in &e.mood_tags {
+            tx.prepare_cached(WRITE_TAG_UPSERT.sql)?
+                .execute(params![user, tag])?;
+            let tag_id: i64 = tx
+                .prepare_cached(WRITE_TAG_ID.sql)?
+                .query_row(params![user, tag], |row| row.get(0))?;
+            tx.prepare_cached(WRITE_TAG_LINK.sql)?
+                .execute(params![entry_id, tag_id, created_at])?;
+        }
+        crate::search::vectors::store_embedding(
+            &tx,
+            user,
+            entry_id,
+            &enriched.embed_model,
+            &enriched.embedding,
+        )?;
+        tx.execute("DELETE FROM ai_jobs WHERE entry_id = ?1", params![entry_id])?;
+        Ok(tx.commit()?)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_replies_are_tidied() {
+        let e = validate(
+            r#"{"title": " \"A  day by the sea\" ", "mood_score": 8, "mood_tags": ["Calm", "calm", "two words", "grateful"], "summary": "Walked.\n Felt calm."}"#,
+        )
+        .unwrap();
+        assert_eq!(e.title, "A day by the sea");
+        assert_eq!(e.mood_score, 8);
+        assert_eq!(e.mood_tags, ["calm", "grateful"]);
+        assert_eq!(e.summary, "Walked. Felt calm.");
+    }
+
+    #[test]
+    fn invalid_replies_are_refused_without_quoting_them() {
+        let refuse = |text: &str| validate(text).unwrap_err();
+        assert!(
+            refuse(r#"{"title": "x", "mood_score": 0, "mood_tags": [], "summary": "s"}"#).contains("outside")
+        );
+        assert!(
+            refuse(r#"{"title": " ", "mood_score": 5, "mood_tags": [], "summary": "s"}"#).contains("title")
+        );
+        assert!(
+            refuse(r#"{"title": "t", "mood_score": 5, "mood_tags": [], "summary": ""}"#).contains("summary")
+        );
+        let problem = refuse(r#"{"title": "secret words", "mood_score": "high"}"#);
+        assert!(
+            !problem.contains("secret") && !problem.contains("high"),
+            "{problem}"
+        );
+    }
+
+    #[test]
+    fn embedding_text_prefers_the_summary() {
+        let mut entry = Entry {
+            id: 1,
+            created_at: String::new(),
+            updated_at: String::new(),
+            title: "Sea".into(),
+            title_by_user: false,
+            body: "long body".into(),
+            mood_score: None,
+            summary: None,
+            word_count: 2,
+            is_deleted: false,
+            deleted_at: None,
+            tags: vec![],
+        };
+        assert_eq!(embedding_text(&entry), "Sea\nlong body");
+        entry.summary = Some("A walk.".into());
+        assert_eq!(embedding_text(&entry), "Sea\nA walk.");
+    }
+}
