@@ -333,6 +333,7 @@ const SEED_BATCH: usize = 2_000;
 
 /// Writes a demo journal for `user`.
 pub fn seed(conn: &mut Connection, user: UserId, options: &DemoOptions) -> Result<SeedReport> {
+    puffin::profile_function!();
     let mut report = SeedReport {
         entries: 0,
         photos: 0,

@@ -104,11 +104,36 @@ pub fn record(name: &str, elapsed: Duration) {
 }
 
 /// Runs `f`, records how long it took under `name`, and returns its result.
+///
+/// Everything timed here blocks (a query, an Ask stage), so it is also where the
+/// UI-thread guard sits, and where the profiler sees it as a puffin scope carrying the
+/// name.
 pub fn timed<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    assert_blocking_allowed(name);
+    puffin::profile_scope!("timed", name);
     let start = Instant::now();
     let out = f();
     record(name, start.elapsed());
     out
+}
+
+thread_local! {
+    static BLOCKING_FORBIDDEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Declares the calling thread one that must never block: the UI thread calls this,
+/// and from then on any timed operation on it (every named query goes through
+/// [`timed`]) fails a debug assertion naming the operation, so tests catch a database
+/// call that slipped onto the UI thread.
+pub fn forbid_blocking_on_this_thread() {
+    BLOCKING_FORBIDDEN.with(|flag| flag.set(true));
+}
+
+fn assert_blocking_allowed(name: &str) {
+    debug_assert!(
+        !BLOCKING_FORBIDDEN.with(std::cell::Cell::get),
+        "`{name}` ran on a thread that must not block (the UI thread)"
+    );
 }
 
 /// Every name's current figures, sorted by name.
@@ -157,6 +182,18 @@ mod tests {
         assert_eq!(s.p50_ms, 25.0);
         assert!((s.p95_ms - 38.5).abs() < 1e-9);
         assert!(Summary::from_ms(&[]).is_none());
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    fn timed_work_on_a_forbidden_thread_is_caught() {
+        let caught = std::thread::spawn(|| {
+            forbid_blocking_on_this_thread();
+            timed("test.ui_thread", || ());
+        })
+        .join();
+        assert!(caught.is_err(), "the guard let a timed call through");
+        timed("test.other_thread", || ());
     }
 
     #[test]

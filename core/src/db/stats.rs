@@ -72,6 +72,7 @@ pub fn daily_totals(conn: &Connection, user: UserId) -> Result<Vec<DayTotals>> {
 
 /// Computes the dashboard from per-day rows sorted by date, in one pass.
 pub fn compute(days: &[DayTotals], today: NaiveDate) -> DashboardStats {
+    puffin::profile_function!();
     let mut stats = DashboardStats {
         first_day: days.first().map(|d| d.date),
         last_day: days.last().map(|d| d.date),

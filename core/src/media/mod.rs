@@ -40,6 +40,7 @@ pub struct PreparedImage {
 
 /// Checks, decodes and thumbnails a photo.
 pub fn prepare_image(data: Vec<u8>) -> Result<PreparedImage, MediaError> {
+    puffin::profile_function!();
     if data.len() > MAX_IMAGE_BYTES {
         return Err(MediaError::TooLarge {
             bytes: data.len(),
