@@ -11,6 +11,7 @@
 //! * [`demo`]: a deterministic journal generator for tests, the bench and `--demo`.
 //! * [`timing`]: the registry of named-query timings the profiler overlay shows.
 //! * [`paths`]: where the journal lives on each platform.
+//! * [`settings`]: the person's settings file beside the journal.
 //! * [`clock`]: the one timestamp format stored in the database.
 
 pub mod ai;
@@ -19,5 +20,6 @@ pub mod db;
 pub mod demo;
 pub mod media;
 pub mod paths;
+pub mod settings;
 pub mod search;
 pub mod timing;

@@ -1,0 +1,99 @@
+//! The person's settings: a small JSON file beside the journal.
+//!
+//! Kept out of the database so a journal copied to another computer does not carry the
+//! first computer's model paths and hosts with it. A missing or unreadable file means
+//! defaults; a setting added in a later version gets its default when an older file is
+//! read (`serde(default)`).
+
+use std::path::{Path, PathBuf};
+
+/// File name of the settings inside the data folder.
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// Light, dark, or whatever the system uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub theme: Theme,
+    /// Bytes of the journal SQLite may memory-map; applied when the journal is next opened.
+    pub mmap_size: u64,
+    /// Where the local Ollama server listens.
+    pub ollama_host: String,
+    /// The model that writes titles, summaries and answers.
+    pub chat_model: String,
+    /// The model that turns text into vectors for search.
+    pub embedding_model: String,
+    /// A whisper model file for voice notes; empty when none is chosen.
+    pub whisper_model_path: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            theme: Theme::System,
+            mmap_size: crate::db::StorageOptions::default().mmap_size,
+            ollama_host: "http://127.0.0.1:11434".to_owned(),
+            chat_model: String::new(),
+            embedding_model: String::new(),
+            whisper_model_path: String::new(),
+        }
+    }
+}
+
+/// The settings file inside a data folder.
+pub fn settings_path(data_dir: &Path) -> PathBuf {
+    data_dir.join(SETTINGS_FILE)
+}
+
+impl Settings {
+    /// Reads the settings; defaults when the file is missing or not valid JSON (a
+    /// damaged settings file must never keep the journal from opening).
+    pub fn load(data_dir: &Path) -> Settings {
+        std::fs::read(settings_path(data_dir))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes the settings through a temporary file, so a crash mid-write leaves the
+    /// old file rather than half a new one.
+    pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(data_dir)?;
+        let path = settings_path(data_dir);
+        let temporary = path.with_extension("json.tmp");
+        let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(&temporary, json)?;
+        std::fs::rename(&temporary, &path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_falls_back_to_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Settings::load(dir.path()), Settings::default());
+        let settings = Settings {
+            theme: Theme::Dark,
+            chat_model: "llama3.2".to_owned(),
+            ..Settings::default()
+        };
+        settings.save(dir.path()).unwrap();
+        assert_eq!(Settings::load(dir.path()), settings);
+        std::fs::write(settings_path(dir.path()), b"{ not json").unwrap();
+        assert_eq!(Settings::load(dir.path()), Settings::default());
+        std::fs::write(settings_path(dir.path()), br#"{"theme":"light"}"#).unwrap();
+        assert_eq!(Settings::load(dir.path()).theme, Theme::Light);
+    }
+}
