@@ -33,6 +33,18 @@ pub struct Args {
     #[arg(long)]
     pub demo: bool,
 
+    /// The screen the window opens on.
+    #[arg(long, value_enum, value_name = "VIEW")]
+    pub view: Option<crate::views::View>,
+
+    /// An entry to open when the window starts.
+    #[arg(long, value_name = "ID")]
+    pub entry: Option<i64>,
+
+    /// Open the profiler overlay when the window starts (F12 toggles it).
+    #[arg(long)]
+    pub profiler: bool,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }

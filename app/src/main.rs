@@ -3,14 +3,10 @@
 //! With no subcommand it opens the window; `mindsage list`, `add`, `show`, … work on the
 //! same journal without a display, which is what scripts, tests and CI use.
 
-mod app;
-mod cli;
-mod views;
-mod worker;
-
 use std::process::ExitCode;
 
 use clap::Parser;
+use mindsage::{app, cli};
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();

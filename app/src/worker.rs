@@ -3,18 +3,30 @@
 //! The UI thread never touches SQLite. It sends a [`Request`] and carries on drawing;
 //! this thread answers with a [`Response`] and asks egui to repaint. Writes go on to
 //! the [`Writer`] thread, which replies straight to the UI, so a long save never holds
-//! up a read.
+//! up a read. Photos are decoded on a short-lived import thread, never on either.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 
-use mindsage_core::db::entries::{self, Cursor, Entry, ListFilter, Page};
+use chrono::{Datelike, Local, NaiveDate};
+use rusqlite::Connection;
+
+use mindsage_core::clock;
+use mindsage_core::db::entries::{self, Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
+use mindsage_core::db::gallery::{self, GalleryItem};
+use mindsage_core::db::stats::{DashboardStats, StatsCache};
 use mindsage_core::db::writer::Writer;
-use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::db::{self, DEFAULT_USER, EffectivePragmas, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions, SeedReport};
+use mindsage_core::media;
+use mindsage_core::settings::Settings;
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
+
+/// Entries shown per earlier year under "on this day".
+const ON_THIS_DAY_PER_YEAR: u32 = 3;
 
 /// What the UI asks for.
 #[derive(Debug)]
@@ -27,9 +39,51 @@ pub enum Request {
         limit: u32,
     },
     Count,
-    Entry(i64),
+    Entry(EntryId),
+    Create(NewEntry),
+    Update {
+        id: EntryId,
+        edit: EntryEdit,
+    },
+    Trash(EntryId),
+    Restore(EntryId),
+    Purge(EntryId),
+    /// The dashboard's figures and "on this day".
+    Dashboard,
+    /// A page of gallery thumbnails, newest first.
+    GalleryPage {
+        generation: u64,
+        after: Option<Cursor>,
+        limit: u32,
+    },
+    /// Random photos for the shuffle.
+    GalleryShuffle {
+        generation: u64,
+        count: usize,
+    },
+    /// Read, check and attach photo files to an entry.
+    AttachPhotos {
+        entry: EntryId,
+        paths: Vec<PathBuf>,
+    },
+    Pragmas,
+    SaveSettings(Settings),
     /// Fill the journal with demo entries if it has none.
     DemoIfEmpty,
+}
+
+/// A gallery photo with its thumbnail decoded, ready to upload as a texture.
+pub struct Thumbnail {
+    pub media_id: i64,
+    pub entry_id: EntryId,
+    pub created_at: String,
+    pub image: egui::ColorImage,
+}
+
+impl std::fmt::Debug for Thumbnail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Thumbnail({} of entry {})", self.media_id, self.entry_id)
+    }
 }
 
 /// What comes back.
@@ -41,6 +95,30 @@ pub enum Response {
     },
     Count(u64),
     Entry(Box<Entry>),
+    Created(EntryId),
+    Saved(EntryId),
+    Trashed(EntryId),
+    Restored(EntryId),
+    Purged(EntryId),
+    Dashboard {
+        stats: Arc<DashboardStats>,
+        /// Entries written on today's date in earlier years, newest year first.
+        on_this_day: Vec<EntryRow>,
+    },
+    Thumbnails {
+        generation: u64,
+        thumbnails: Vec<Thumbnail>,
+        /// Where the next page starts; `None` at the end and for a shuffle.
+        next: Option<Cursor>,
+    },
+    PhotosAdded {
+        entry: EntryId,
+        added: usize,
+        /// One line per file that could not be attached, naming it and why.
+        failures: Vec<String>,
+    },
+    Pragmas(Box<EffectivePragmas>),
+    SettingsSaved,
     Seeded(SeedReport),
     /// The journal could not be opened; nothing else will arrive.
     OpenFailed(String),
@@ -53,14 +131,33 @@ pub struct Worker {
     responses: Receiver<Response>,
 }
 
+/// Sends answers to the UI and wakes it up; shared by the reader, writer jobs and imports.
+#[derive(Clone)]
+struct Reply {
+    outbox: Sender<Response>,
+    repaint: egui::Context,
+}
+
+impl Reply {
+    fn send(&self, response: Response) {
+        let _ = self.outbox.send(response);
+        self.repaint.request_repaint();
+    }
+
+    fn result(&self, result: db::Result<Response>) {
+        self.send(result.unwrap_or_else(|e| Response::Failed(e.to_string())));
+    }
+}
+
 impl Worker {
     /// Starts the worker; it opens the journal on its own thread.
     pub fn spawn(path: PathBuf, options: StorageOptions, repaint: egui::Context) -> Worker {
         let (requests, inbox) = mpsc::channel();
         let (outbox, responses) = mpsc::channel();
+        let reply = Reply { outbox, repaint };
         std::thread::Builder::new()
             .name("mindsage-reader".into())
-            .spawn(move || serve(path, options, inbox, outbox, repaint))
+            .spawn(move || serve(path, options, inbox, reply))
             .expect("spawning a thread");
         Worker { requests, responses }
     }
@@ -76,58 +173,201 @@ impl Worker {
     }
 }
 
-fn serve(
-    path: PathBuf,
-    options: StorageOptions,
-    inbox: Receiver<Request>,
-    outbox: Sender<Response>,
-    repaint: egui::Context,
-) {
-    let reply = |response| {
-        let _ = outbox.send(response);
-        repaint.request_repaint();
-    };
+/// The reader thread's state: its connection, the writer, and the dashboard cache.
+struct Reader {
+    conn: Connection,
+    writer: Arc<Writer>,
+    stats: StatsCache,
+    reply: Reply,
+    data_dir: PathBuf,
+    busy_timeout: std::time::Duration,
+}
+
+const USER: UserId = DEFAULT_USER;
+
+fn serve(path: PathBuf, options: StorageOptions, inbox: Receiver<Request>, reply: Reply) {
     let opened = db::open(&path, &options).and_then(|conn| Ok((conn, Writer::spawn(&path, &options)?)));
     let (conn, writer) = match opened {
         Ok(pair) => pair,
-        Err(e) => return reply(Response::OpenFailed(e.to_string())),
+        Err(e) => return reply.send(Response::OpenFailed(e.to_string())),
     };
-    let user = DEFAULT_USER;
+    let mut reader = Reader {
+        conn,
+        writer: Arc::new(writer),
+        stats: StatsCache::default(),
+        reply,
+        data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        busy_timeout: options.busy_timeout,
+    };
     for request in inbox {
+        puffin::profile_scope!("worker.request");
+        reader.handle(request);
+    }
+}
+
+impl Reader {
+    fn handle(&mut self, request: Request) {
+        let conn = &self.conn;
         let response = match request {
             Request::Page {
                 generation,
                 filter,
                 after,
                 limit,
-            } => entries::list(&conn, user, &filter, after.as_ref(), limit)
+            } => entries::list(conn, USER, &filter, after.as_ref(), limit)
                 .map(|page| Response::Page { generation, page }),
-            Request::Count => entries::count(&conn, user).map(Response::Count),
-            Request::Entry(id) => entries::get(&conn, user, id).map(|e| Response::Entry(Box::new(e))),
-            Request::DemoIfEmpty => match entries::count(&conn, user) {
+            Request::Count => entries::count(conn, USER).map(Response::Count),
+            Request::Entry(id) => entries::get(conn, USER, id).map(|e| Response::Entry(Box::new(e))),
+            Request::Dashboard => self.dashboard(),
+            Request::GalleryPage {
+                generation,
+                after,
+                limit,
+            } => gallery::page(conn, USER, after.as_ref(), limit).map(|(items, next)| Response::Thumbnails {
+                generation,
+                thumbnails: decode_thumbnails(items),
+                next,
+            }),
+            Request::GalleryShuffle { generation, count } => {
+                gallery::random(conn, USER, count, &mut rand::rng()).map(|items| Response::Thumbnails {
+                    generation,
+                    thumbnails: decode_thumbnails(items),
+                    next: None,
+                })
+            }
+            Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),
+            Request::SaveSettings(settings) => Ok(match settings.save(&self.data_dir) {
+                Ok(()) => Response::SettingsSaved,
+                Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
+            }),
+            Request::Create(entry) => {
+                return self.write(move |conn| entries::create(conn, USER, &entry).map(Response::Created));
+            }
+            Request::Update { id, edit } => {
+                return self
+                    .write(move |conn| entries::update(conn, USER, id, &edit).map(|()| Response::Saved(id)));
+            }
+            Request::Trash(id) => {
+                return self
+                    .write(move |conn| entries::soft_delete(conn, USER, id).map(|()| Response::Trashed(id)));
+            }
+            Request::Restore(id) => {
+                return self
+                    .write(move |conn| entries::restore(conn, USER, id).map(|()| Response::Restored(id)));
+            }
+            Request::Purge(id) => {
+                let busy = self.busy_timeout;
+                return self
+                    .write(move |conn| entries::purge(conn, USER, id, busy).map(|_| Response::Purged(id)));
+            }
+            Request::AttachPhotos { entry, paths } => return self.attach_photos(entry, paths),
+            Request::DemoIfEmpty => match entries::count(conn, USER) {
                 Ok(0) => {
-                    let outbox = outbox.clone();
-                    let repaint = repaint.clone();
-                    // The writer answers the UI itself when the seeding is done.
-                    drop(writer.submit(move |conn| {
-                        let options = DemoOptions {
-                            end: chrono::Utc::now(),
-                            ..DemoOptions::fixed(DEMO_ENTRIES, 42)
-                        };
-                        let result = demo::seed(conn, user, &options);
-                        let _ = outbox.send(match &result {
-                            Ok(report) => Response::Seeded(*report),
-                            Err(e) => Response::Failed(e.to_string()),
-                        });
-                        repaint.request_repaint();
-                        result.map(|_| ())
-                    }));
-                    continue;
+                    return self.write(|conn| demo::seed(conn, USER, &demo_options()).map(Response::Seeded));
                 }
-                Ok(_) => continue,
+                Ok(_) => return,
                 Err(e) => Err(e),
             },
         };
-        reply(response.unwrap_or_else(|e| Response::Failed(e.to_string())));
+        self.reply.result(response);
     }
+
+    /// Queues a write; the writer thread sends its answer to the UI itself.
+    fn write(&self, job: impl FnOnce(&mut Connection) -> db::Result<Response> + Send + 'static) {
+        let reply = self.reply.clone();
+        drop(self.writer.submit(move |conn| {
+            reply.result(job(conn));
+            Ok(())
+        }));
+    }
+
+    fn dashboard(&mut self) -> db::Result<Response> {
+        let today = Local::now().date_naive();
+        let stats = self.stats.get(&self.conn, USER, today)?;
+        let first_year = stats.first_day.map_or(today.year(), |d| d.year());
+        let mut on_this_day = Vec::new();
+        for year in (first_year..today.year()).rev() {
+            // 29 February has no date in most years; those years have nothing to show.
+            let Some(day) = NaiveDate::from_ymd_opt(year, today.month(), today.day()) else {
+                continue;
+            };
+            let filter = ListFilter {
+                from: Some(clock::local_day_start_utc(day)),
+                to: Some(clock::local_day_start_utc(day + chrono::Duration::days(1))),
+                ..ListFilter::default()
+            };
+            on_this_day.extend(entries::list(&self.conn, USER, &filter, None, ON_THIS_DAY_PER_YEAR)?.rows);
+        }
+        Ok(Response::Dashboard { stats, on_this_day })
+    }
+
+    /// Reads and thumbnails the files on an import thread (decoding a large photo takes
+    /// a while and must hold up neither reads nor other writes), then attaches them all
+    /// in one transaction on the writer.
+    fn attach_photos(&self, entry: EntryId, paths: Vec<PathBuf>) {
+        let writer = Arc::clone(&self.writer);
+        let reply = self.reply.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mindsage-import".into())
+            .spawn(move || {
+                let mut failures = Vec::new();
+                let mut prepared = Vec::new();
+                for path in paths {
+                    let name = path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                    match std::fs::read(&path)
+                        .map_err(|e| e.to_string())
+                        .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()))
+                    {
+                        Ok(image) => prepared.push(image),
+                        Err(e) => failures.push(format!("{name}: {e}")),
+                    }
+                }
+                let result = writer.call(move |conn| {
+                    let tx = conn.transaction()?;
+                    for image in &prepared {
+                        gallery::attach_image(&tx, USER, entry, image)?;
+                    }
+                    tx.commit()?;
+                    Ok(prepared.len())
+                });
+                reply.result(result.map(|added| Response::PhotosAdded {
+                    entry,
+                    added,
+                    failures,
+                }));
+            });
+        if let Err(e) = spawned {
+            self.reply
+                .send(Response::Failed(format!("could not start the photo import: {e}")));
+        }
+    }
+}
+
+fn demo_options() -> DemoOptions {
+    DemoOptions {
+        end: chrono::Utc::now(),
+        ..DemoOptions::fixed(DEMO_ENTRIES, 42)
+    }
+}
+
+/// Decodes stored JPEG thumbnails into pixels here, on the reader, so the UI thread
+/// only uploads ready textures. A thumbnail that fails to decode is left out.
+fn decode_thumbnails(items: Vec<GalleryItem>) -> Vec<Thumbnail> {
+    puffin::profile_function!();
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let rgba = image::load_from_memory(&item.thumbnail_jpeg).ok()?.to_rgba8();
+            let size = [rgba.width() as usize, rgba.height() as usize];
+            Some(Thumbnail {
+                media_id: item.media_id,
+                entry_id: item.entry_id,
+                created_at: item.created_at,
+                image: egui::ColorImage::from_rgba_unmultiplied(size, rgba.as_raw()),
+            })
+        })
+        .collect()
 }

@@ -2,11 +2,15 @@
 //!
 //! The list is virtualised: egui lays out only the visible rows, and rows are fetched a
 //! page at a time as the person scrolls towards them, so 50,000 entries cost what 50 do.
+//! The same list shows the trash, where an entry can be restored or erased for good.
 
 use egui::{RichText, ScrollArea};
 
+use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Cursor, Entry, EntryRow, ListFilter, PAGE_SIZE};
 
+use super::display_time;
+use super::editor::Editor;
 use crate::worker::{Request, Response, Worker};
 
 /// Largest page asked for at once when the person jumps far down the list.
@@ -24,7 +28,13 @@ pub struct JournalView {
     /// Bumped on every reload so answers to older requests are ignored.
     generation: u64,
     loading: bool,
-    selected: Option<Entry>,
+    editor: Editor,
+    /// The trashed entry on screen (the trash shows entries read-only).
+    trashed: Option<Entry>,
+    /// The entry whose permanent deletion waits for the person's confirmation.
+    confirm_purge: Option<EntryId>,
+    search: String,
+    focus_search: bool,
 }
 
 impl JournalView {
@@ -35,7 +45,9 @@ impl JournalView {
         self.next = None;
         self.exhausted = false;
         self.loading = false;
-        worker.send(Request::Count);
+        if !self.filter.trash {
+            worker.send(Request::Count);
+        }
         self.request_rows(worker, PAGE_SIZE);
     }
 
@@ -52,7 +64,35 @@ impl JournalView {
         });
     }
 
-    pub fn on_response(&mut self, response: Response) {
+    pub fn new_entry(&mut self, worker: &Worker) {
+        self.show_trash(false, worker);
+        self.trashed = None;
+        self.editor.new_draft(worker);
+    }
+
+    pub fn focus_search(&mut self) {
+        self.focus_search = true;
+    }
+
+    /// Asks for an entry; it opens when it arrives.
+    pub fn open(&mut self, id: EntryId, worker: &Worker) {
+        worker.send(Request::Entry(id));
+    }
+
+    /// The saved entry in the editor, which photos can be added to.
+    pub fn entry_id(&self) -> Option<EntryId> {
+        self.editor.entry_id()
+    }
+
+    fn show_trash(&mut self, trash: bool, worker: &Worker) {
+        if self.filter.trash != trash {
+            self.filter.trash = trash;
+            self.trashed = None;
+            self.reload(worker);
+        }
+    }
+
+    pub fn on_response(&mut self, response: Response, worker: &Worker) {
         match response {
             Response::Page { generation, page } if generation == self.generation => {
                 self.loading = false;
@@ -61,7 +101,27 @@ impl JournalView {
                 self.rows.extend(page.rows);
             }
             Response::Count(n) => self.total = Some(n),
-            Response::Entry(entry) => self.selected = Some(*entry),
+            Response::Entry(entry) if entry.is_deleted => self.trashed = Some(*entry),
+            Response::Entry(entry) => {
+                self.trashed = None;
+                self.editor.load(*entry, worker);
+            }
+            Response::Created(id) => {
+                self.editor.on_saved(id, worker);
+                self.reload(worker);
+            }
+            Response::Saved(id) => {
+                self.editor.on_saved(id, worker);
+                self.reload(worker);
+            }
+            Response::Trashed(id) | Response::Restored(id) | Response::Purged(id) => {
+                self.editor.close_if(id);
+                if self.trashed.as_ref().is_some_and(|e| e.id == id) {
+                    self.trashed = None;
+                }
+                self.reload(worker);
+            }
+            Response::Failed(_) => self.editor.on_failed(),
             _ => {}
         }
     }
@@ -79,27 +139,79 @@ impl JournalView {
             .resizable(true)
             .default_width(380.0)
             .min_width(300.0)
-            .show(ctx, |ui| self.list(ui, worker));
-        egui::CentralPanel::default().show(ctx, |ui| self.detail(ui));
+            .show(ctx, |ui| {
+                self.list_header(ui, worker);
+                self.list(ui, worker);
+            });
+        egui::CentralPanel::default().show(ctx, |ui| {
+            if let Some(entry) = &self.trashed {
+                trashed_entry(ui, entry, worker, &mut self.confirm_purge);
+            } else if self.editor.is_open() {
+                self.editor.show(ui, worker);
+            } else {
+                ui.centered_and_justified(|ui| {
+                    ui.label("Select an entry to read it, or press Ctrl+N to write one.")
+                });
+            }
+        });
+        self.purge_confirmation(ctx, worker);
+    }
+
+    fn list_header(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            if ui.selectable_label(!self.filter.trash, "Entries").clicked() {
+                self.show_trash(false, worker);
+            }
+            if ui.selectable_label(self.filter.trash, "Trash").clicked() {
+                self.show_trash(true, worker);
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("New entry").on_hover_text("Ctrl+N").clicked() {
+                    self.new_entry(worker);
+                }
+            });
+        });
+        let search = ui.add(
+            egui::TextEdit::singleline(&mut self.search)
+                .hint_text("Search (Ctrl+F)")
+                .desired_width(f32::INFINITY),
+        );
+        search.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::TextEdit, true, "Search"));
+        if std::mem::take(&mut self.focus_search) {
+            search.request_focus();
+        }
+        if !self.search.trim().is_empty() {
+            ui.label(
+                RichText::new("Search is not available yet: hybrid keyword and meaning search is not part of this build.")
+                    .weak()
+                    .small(),
+            );
+        }
+        ui.separator();
     }
 
     fn list(&mut self, ui: &mut egui::Ui, worker: &Worker) {
         let row_height = ui.text_style_height(&egui::TextStyle::Body) * 3.0 + 8.0;
-        let known_rows = self
-            .total
-            .map_or(self.rows.len(), |t| t as usize)
-            .max(self.rows.len());
+        let known_rows = if self.filter.trash {
+            self.rows.len() + usize::from(!self.exhausted)
+        } else {
+            self.total
+                .map_or(self.rows.len(), |t| t as usize)
+                .max(self.rows.len())
+        };
         if known_rows == 0 {
             ui.add_space(12.0);
-            ui.label(if self.total == Some(0) {
-                "No entries yet."
-            } else {
-                "Loading…"
+            ui.label(match (self.filter.trash, self.total) {
+                (true, _) => "The trash is empty.",
+                (false, Some(0)) => "No entries yet.",
+                (false, _) => "Loading…",
             });
             return;
         }
         let mut wanted_up_to = 0usize;
         let mut clicked = None;
+        let open_id = self.trashed.as_ref().map(|e| e.id).or(self.editor.entry_id());
         ScrollArea::vertical().auto_shrink([false, false]).show_rows(
             ui,
             row_height,
@@ -109,14 +221,7 @@ impl JournalView {
                 for index in range {
                     match self.rows.get(index) {
                         Some(row) => {
-                            if list_row(
-                                ui,
-                                row,
-                                self.selected.as_ref().map(|e| e.id) == Some(row.id),
-                                row_height,
-                            )
-                            .clicked()
-                            {
+                            if list_row(ui, row, open_id == Some(row.id), row_height).clicked() {
                                 clicked = Some(row.id);
                             }
                         }
@@ -132,38 +237,60 @@ impl JournalView {
             self.request_rows(worker, missing.clamp(PAGE_SIZE, MAX_CATCH_UP_ROWS));
         }
         if let Some(id) = clicked {
-            worker.send(Request::Entry(id));
+            self.open(id, worker);
         }
     }
 
-    fn detail(&self, ui: &mut egui::Ui) {
-        let Some(entry) = &self.selected else {
-            ui.centered_and_justified(|ui| ui.label("Select an entry to read it."));
+    fn purge_confirmation(&mut self, ctx: &egui::Context, worker: &Worker) {
+        let Some(id) = self.confirm_purge else {
             return;
         };
-        ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-            ui.heading(if entry.title.is_empty() {
-                "(untitled)"
-            } else {
-                &entry.title
-            });
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(display_time(&entry.created_at)).weak());
-                if let Some(mood) = entry.mood_score {
-                    ui.label(format!("mood {mood}/10"));
+        let modal = egui::Modal::new(egui::Id::new("confirm_purge")).show(ctx, |ui| {
+            ui.heading("Delete this entry forever?");
+            ui.label("Its text, tags and photos are erased from the disk. This cannot be undone.");
+            ui.add_space(8.0);
+            ui.horizontal(|ui| {
+                if ui.button("Delete forever").clicked() {
+                    worker.send(Request::Purge(id));
+                    self.confirm_purge = None;
                 }
-                for tag in &entry.tags {
-                    ui.label(RichText::new(format!("#{tag}")).italics());
+                if ui.button("Cancel").clicked() {
+                    self.confirm_purge = None;
                 }
-                ui.label(RichText::new(format!("{} words", entry.word_count)).weak());
             });
-            if let Some(summary) = &entry.summary {
-                ui.label(RichText::new(summary).italics());
-            }
-            ui.separator();
-            ui.label(&entry.body);
         });
+        if modal.should_close() {
+            self.confirm_purge = None;
+        }
     }
+}
+
+/// A trashed entry, read-only, with the two ways out of the trash.
+fn trashed_entry(ui: &mut egui::Ui, entry: &Entry, worker: &Worker, confirm_purge: &mut Option<EntryId>) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("In the trash").strong());
+        if let Some(deleted) = &entry.deleted_at {
+            ui.label(RichText::new(format!("since {}", display_time(deleted))).weak());
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if ui.button("Delete forever…").clicked() {
+                *confirm_purge = Some(entry.id);
+            }
+            if ui.button("Restore").clicked() {
+                worker.send(Request::Restore(entry.id));
+            }
+        });
+    });
+    ui.separator();
+    ui.heading(if entry.title.is_empty() {
+        "(untitled)"
+    } else {
+        &entry.title
+    });
+    ui.label(RichText::new(display_time(&entry.created_at)).weak());
+    ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| ui.label(&entry.body));
 }
 
 fn list_row(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32) -> egui::Response {
@@ -185,21 +312,15 @@ fn list_row(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32) -> e
                 });
                 ui.add(egui::Label::new(RichText::new(&row.preview).weak()).truncate());
                 if !row.tags.is_empty() {
-                    ui.label(
-                        RichText::new(
-                            row.tags
-                                .iter()
-                                .map(|t| format!("#{t}"))
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                        )
-                        .small(),
-                    );
+                    let tags: Vec<String> = row.tags.iter().map(|t| format!("#{t}")).collect();
+                    ui.label(RichText::new(tags.join(" ")).small());
                 }
             },
         )
         .response;
     let response = ui.interact(response.rect, ui.id().with(("row", row.id)), egui::Sense::click());
+    // The row is one button to assistive technology, named by its title.
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, title));
     if selected || response.hovered() {
         ui.painter().rect_filled(
             response.rect,
@@ -211,15 +332,4 @@ fn list_row(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32) -> e
         );
     }
     response
-}
-
-/// A stored UTC timestamp as the person's local date and time.
-fn display_time(stored: &str) -> String {
-    mindsage_core::clock::parse_utc(stored)
-        .map(|t| {
-            t.with_timezone(&chrono::Local)
-                .format("%a %e %b %Y, %H:%M")
-                .to_string()
-        })
-        .unwrap_or_else(|| stored.to_owned())
 }

@@ -1,0 +1,8 @@
+//! The MindSage desktop app as a library, so tests and the bench drive the real window
+//! code (`egui_kittest`) without a display. The binary is `src/main.rs`.
+
+pub mod app;
+pub mod cli;
+pub mod overlay;
+pub mod views;
+pub mod worker;

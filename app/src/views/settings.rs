@@ -1,0 +1,203 @@
+//! Settings and About: where the journal lives, the local model, storage, theme, and
+//! the versions and SQLite settings really in effect.
+
+use std::path::PathBuf;
+
+use egui::RichText;
+
+use mindsage_core::db::EffectivePragmas;
+use mindsage_core::settings::{Settings, Theme};
+
+use crate::worker::{Request, Response, Worker};
+
+const MIB: u64 = 1024 * 1024;
+
+pub struct SettingsView {
+    /// The settings in force (the theme applies at once, the rest when saved).
+    pub settings: Settings,
+    data_dir: PathBuf,
+    pragmas: Option<EffectivePragmas>,
+    requested_pragmas: bool,
+    /// Edited and not saved yet.
+    dirty: bool,
+    saved_note: Option<&'static str>,
+}
+
+impl SettingsView {
+    pub fn new(settings: Settings, data_dir: PathBuf) -> SettingsView {
+        SettingsView {
+            settings,
+            data_dir,
+            pragmas: None,
+            requested_pragmas: false,
+            dirty: false,
+            saved_note: None,
+        }
+    }
+
+    pub fn on_response(&mut self, response: Response) {
+        match response {
+            Response::Pragmas(pragmas) => self.pragmas = Some(*pragmas),
+            Response::SettingsSaved => self.saved_note = Some("Saved."),
+            _ => {}
+        }
+    }
+
+    /// Switches between light and dark, saving the choice.
+    pub fn toggle_theme(&mut self, ctx: &egui::Context, worker: &Worker) {
+        self.settings.theme = if ctx.style().visuals.dark_mode {
+            Theme::Light
+        } else {
+            Theme::Dark
+        };
+        apply_theme(ctx, self.settings.theme);
+        worker.send(Request::SaveSettings(self.settings.clone()));
+    }
+
+    pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) {
+        if !self.requested_pragmas {
+            worker.send(Request::Pragmas);
+            self.requested_pragmas = true;
+        }
+        egui::CentralPanel::default().show(ctx, |ui| {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| {
+                    ui.heading("Settings");
+                    self.storage(ui);
+                    ui.add_space(8.0);
+                    self.local_model(ui);
+                    ui.add_space(8.0);
+                    self.appearance(ui);
+                    ui.add_space(8.0);
+                    ui.horizontal(|ui| {
+                        if ui
+                            .add_enabled(self.dirty, egui::Button::new("Save settings"))
+                            .clicked()
+                        {
+                            worker.send(Request::SaveSettings(self.settings.clone()));
+                            self.dirty = false;
+                            self.saved_note = None;
+                        }
+                        if let Some(note) = self.saved_note.filter(|_| !self.dirty) {
+                            ui.label(RichText::new(note).weak());
+                        }
+                    });
+                    ui.separator();
+                    self.about(ui);
+                });
+        });
+    }
+
+    fn storage(&mut self, ui: &mut egui::Ui) {
+        ui.label(RichText::new("Journal").strong());
+        ui.horizontal(|ui| {
+            ui.label("Data folder");
+            ui.monospace(self.data_dir.display().to_string());
+        });
+        ui.label(
+            RichText::new("To use another folder, start MindSage with --data-dir or set MINDSAGE_DATA_DIR.")
+                .weak()
+                .small(),
+        );
+        ui.horizontal(|ui| {
+            let label = ui.label("Memory-mapped size (MiB)");
+            let mut mib = self.settings.mmap_size / MIB;
+            let response = ui
+                .add(egui::DragValue::new(&mut mib).range(0..=16_384))
+                .labelled_by(label.id);
+            if response.changed() {
+                self.settings.mmap_size = mib * MIB;
+                self.dirty = true;
+            }
+            ui.label(
+                RichText::new("applies when the journal is next opened; 0 turns mapping off")
+                    .weak()
+                    .small(),
+            );
+        });
+    }
+
+    fn local_model(&mut self, ui: &mut egui::Ui) {
+        ui.label(RichText::new("Local model (Ollama)").strong());
+        let fields = [
+            ("Ollama host", &mut self.settings.ollama_host),
+            ("Chat model", &mut self.settings.chat_model),
+            ("Embedding model", &mut self.settings.embedding_model),
+            ("Whisper model file", &mut self.settings.whisper_model_path),
+        ];
+        egui::Grid::new("model_settings").num_columns(2).show(ui, |ui| {
+            for (name, value) in fields {
+                let label = ui.label(name);
+                self.dirty |= ui
+                    .add(egui::TextEdit::singleline(value).desired_width(320.0))
+                    .labelled_by(label.id)
+                    .changed();
+                ui.end_row();
+            }
+        });
+        ui.label(
+            RichText::new("Status: no model connection in this build, so the host is not checked.")
+                .weak()
+                .small(),
+        );
+    }
+
+    fn appearance(&mut self, ui: &mut egui::Ui) {
+        ui.label(RichText::new("Appearance").strong());
+        ui.horizontal(|ui| {
+            for (theme, name) in [
+                (Theme::System, "System"),
+                (Theme::Light, "Light"),
+                (Theme::Dark, "Dark"),
+            ] {
+                if ui.radio_value(&mut self.settings.theme, theme, name).changed() {
+                    apply_theme(ui.ctx(), theme);
+                    self.dirty = true;
+                }
+            }
+        });
+    }
+
+    fn about(&self, ui: &mut egui::Ui) {
+        ui.heading("About");
+        ui.label(format!("MindSage {}", env!("CARGO_PKG_VERSION")));
+        let Some(p) = &self.pragmas else {
+            ui.label("Reading the SQLite settings…");
+            return;
+        };
+        let rows = [
+            ("SQLite", p.sqlite_version.clone()),
+            ("Schema version", p.schema_version.to_string()),
+            ("journal_mode", p.journal_mode.clone()),
+            ("synchronous", p.synchronous.clone()),
+            ("foreign_keys", p.foreign_keys.to_string()),
+            ("secure_delete", p.secure_delete.to_string()),
+            ("busy_timeout", format!("{} ms", p.busy_timeout_ms)),
+            ("mmap_size", format!("{} MiB", p.mmap_size / MIB as i64)),
+            ("cache_size", p.cache_size.to_string()),
+            ("temp_store", p.temp_store.clone()),
+            ("wal_autocheckpoint", p.wal_autocheckpoint.to_string()),
+            ("page_size", p.page_size.to_string()),
+        ];
+        ui.label(RichText::new("SQLite settings in effect (read back from the reader connection)").weak());
+        egui::Grid::new("pragmas")
+            .striped(true)
+            .num_columns(2)
+            .show(ui, |ui| {
+                for (name, value) in rows {
+                    ui.monospace(name);
+                    ui.monospace(value);
+                    ui.end_row();
+                }
+            });
+    }
+}
+
+pub fn apply_theme(ctx: &egui::Context, theme: Theme) {
+    ctx.set_theme(match theme {
+        Theme::System => egui::ThemePreference::System,
+        Theme::Light => egui::ThemePreference::Light,
+        Theme::Dark => egui::ThemePreference::Dark,
+    });
+}
