@@ -1,0 +1,236 @@
+//! The real app, driven through its accessibility tree by egui_kittest, against a real
+//! journal in a temporary folder: the same worker threads, writer and SQLite file as
+//! when a person uses it. No display is needed.
+//!
+//! The test thread is the UI thread here, so the app's guard is armed on it: a query
+//! that slipped onto the UI thread would fail these tests.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use mindsage::app::{MindSageApp, Startup};
+use mindsage::views::View;
+use mindsage::worker::Worker;
+use mindsage_core::db::StorageOptions;
+use mindsage_core::paths;
+use mindsage_core::settings::Settings;
+
+/// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
+    let database = paths::database_path(data_dir);
+    let startup = Startup {
+        demo: false,
+        view,
+        entry: None,
+        profiler: false,
+        settings: Settings::default(),
+        data_dir: data_dir.to_path_buf(),
+    };
+    Harness::builder()
+        .with_size([1200.0, 800.0])
+        .build_eframe(move |cc| {
+            let worker = Worker::spawn(database, StorageOptions::default(), cc.egui_ctx.clone());
+            MindSageApp::new(&cc.egui_ctx, worker, startup)
+        })
+}
+
+/// Runs frames until `ready` holds, as the real event loop would while the worker
+/// threads answer; fails naming `what` after [`PATIENCE`].
+fn wait_until(
+    harness: &mut Harness<'_, MindSageApp>,
+    what: &str,
+    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
+) {
+    let start = Instant::now();
+    loop {
+        harness.step();
+        if ready(harness) {
+            // Let the answer settle into a frame (layouts that depend on it).
+            harness.run_steps(2);
+            return;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "timed out waiting for {what}; the window shows:\n{:#?}",
+            harness.root()
+        );
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
+
+fn shows(harness: &Harness<'_, MindSageApp>, text: &str) -> bool {
+    harness.query_all_by_label_contains(text).next().is_some()
+}
+
+/// Types into a text field: focus moves one frame after it is asked for, so the typing
+/// goes in the frame after that.
+fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str, text: &str) {
+    harness.get_by_role_and_label(role, label).focus();
+    harness.run_steps(1);
+    harness.get_by_role_and_label(role, label).type_text(text);
+    harness.run_steps(1);
+}
+
+/// Writes a new entry through the editor and waits until the list shows it.
+fn write_entry(harness: &mut Harness<'_, MindSageApp>, title: &str, body: &str) {
+    harness.get_by_role_and_label(Role::Button, "New entry").click();
+    harness.run_steps(2);
+    type_into(harness, Role::TextInput, "Title", title);
+    type_into(harness, Role::MultilineTextInput, "Entry", body);
+    wait_until(harness, "the new entry in the list", |h| {
+        h.query_by_role_and_label(Role::Button, title).is_some()
+    });
+}
+
+#[test]
+fn write_edit_trash_restore_and_purge_an_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+
+    write_entry(&mut harness, "Evening walk", "A calm walk by the sea.");
+    wait_until(&mut harness, "the entry count", |h| shows(h, "1 entry"));
+
+    // Editing autosaves: the list row follows the new title.
+    type_into(&mut harness, Role::TextInput, "Title", " at dusk");
+    wait_until(&mut harness, "the edited title in the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Evening walk at dusk")
+            .is_some()
+    });
+
+    harness.get_by_label("Move to trash").click();
+    wait_until(&mut harness, "the entry to leave the list", |h| {
+        shows(h, "No entries yet.")
+    });
+
+    harness.get_by_role_and_label(Role::Button, "Trash").click();
+    wait_until(&mut harness, "the entry in the trash", |h| {
+        h.query_by_role_and_label(Role::Button, "Evening walk at dusk")
+            .is_some()
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Evening walk at dusk")
+        .click();
+    wait_until(&mut harness, "the trashed entry", |h| shows(h, "In the trash"));
+    harness.get_by_label("Restore").click();
+    wait_until(&mut harness, "the trash to be empty", |h| {
+        shows(h, "The trash is empty.")
+    });
+
+    harness.get_by_role_and_label(Role::Button, "Entries").click();
+    wait_until(&mut harness, "the restored entry", |h| {
+        h.query_by_role_and_label(Role::Button, "Evening walk at dusk")
+            .is_some()
+    });
+
+    // Purge goes through the trash and a confirmation.
+    harness
+        .get_by_role_and_label(Role::Button, "Evening walk at dusk")
+        .click();
+    wait_until(&mut harness, "the entry in the editor", |h| {
+        shows(h, "Move to trash")
+    });
+    harness.get_by_label("Move to trash").click();
+    wait_until(&mut harness, "the entry to leave the list", |h| {
+        shows(h, "No entries yet.")
+    });
+    harness.get_by_role_and_label(Role::Button, "Trash").click();
+    wait_until(&mut harness, "the entry in the trash", |h| {
+        h.query_by_role_and_label(Role::Button, "Evening walk at dusk")
+            .is_some()
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Evening walk at dusk")
+        .click();
+    wait_until(&mut harness, "the trashed entry", |h| shows(h, "Delete forever…"));
+    harness.get_by_label("Delete forever…").click();
+    harness.run_steps(2);
+    harness.get_by_label("Delete forever").click();
+    wait_until(&mut harness, "the trash to be empty", |h| {
+        shows(h, "The trash is empty.")
+    });
+}
+
+#[test]
+fn dashboard_counts_follow_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Dashboard);
+    wait_until(&mut harness, "the dashboard", |h| shows(h, "Entries: 0"));
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num1);
+    harness.run_steps(2);
+    write_entry(&mut harness, "First", "one two three four");
+    write_entry(&mut harness, "Second", "five six");
+
+    harness.get_by_role_and_label(Role::Button, "Dashboard").click();
+    wait_until(&mut harness, "the new totals", |h| {
+        shows(h, "Entries: 2") && shows(h, "Words: 6")
+    });
+    assert!(shows(&harness, "Current streak: 1 day"));
+}
+
+#[test]
+fn a_dropped_photo_appears_in_the_gallery_and_opens_its_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("sea.png");
+    image::RgbImage::from_fn(64, 48, |x, y| image::Rgb([x as u8 * 4, y as u8 * 5, 200]))
+        .save(&photo)
+        .unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    write_entry(&mut harness, "By the sea", "Took a photo of the waves.");
+
+    harness.input_mut().dropped_files.push(egui::DroppedFile {
+        path: Some(photo),
+        ..Default::default()
+    });
+    wait_until(&mut harness, "the photo to be added", |h| {
+        shows(h, "Added 1 photo.")
+    });
+
+    harness.get_by_role_and_label(Role::Button, "Gallery").click();
+    wait_until(&mut harness, "the photo in the gallery", |h| {
+        shows(h, "Photo from")
+    });
+    harness.get_by_label_contains("Photo from").click();
+    wait_until(&mut harness, "its entry in the journal", |h| {
+        h.state().view() == View::Journal && shows(h, "Move to trash")
+    });
+}
+
+#[test]
+fn f12_opens_the_profiler_overlay_with_the_query_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    assert!(!harness.state().overlay_open());
+
+    harness.key_press(egui::Key::F12);
+    wait_until(&mut harness, "the overlay", |h| {
+        shows(h, "Named queries and stages")
+    });
+    assert!(harness.state().overlay_open());
+    assert!(puffin::are_scopes_on());
+    // The reader's queries so far are in the table.
+    assert!(shows(&harness, "list.count"));
+
+    harness.key_press(egui::Key::F12);
+    harness.run_steps(2);
+    assert!(!harness.state().overlay_open());
+    assert!(!shows(&harness, "Named queries and stages"));
+    assert!(!puffin::are_scopes_on());
+}
+
+#[test]
+fn settings_show_the_pragmas_in_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Settings);
+    wait_until(&mut harness, "the pragmas", |h| shows(h, "journal_mode"));
+    assert!(shows(&harness, "wal"));
+}
