@@ -20,10 +20,15 @@ use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EffectivePragmas, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions, SeedReport};
 use mindsage_core::media;
+use mindsage_core::search::keyword::LastWord;
+use mindsage_core::search::{SearchOutcome, SearchQuery, Searcher};
 use mindsage_core::settings::Settings;
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
+
+/// Results the search box shows.
+const SEARCH_RESULTS: usize = 50;
 
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
@@ -40,6 +45,12 @@ pub enum Request {
     },
     Count,
     Entry(EntryId),
+    /// Hybrid search for the search box; keyword-only when `embedding` is `None`.
+    Search {
+        generation: u64,
+        text: String,
+        embedding: Option<Vec<f32>>,
+    },
     Create(NewEntry),
     Update {
         id: EntryId,
@@ -95,6 +106,10 @@ pub enum Response {
     },
     Count(u64),
     Entry(Box<Entry>),
+    Search {
+        generation: u64,
+        outcome: SearchOutcome,
+    },
     Created(EntryId),
     Saved(EntryId),
     Trashed(EntryId),
@@ -178,6 +193,8 @@ struct Reader {
     conn: Connection,
     writer: Arc<Writer>,
     stats: StatsCache,
+    /// Keeps the in-memory vector copy the search box scans.
+    searcher: Searcher,
     reply: Reply,
     data_dir: PathBuf,
     busy_timeout: std::time::Duration,
@@ -195,6 +212,7 @@ fn serve(path: PathBuf, options: StorageOptions, inbox: Receiver<Request>, reply
         conn,
         writer: Arc::new(writer),
         stats: StatsCache::default(),
+        searcher: Searcher::default(),
         reply,
         data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
         busy_timeout: options.busy_timeout,
@@ -218,6 +236,19 @@ impl Reader {
                 .map(|page| Response::Page { generation, page }),
             Request::Count => entries::count(conn, USER).map(Response::Count),
             Request::Entry(id) => entries::get(conn, USER, id).map(|e| Response::Entry(Box::new(e))),
+            Request::Search {
+                generation,
+                text,
+                embedding,
+            } => {
+                // Dates in the text ("in March") become a filter; the last word may be
+                // half typed.
+                let (mut query, _) = SearchQuery::from_text(&text, Local::now(), SEARCH_RESULTS);
+                query.last_word = LastWord::Prefix;
+                self.searcher
+                    .hybrid(conn, USER, &query, embedding.as_deref())
+                    .map(|outcome| Response::Search { generation, outcome })
+            }
             Request::Dashboard => self.dashboard(),
             Request::GalleryPage {
                 generation,

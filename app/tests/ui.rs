@@ -158,6 +158,36 @@ fn write_edit_trash_restore_and_purge_an_entry() {
 }
 
 #[test]
+fn a_new_entry_is_found_by_search_and_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    write_entry(
+        &mut harness,
+        "Harbour",
+        "Watched the fishing boats come in at dawn.",
+    );
+    write_entry(&mut harness, "Office", "Long meeting about the budget.");
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    harness.run_steps(2);
+    type_into(&mut harness, Role::TextInput, "Search", "fishing bo");
+    wait_until(&mut harness, "the search hit", |h| {
+        h.query_by_role_and_label(Role::Button, "Harbour").is_some()
+    });
+    assert!(harness.query_by_role_and_label(Role::Button, "Office").is_none());
+    // No model in this test: search says it matched words only, and why.
+    assert!(shows(&harness, "Matching words only"));
+
+    harness.get_by_role_and_label(Role::Button, "Harbour").click();
+    wait_until(&mut harness, "the entry in the editor", |h| {
+        h.query_all_by_value("Watched the fishing boats come in at dawn.")
+            .next()
+            .is_some()
+    });
+}
+
+#[test]
 fn dashboard_counts_follow_the_journal() {
     let dir = tempfile::tempdir().unwrap();
     let mut harness = app(dir.path(), View::Dashboard);

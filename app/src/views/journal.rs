@@ -8,6 +8,8 @@ use egui::{RichText, ScrollArea};
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Cursor, Entry, EntryRow, ListFilter, PAGE_SIZE};
+use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
+use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
 use super::display_time;
 use super::editor::Editor;
@@ -35,6 +37,10 @@ pub struct JournalView {
     confirm_purge: Option<EntryId>,
     search: String,
     focus_search: bool,
+    /// Bumped on every change of the search text, so only the latest answer shows.
+    search_generation: u64,
+    /// The answer to the current search text; `None` while it is on its way.
+    results: Option<SearchOutcome>,
 }
 
 impl JournalView {
@@ -49,6 +55,9 @@ impl JournalView {
             worker.send(Request::Count);
         }
         self.request_rows(worker, PAGE_SIZE);
+        if self.is_searching() {
+            self.search_changed(worker);
+        }
     }
 
     fn request_rows(&mut self, worker: &Worker, limit: u32) {
@@ -101,6 +110,9 @@ impl JournalView {
                 self.rows.extend(page.rows);
             }
             Response::Count(n) => self.total = Some(n),
+            Response::Search { generation, outcome } if generation == self.search_generation => {
+                self.results = Some(outcome);
+            }
             Response::Entry(entry) if entry.is_deleted => self.trashed = Some(*entry),
             Response::Entry(entry) => {
                 self.trashed = None;
@@ -181,17 +193,36 @@ impl JournalView {
         if std::mem::take(&mut self.focus_search) {
             search.request_focus();
         }
-        if !self.search.trim().is_empty() {
-            ui.label(
-                RichText::new("Search is not available yet: hybrid keyword and meaning search is not part of this build.")
-                    .weak()
-                    .small(),
-            );
+        if search.changed() {
+            self.search_changed(worker);
         }
         ui.separator();
     }
 
+    /// Asks for results for the new search text; answers to older text are ignored.
+    fn search_changed(&mut self, worker: &Worker) {
+        self.search_generation += 1;
+        self.results = None;
+        if self.is_searching() {
+            worker.send(Request::Search {
+                generation: self.search_generation,
+                text: self.search.clone(),
+                embedding: None,
+            });
+        }
+    }
+
+    fn is_searching(&self) -> bool {
+        !self.search.trim().is_empty()
+    }
+
     fn list(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+        if self.is_searching() {
+            if let Some(id) = search_results(ui, self.results.as_ref()) {
+                self.open(id, worker);
+            }
+            return;
+        }
         let row_height = ui.text_style_height(&egui::TextStyle::Body) * 3.0 + 8.0;
         let known_rows = if self.filter.trash {
             self.rows.len() + usize::from(!self.exhausted)
@@ -263,6 +294,94 @@ impl JournalView {
             self.confirm_purge = None;
         }
     }
+}
+
+/// The hits for the search text, best first; returns the clicked entry.
+fn search_results(ui: &mut egui::Ui, outcome: Option<&SearchOutcome>) -> Option<EntryId> {
+    let Some(outcome) = outcome else {
+        ui.label(RichText::new("Searching…").weak());
+        return None;
+    };
+    if let SearchMode::KeywordOnly { reason } = &outcome.mode {
+        ui.label(
+            RichText::new(format!("Matching words only: {reason}."))
+                .weak()
+                .small(),
+        );
+    }
+    if outcome.hits.is_empty() {
+        ui.label("Nothing found.");
+        return None;
+    }
+    let mut clicked = None;
+    ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        for hit in &outcome.hits {
+            if search_hit(ui, hit).clicked() {
+                clicked = Some(hit.entry_id);
+            }
+            ui.separator();
+        }
+    });
+    clicked
+}
+
+fn search_hit(ui: &mut egui::Ui, hit: &SearchHit) -> egui::Response {
+    let title = if hit.title.is_empty() {
+        "(untitled)"
+    } else {
+        &hit.title
+    };
+    let response = ui
+        .vertical(|ui| {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(title).strong());
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.label(RichText::new(display_time(&hit.created_at)).weak().small());
+                });
+            });
+            ui.label(highlighted(ui, &hit.snippet));
+        })
+        .response;
+    let response = ui.interact(
+        response.rect,
+        ui.id().with(("hit", hit.entry_id)),
+        egui::Sense::click(),
+    );
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, title));
+    if response.hovered() {
+        ui.painter().rect_filled(
+            response.rect,
+            4.0,
+            ui.visuals().selection.bg_fill.gamma_multiply(0.12),
+        );
+    }
+    response
+}
+
+/// A snippet with the matched words on a highlight, from search's STX/ETX markers.
+fn highlighted(ui: &egui::Ui, snippet: &str) -> egui::text::LayoutJob {
+    let plain = egui::TextFormat {
+        font_id: egui::TextStyle::Body.resolve(ui.style()),
+        color: ui.visuals().weak_text_color(),
+        ..Default::default()
+    };
+    let marked = egui::TextFormat {
+        color: ui.visuals().strong_text_color(),
+        background: ui.visuals().selection.bg_fill.gamma_multiply(0.5),
+        ..plain.clone()
+    };
+    let mut job = egui::text::LayoutJob::default();
+    for (index, part) in snippet.split([HIGHLIGHT_START, HIGHLIGHT_END]).enumerate() {
+        // Parts alternate: outside a mark, inside, outside, …
+        let format = if index % 2 == 1 {
+            marked.clone()
+        } else {
+            plain.clone()
+        };
+        job.append(part, 0.0, format);
+    }
+    job.wrap.max_width = ui.available_width();
+    job
 }
 
 /// A trashed entry, read-only, with the two ways out of the trash.
