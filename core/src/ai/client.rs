@@ -231,7 +231,7 @@ impl OllamaClient {
         messages: &[Message],
         format: Option<serde_json::Value>,
         options: ModelOptions,
-        on_token: &mut (dyn FnMut(&str) + Send),
+        on_token: &mut dyn FnMut(&str),
     ) -> Result<CallStats> {
         let mut body = serde_json::json!({
             "model": model,
@@ -307,7 +307,7 @@ impl OllamaClient {
         model: &str,
         started: Instant,
         stats: &mut CallStats,
-        on_token: &mut (dyn FnMut(&str) + Send),
+        on_token: &mut dyn FnMut(&str),
     ) -> Result<bool> {
         #[derive(Deserialize)]
         struct StreamMessage {

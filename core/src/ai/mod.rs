@@ -24,6 +24,7 @@
 //! runs the future on one shared background runtime. It must not be called from inside
 //! an async context.
 
+pub mod ask;
 pub mod client;
 pub mod enrich;
 pub mod health;

@@ -86,6 +86,23 @@ impl AiSettings {
         settings
     }
 
+    /// The person's settings file applied over [`AiSettings::from_env`]: a host or model
+    /// chosen in the app wins over the environment; an empty model means the default.
+    pub fn from_settings(settings: &crate::settings::Settings) -> AiSettings {
+        let mut ai = AiSettings::from_env();
+        let defaults = crate::settings::Settings::default();
+        if settings.ollama_host.trim() != defaults.ollama_host && !settings.ollama_host.trim().is_empty() {
+            ai.host = settings.ollama_host.trim().to_owned();
+        }
+        if !settings.chat_model.trim().is_empty() {
+            ai.text_model = settings.chat_model.trim().to_owned();
+        }
+        if !settings.embedding_model.trim().is_empty() {
+            ai.embed_model = settings.embedding_model.trim().to_owned();
+        }
+        ai
+    }
+
     /// The base URL of the API, after the loopback rule.
     pub fn base_url(&self) -> Result<Url, AiError> {
         let url = parse_host(&self.host)?;

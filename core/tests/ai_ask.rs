@@ -1,0 +1,245 @@
+//! The Ask pipeline end to end against a real server: sources, streaming, one model
+//! call for a personal question, retries with `Reset`, and every failure ending in a
+//! correct answer or a clear error within a bounded time, never duplicated text.
+
+mod ollama_server;
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
+use mindsage_core::ai::jobs::{self, JobKind};
+use mindsage_core::ai::{AiError, AiSettings, OllamaClient};
+use mindsage_core::db::writer::Writer;
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+
+const ANSWER: &str = "You walked to the \"lighthouse\" at dawn — then café ☕ with Sam.\nLovely.";
+
+fn script(server: &ollama_server::LocalOllama, extra: &str) {
+    let reply = serde_json::json!({ "response": ANSWER }).to_string();
+    let rules = format!(
+        r#"{{"token_delay_ms": 2, "first_token_delay_ms": 0, "rules": [{extra}{{"match": "lighthouse", "response": {}}}]}}"#,
+        serde_json::to_string(&reply).unwrap()
+    );
+    server.script(&rules);
+}
+
+/// A journal with three entries, embedded by the real embedding model.
+fn journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.db");
+    let writer = Writer::spawn(&path, &StorageOptions::default()).unwrap();
+    for (title, body) in [
+        (
+            "Lighthouse",
+            "Walked to the lighthouse at dawn with Sam, then coffee.",
+        ),
+        ("Pottery", "First pottery class, the bowl collapsed twice."),
+        ("Knee", "My knee hurts after running ten kilometres."),
+    ] {
+        let entry = entries::NewEntry {
+            title: title.into(),
+            body: body.into(),
+            ..Default::default()
+        };
+        writer
+            .call(move |conn| {
+                let id = entries::create(conn, DEFAULT_USER, &entry)?;
+                jobs::enqueue(conn, DEFAULT_USER, id, JobKind::Embed)
+            })
+            .unwrap();
+    }
+    let reader = db::open(&path, &StorageOptions::default()).unwrap();
+    let report = jobs::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
+    assert_eq!(report.done, 3);
+    (dir, reader)
+}
+
+/// Runs a question on a worker thread like the UI does; every event, and the result.
+fn ask(
+    settings: &AiSettings,
+    conn: &rusqlite::Connection,
+    question: &str,
+) -> (Vec<AskEvent>, Result<AskAnswer, AiError>) {
+    let client = OllamaClient::new(settings).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let result = ask::ask_blocking(&client, conn, DEFAULT_USER, question, chrono::Local::now(), &tx);
+    drop(tx);
+    (rx.iter().collect(), result)
+}
+
+/// The text a screen shows after applying the events: tokens appended, `Reset` clears.
+fn shown(events: &[AskEvent]) -> String {
+    let mut text = String::new();
+    for event in events {
+        match event {
+            AskEvent::Token(t) => text.push_str(t),
+            AskEvent::Reset => text.clear(),
+            _ => {}
+        }
+    }
+    text
+}
+
+fn resets(events: &[AskEvent]) -> usize {
+    events.iter().filter(|e| matches!(e, AskEvent::Reset)).count()
+}
+
+#[test]
+fn answers_with_sources_in_one_model_call_and_saves_the_chat() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    script(server, "");
+    let (_dir, conn) = journal(&server.settings());
+    let (events, result) = ask(&server.settings(), &conn, "What did I do at the lighthouse?");
+    let answer = result.unwrap();
+    assert_eq!(answer.text, ANSWER);
+    assert_eq!(shown(&events), ANSWER);
+    assert!(
+        events.iter().filter(|e| matches!(e, AskEvent::Token(_))).count() > 3,
+        "streamed"
+    );
+    assert_eq!((answer.model_calls, answer.planned_locally), (1, true));
+    assert_eq!(answer.sources[0].title, "Lighthouse");
+    assert!(answer.keyword_only.is_none(), "{:?}", answer.keyword_only);
+    let stages: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AskEvent::Stage { name, .. } => Some(*name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stages, ["plan", "embed", "search", "answer"]);
+    assert!(matches!(events.last(), Some(AskEvent::Done(_))));
+    assert!(answer.timings.first_token.is_some());
+
+    let mut conn = conn;
+    let chat = ask::save_chat(&mut conn, DEFAULT_USER, None, &answer).unwrap();
+    let (count, sources): (i64, String) = conn
+        .query_row(
+            "SELECT count(*), max(sources) FROM chat_messages WHERE chat_id = ?1",
+            [chat],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(count, 2);
+    assert!(sources.contains("Lighthouse"));
+}
+
+#[test]
+fn a_stream_cut_off_or_garbled_is_retried_after_a_reset() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    script(server, "");
+    let (_dir, conn) = journal(&server.settings());
+    for fault in [
+        r#"{"fault": "disconnect", "after": 6, "count": 1, "paths": ["/api/chat"]}"#,
+        r#"{"fault": "malformed", "after": 6, "count": 1, "paths": ["/api/chat"]}"#,
+    ] {
+        server.fault(fault);
+        let (events, result) = ask(&server.settings(), &conn, "What did I do at the lighthouse?");
+        server.clear_faults();
+        let answer = result.unwrap_or_else(|e| panic!("{fault}: {e}"));
+        assert_eq!(resets(&events), 1, "{fault}");
+        assert_eq!(shown(&events), ANSWER, "{fault}: no duplicated or lost text");
+        assert_eq!((answer.text.as_str(), answer.model_calls), (ANSWER, 2));
+    }
+}
+
+#[test]
+fn a_server_error_is_retried_and_a_second_one_is_reported() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    script(server, "");
+    let (_dir, conn) = journal(&server.settings());
+    server.fault(r#"{"fault": "http500", "count": 1, "paths": ["/api/chat"]}"#);
+    let (events, result) = ask(&server.settings(), &conn, "What did I do at the lighthouse?");
+    assert_eq!(result.unwrap().text, ANSWER);
+    assert_eq!(resets(&events), 0, "nothing was shown before the error");
+
+    server.fault(r#"{"fault": "http500", "count": 2, "paths": ["/api/chat"]}"#);
+    let (events, result) = ask(&server.settings(), &conn, "What did I do at the lighthouse?");
+    server.clear_faults();
+    let err = result.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            AiError::Server {
+                status: Some(500),
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(matches!(events.last(), Some(AskEvent::Error(_))));
+}
+
+#[test]
+fn a_slow_first_token_is_waited_for_within_the_limit_and_not_beyond() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    script(
+        server,
+        r#"{"match": "slowly", "response": "{\"response\": \"Late but here.\"}", "first_token_delay_ms": 1500},"#,
+    );
+    let (_dir, conn) = journal(&server.settings());
+    let (_, result) = ask(&server.settings(), &conn, "Tell me slowly what I did");
+    let answer = result.unwrap();
+    assert_eq!(answer.text, "Late but here.");
+    assert!(answer.timings.first_token.unwrap() >= Duration::from_millis(1500));
+
+    let impatient = AiSettings {
+        first_token_timeout: Duration::from_millis(700),
+        ..server.settings()
+    };
+    let started = Instant::now();
+    let (events, result) = ask(&impatient, &conn, "Tell me slowly what I did");
+    let err = result.unwrap_err();
+    assert!(matches!(err, AiError::Timeout { .. }), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(matches!(events.last(), Some(AskEvent::Error(_))));
+}
+
+#[test]
+fn a_missing_model_or_a_stopped_server_says_what_to_do() {
+    let server = ollama_server::shared();
+    let (_dir, conn) = {
+        let _guard = ollama_server::exclusive();
+        journal(&server.settings())
+    };
+    let missing = AiSettings {
+        text_model: "not-pulled:1b".into(),
+        ..server.settings()
+    };
+    let (events, result) = ask(&missing, &conn, "How did I feel this week?");
+    assert!(
+        result
+            .unwrap_err()
+            .to_string()
+            .contains("`ollama pull not-pulled:1b`")
+    );
+    assert!(matches!(events.last(), Some(AskEvent::Error(m)) if m.contains("ollama pull")));
+
+    let down = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..server.settings()
+    };
+    let started = Instant::now();
+    let (_, result) = ask(&down, &conn, "How did I feel this week?");
+    let err = result.unwrap_err();
+    assert!(err.to_string().contains("start Ollama"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn the_real_model_answers_a_general_question_after_planning() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(r#"{"rules": []}"#);
+    let (_dir, conn) = journal(&server.settings());
+    let (events, result) = ask(&server.settings(), &conn, "Which colours are in a rainbow?");
+    let answer = result.unwrap();
+    assert!(!answer.planned_locally);
+    assert!((2..=3).contains(&answer.model_calls), "{}", answer.model_calls);
+    assert_eq!(shown(&events), answer.text);
+}
