@@ -100,6 +100,13 @@ pub enum Command {
     Stats,
     /// Where the journal is and the SQLite settings in effect.
     Info,
+    /// Ask the local AI a question about your journal; the answer streams to stdout.
+    Ask {
+        question: String,
+        /// Also print how long each stage took.
+        #[arg(long)]
+        timings: bool,
+    },
 }
 
 fn parse_day(text: &str) -> Result<chrono::NaiveDate, String> {
@@ -238,6 +245,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
                 )
             })
         }
+        Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
         Command::Info => {
             let info = serde_json::json!({
                 "database": path,
@@ -249,6 +257,79 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             })
         }
     }
+}
+
+/// Streams the answer as it is written; `Reset` (a retried call) starts it on a new
+/// line, since text already printed cannot be taken back. Saves the exchange as a chat.
+fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bool) -> Result<()> {
+    use mindsage_core::ai::ask::{self as pipeline, AskEvent};
+    use std::io::Write;
+
+    let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
+    let settings =
+        mindsage_core::ai::AiSettings::from_settings(&mindsage_core::settings::Settings::load(&dir));
+    let client = mindsage_core::ai::OllamaClient::new(&settings)?;
+    let stream = !args.json;
+    let mut emit = |event: AskEvent| {
+        let mut out = std::io::stdout().lock();
+        let _ = match event {
+            AskEvent::Token(text) if stream => write!(out, "{text}").and_then(|()| out.flush()),
+            AskEvent::Reset if stream => writeln!(out, "\n(the answer broke off; asking again)"),
+            _ => Ok(()),
+        };
+    };
+    let answer = mindsage_core::ai::block_on(pipeline::ask(
+        &client,
+        conn,
+        DEFAULT_USER,
+        question,
+        Local::now(),
+        &mut emit,
+    ))?;
+    pipeline::save_chat(conn, DEFAULT_USER, None, &answer)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    println!();
+    if !answer.sources.is_empty() {
+        println!("\nsources:");
+        for s in &answer.sources {
+            println!(
+                "  #{} {}  {}",
+                s.entry_id,
+                &s.created_at[..s.created_at.len().min(10)],
+                s.title
+            );
+        }
+    }
+    if timings {
+        let t = &answer.timings;
+        let ms = |d: std::time::Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+        println!("\ntimings:");
+        for (name, d) in [
+            ("plan", t.plan),
+            ("embed", t.embed),
+            ("search", t.search),
+            ("answer", t.answer),
+        ] {
+            println!("  {name:<12} {}", ms(d));
+        }
+        println!("  {:<12} {}", "first token", t.first_token.map_or("-".into(), ms));
+        println!("  {:<12} {}", "total", ms(t.total));
+        println!("  {:<12} {}", "overhead", ms(t.overhead));
+        println!(
+            "  {:<12} {}{}",
+            "model calls",
+            answer.model_calls,
+            if answer.planned_locally {
+                " (planned locally)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
 }
 
 fn print<T: Serialize + ?Sized>(args: &Args, value: &T, text: impl FnOnce() -> String) -> Result<()> {
