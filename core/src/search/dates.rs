@@ -94,7 +94,8 @@ fn season_range(year: i32, start_month: u32) -> (NaiveDate, NaiveDate) {
 }
 
 /// Finds the first explicit date range in `text`:
-/// today, yesterday, this/last week, this/last month, this/last year, last N days,
+/// today, yesterday, this week (the last seven days), last week (the calendar week
+/// before this one), this/last weekend, this/last month, this/last year, last N days,
 /// weeks or months, N days ago, (in|last|this) <month> [year], <month> <year>,
 /// (in) <year>, (this|last) <season>, <season> <year>, and ISO dates (2026-04-03).
 pub fn parse_date_range(text: &str, now: DateTime<Local>) -> Option<DateRange> {
@@ -138,7 +139,19 @@ fn range_at<'a>(
     match (w(i), w(i + 1), w(i + 2)) {
         ("today", _, _) | ("tonight", _, _) => Some((today, today + day, 1)),
         ("yesterday", _, _) => Some((today - day, today, 1)),
-        ("this", "week", _) => Some((monday_of(today), today + day, 2)),
+        // "This week" in a question means the days just lived, so it is the last
+        // seven days: asked on a Monday, a calendar week would hold only today.
+        ("this", "week", _) | ("past", "few", "days") => Some((today - Duration::days(6), today + day, 2)),
+        // Weeks run Monday to Sunday, so the weekend closing the previous week is the
+        // most recent one that is over, whichever day it is now.
+        ("this", "weekend", _) => {
+            let saturday = monday_of(today) + Duration::days(5);
+            Some((saturday, saturday + Duration::days(2), 2))
+        }
+        ("last", "weekend", _) => {
+            let saturday = monday_of(today) - Duration::days(2);
+            Some((saturday, saturday + Duration::days(2), 2))
+        }
         ("last", "week", _) | ("past", "week", _) => {
             let monday = monday_of(today) - Duration::days(7);
             Some((monday, monday + Duration::days(7), 2))
@@ -259,7 +272,15 @@ mod tests {
         assert_eq!(range("today"), days("2026-06-15", "2026-06-16", "today"));
         assert_eq!(
             range("How was my sleep this week"),
-            days("2026-06-15", "2026-06-16", "this week")
+            days("2026-06-09", "2026-06-16", "this week")
+        );
+        assert_eq!(
+            range("What did I do last weekend?"),
+            days("2026-06-13", "2026-06-15", "last weekend")
+        );
+        assert_eq!(
+            range("this weekend"),
+            days("2026-06-20", "2026-06-22", "this weekend")
         );
         assert_eq!(
             range("and last week?"),

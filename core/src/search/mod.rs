@@ -13,6 +13,7 @@ pub mod dates;
 pub mod fusion;
 pub mod kernels;
 pub mod keyword;
+pub mod quality;
 pub mod vectors;
 
 use chrono::{DateTime, Local};
@@ -58,6 +59,8 @@ pub struct SearchQuery {
     pub limit: usize,
     /// The `k` of reciprocal-rank fusion.
     pub rrf_k: f64,
+    /// How much the keyword ranking counts in fusion against the vector ranking's 1.
+    pub keyword_weight: f64,
     /// Whether the last word may be a prefix (search box) or is whole (questions).
     pub last_word: LastWord,
 }
@@ -70,6 +73,7 @@ impl SearchQuery {
             filter: SearchFilter::default(),
             limit,
             rrf_k: fusion::DEFAULT_K,
+            keyword_weight: fusion::DEFAULT_KEYWORD_WEIGHT,
             last_word: LastWord::Whole,
         }
     }
@@ -226,7 +230,10 @@ fn fuse(
         }
     };
     let keyword_ids: Vec<EntryId> = keyword_hits.iter().map(|h| h.entry_id).collect();
-    let fused = fusion::reciprocal_rank_fusion(&[&keyword_ids, &vector_ids], query.rrf_k);
+    let fused = fusion::weighted_reciprocal_rank_fusion(
+        &[(&keyword_ids, query.keyword_weight), (&vector_ids, 1.0)],
+        query.rrf_k,
+    );
     let mut hits = Vec::with_capacity(query.limit);
     for (id, score) in fused {
         if hits.len() == query.limit {

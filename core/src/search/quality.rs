@@ -1,0 +1,427 @@
+//! Retrieval quality on a hand-labelled set: does search put the right entry first?
+//!
+//! A labelled set is a small journal plus questions whose relevant entries were marked
+//! by hand. [`evaluate`] writes the journal into a real temporary journal file, embeds
+//! it with the configured model, and asks every question through exactly the path the
+//! app uses (dates read out of the question, keyword, vector and hybrid search), so the
+//! scores are what a person would experience. Everything is deterministic: the same
+//! set, model and options give the same numbers on every run.
+//!
+//! Format (JSON), documented in `bench/data/README.md`:
+//! `{"name", "now", "entries":[{"id","created_at","title","body","tags"}],
+//!   "questions":[{"id","text","relevant":[ids]}]}`. `now` (optional, RFC 3339) is the
+//! instant relative dates in questions are read against; `tags` may be missing.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Local, Utc};
+
+use super::{SearchQuery, Searcher, vectors};
+use crate::clock;
+use crate::db::entries::{self, NewEntry};
+use crate::db::{self, DEFAULT_USER, StorageOptions};
+
+/// How many results a question's ranking keeps; MRR counts a first relevant hit up to here.
+const RANKED: usize = 10;
+
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct LabelledSet {
+    #[serde(default)]
+    pub name: String,
+    /// When the questions are asked; defaults to just after the newest entry.
+    pub now: Option<String>,
+    pub entries: Vec<LabelledEntry>,
+    pub questions: Vec<LabelledQuestion>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct LabelledEntry {
+    pub id: String,
+    pub created_at: String,
+    #[serde(default)]
+    pub title: String,
+    pub body: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct LabelledQuestion {
+    pub id: String,
+    pub text: String,
+    pub relevant: Vec<String>,
+}
+
+/// Why a labelled set could not be scored.
+#[derive(Debug, thiserror::Error)]
+pub enum QualityError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("not a labelled set: {0}")]
+    Format(String),
+    #[error("journal: {0}")]
+    Db(#[from] db::DbError),
+    #[error("embedding failed: {0}")]
+    Embed(String),
+}
+
+impl LabelledSet {
+    pub fn load(path: &Path) -> Result<LabelledSet, QualityError> {
+        let text = std::fs::read_to_string(path).map_err(|source| QualityError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        LabelledSet::parse(&text)
+    }
+
+    /// Parses and checks a set: unique ids, parseable dates, every label pointing at an entry.
+    pub fn parse(text: &str) -> Result<LabelledSet, QualityError> {
+        let set: LabelledSet = serde_json::from_str(text).map_err(|e| QualityError::Format(e.to_string()))?;
+        let mut ids = std::collections::HashSet::new();
+        for entry in &set.entries {
+            if !ids.insert(entry.id.as_str()) {
+                return Err(QualityError::Format(format!(
+                    "entry id {} appears twice",
+                    entry.id
+                )));
+            }
+            if clock::parse_utc(&entry.created_at).is_none() {
+                return Err(QualityError::Format(format!(
+                    "entry {}: created_at is not RFC 3339",
+                    entry.id
+                )));
+            }
+        }
+        for q in &set.questions {
+            if let Some(missing) = q.relevant.iter().find(|r| !ids.contains(r.as_str())) {
+                return Err(QualityError::Format(format!(
+                    "question {} labels unknown entry {missing}",
+                    q.id
+                )));
+            }
+            if q.relevant.is_empty() {
+                return Err(QualityError::Format(format!(
+                    "question {} has no relevant entry",
+                    q.id
+                )));
+            }
+        }
+        if set.questions.is_empty() {
+            return Err(QualityError::Format("no questions".into()));
+        }
+        Ok(set)
+    }
+
+    fn now(&self) -> DateTime<Local> {
+        self.now
+            .as_deref()
+            .and_then(clock::parse_utc)
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .filter_map(|e| clock::parse_utc(&e.created_at))
+                    .max()
+                    .map(|t| t + chrono::Duration::hours(1))
+            })
+            .unwrap_or_else(Utc::now)
+            .with_timezone(&Local)
+    }
+}
+
+/// What text of an entry is embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentText {
+    /// Title, tags and the whole body (the model truncates what it cannot take).
+    WholeEntry,
+    /// Title and tags with the body's first sentences only.
+    TitleAndOpening,
+}
+
+/// How entries and questions are embedded and the rankings fused.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct QualityOptions {
+    pub model: String,
+    pub document_text: DocumentText,
+    /// Prepended to entries and questions, for models trained with task prefixes
+    /// (nomic-embed-text wants `search_document: ` and `search_query: `).
+    pub document_prefix: String,
+    pub query_prefix: String,
+    /// Reciprocal-rank fusion's `k` and the keyword ranking's weight.
+    pub rrf_k: f64,
+    pub keyword_weight: f64,
+}
+
+impl QualityOptions {
+    /// The app's defaults for `model`: whole entries, no prefixes, default fusion.
+    pub fn defaults(model: &str) -> QualityOptions {
+        QualityOptions {
+            model: model.to_owned(),
+            document_text: DocumentText::WholeEntry,
+            document_prefix: String::new(),
+            query_prefix: String::new(),
+            rrf_k: super::fusion::DEFAULT_K,
+            keyword_weight: super::fusion::DEFAULT_KEYWORD_WEIGHT,
+        }
+    }
+}
+
+/// The text embedded for an entry under these options.
+pub fn document_text(title: &str, tags: &[String], body: &str, how: DocumentText) -> String {
+    let body = match how {
+        DocumentText::WholeEntry => body.to_owned(),
+        DocumentText::TitleAndOpening => body.split_inclusive(['.', '!', '?']).take(2).collect::<String>(),
+    };
+    let tags = if tags.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", tags.join(", "))
+    };
+    format!("{title}{tags}\n{}", body.trim())
+}
+
+/// The three ways of ranking that are scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    Keyword,
+    Vector,
+    Hybrid,
+}
+
+pub const METHODS: [Method; 3] = [Method::Keyword, Method::Vector, Method::Hybrid];
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Keyword => "keyword",
+            Method::Vector => "vector",
+            Method::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// The standard figures of a ranking method over all questions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Scores {
+    /// Share of questions whose first result is relevant.
+    pub precision_at_1: f64,
+    /// Mean share of a question's relevant entries found in the first five results.
+    pub recall_at_5: f64,
+    /// Mean of 1 / rank of the first relevant result (0 when none in the first ten).
+    pub mrr: f64,
+}
+
+/// A question's ranked entry labels (best first) and its relevant labels.
+pub type Ranking<'a> = (Vec<String>, &'a [String]);
+
+/// Scores ranked results (entry labels, best first) against the relevant labels.
+pub fn score(rankings: &[Ranking<'_>]) -> Scores {
+    if rankings.is_empty() {
+        return Scores::default();
+    }
+    let n = rankings.len() as f64;
+    let mut s = Scores::default();
+    for (ranked, relevant) in rankings {
+        let is_relevant = |id: &String| relevant.contains(id);
+        if ranked.first().is_some_and(is_relevant) {
+            s.precision_at_1 += 1.0;
+        }
+        let found = ranked.iter().take(5).filter(|id| is_relevant(id)).count();
+        s.recall_at_5 += found as f64 / relevant.len() as f64;
+        if let Some(pos) = ranked.iter().take(RANKED).position(is_relevant) {
+            s.mrr += 1.0 / (pos as f64 + 1.0);
+        }
+    }
+    Scores {
+        precision_at_1: s.precision_at_1 / n,
+        recall_at_5: s.recall_at_5 / n,
+        mrr: s.mrr / n,
+    }
+}
+
+/// One question's results, for reading what went wrong.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct QuestionResult {
+    pub id: String,
+    pub date_filter: Option<String>,
+    pub ranked: HashMap<&'static str, Vec<String>>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct QualityReport {
+    pub set: String,
+    pub entries: usize,
+    pub questions: usize,
+    pub options: QualityOptions,
+    pub scores: Vec<(Method, Scores)>,
+    pub per_question: Vec<QuestionResult>,
+}
+
+impl QualityReport {
+    pub fn scores_of(&self, method: Method) -> Scores {
+        self.scores
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map(|(_, s)| *s)
+            .unwrap_or_default()
+    }
+}
+
+/// Scores keyword, vector and hybrid search on a labelled set. `embed` turns texts into
+/// vectors (in the app and bench: Ollama's `/api/embed`).
+pub fn evaluate(
+    set: &LabelledSet,
+    options: &QualityOptions,
+    mut embed: impl FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
+) -> Result<QualityReport, QualityError> {
+    let dir = tempfile::tempdir().map_err(|source| QualityError::Read {
+        path: std::env::temp_dir().display().to_string(),
+        source,
+    })?;
+    let path = dir.path().join("labelled.db");
+    let mut conn = db::open(&path, &StorageOptions::default())?;
+    let user = DEFAULT_USER;
+    let mut label_of = HashMap::new();
+    let tx = conn.transaction().map_err(db::DbError::from)?;
+    for e in &set.entries {
+        let created = clock::parse_utc(&e.created_at).expect("checked by parse");
+        let new = NewEntry {
+            title: e.title.clone(),
+            body: e.body.clone(),
+            tags: e.tags.clone(),
+            mood_score: None,
+            created_at: Some(created),
+        };
+        label_of.insert(entries::insert_entry(&tx, user, &new)?, e.id.clone());
+    }
+    tx.commit().map_err(db::DbError::from)?;
+    let docs: Vec<String> = set
+        .entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{}{}",
+                options.document_prefix,
+                document_text(&e.title, &e.tags, &e.body, options.document_text)
+            )
+        })
+        .collect();
+    let doc_vectors = embed(&docs).map_err(QualityError::Embed)?;
+    let ids: Vec<i64> = {
+        let mut by_label: HashMap<&str, i64> = label_of.iter().map(|(id, l)| (l.as_str(), *id)).collect();
+        set.entries
+            .iter()
+            .map(|e| by_label.remove(e.id.as_str()).expect("inserted"))
+            .collect()
+    };
+    for (id, vector) in ids.iter().zip(&doc_vectors) {
+        vectors::store_embedding(&conn, user, *id, &options.model, vector)?;
+    }
+    let questions: Vec<String> = set
+        .questions
+        .iter()
+        .map(|q| format!("{}{}", options.query_prefix, q.text))
+        .collect();
+    let question_vectors = embed(&questions).map_err(QualityError::Embed)?;
+
+    let now = set.now();
+    let mut searcher = Searcher::default();
+    let labels =
+        |hits: Vec<i64>| -> Vec<String> { hits.iter().filter_map(|id| label_of.get(id).cloned()).collect() };
+    let mut per_question = Vec::new();
+    let mut rankings: HashMap<Method, Vec<Ranking>> = HashMap::new();
+    for (q, qv) in set.questions.iter().zip(&question_vectors) {
+        let (mut query, range) = SearchQuery::from_text(&q.text, now, RANKED);
+        query.rrf_k = options.rrf_k;
+        query.keyword_weight = options.keyword_weight;
+        let keyword = searcher.hybrid(&conn, user, &query, None)?;
+        let hybrid = searcher.hybrid(&conn, user, &query, Some(qv))?;
+        let vector: Vec<i64> = searcher
+            .cache()
+            .search(qv, RANKED, &query.filter)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        let mut ranked = HashMap::new();
+        for (method, hits) in [
+            (
+                Method::Keyword,
+                keyword.hits.iter().map(|h| h.entry_id).collect::<Vec<_>>(),
+            ),
+            (Method::Vector, vector),
+            (Method::Hybrid, hybrid.hits.iter().map(|h| h.entry_id).collect()),
+        ] {
+            let ranked_labels = labels(hits);
+            rankings
+                .entry(method)
+                .or_default()
+                .push((ranked_labels.clone(), &q.relevant));
+            ranked.insert(method.name(), ranked_labels);
+        }
+        per_question.push(QuestionResult {
+            id: q.id.clone(),
+            date_filter: range.map(|r| r.matched),
+            ranked,
+        });
+    }
+    Ok(QualityReport {
+        set: set.name.clone(),
+        entries: set.entries.len(),
+        questions: set.questions.len(),
+        options: options.clone(),
+        scores: METHODS.iter().map(|m| (*m, score(&rankings[m]))).collect(),
+        per_question,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn scores_follow_their_definitions() {
+        let rel_a = s(&["a"]);
+        let rel_bc = s(&["b", "c"]);
+        let rankings = vec![
+            (s(&["a", "x", "y"]), rel_a.as_slice()), // p@1 1, r@5 1, rr 1
+            (s(&["x", "y", "c", "z", "q", "b"]), rel_bc.as_slice()), // p@1 0, r@5 0.5, rr 1/3
+        ];
+        let sc = score(&rankings);
+        assert_eq!(sc.precision_at_1, 0.5);
+        assert_eq!(sc.recall_at_5, 0.75);
+        assert!((sc.mrr - (1.0 + 1.0 / 3.0) / 2.0).abs() < 1e-12);
+        assert_eq!(score(&[]), Scores::default());
+    }
+
+    #[test]
+    fn sets_with_broken_labels_are_refused() {
+        let ok = r#"{"entries":[{"id":"e1","created_at":"2026-01-01T10:00:00Z","body":"x"}],
+                    "questions":[{"id":"q1","text":"x?","relevant":["e1"]}]}"#;
+        assert!(LabelledSet::parse(ok).is_ok());
+        let unknown = ok.replace(r#""relevant":["e1"]"#, r#""relevant":["e9"]"#);
+        assert!(matches!(
+            LabelledSet::parse(&unknown),
+            Err(QualityError::Format(_))
+        ));
+        let bad_date = ok.replace("2026-01-01T10:00:00Z", "yesterday");
+        assert!(LabelledSet::parse(&bad_date).is_err());
+        assert!(LabelledSet::parse("[]").is_err());
+    }
+
+    #[test]
+    fn opening_keeps_two_sentences() {
+        let text = document_text(
+            "T",
+            &s(&["x"]),
+            "One. Two! Three? Four.",
+            DocumentText::TitleAndOpening,
+        );
+        assert_eq!(text, "T\nx\nOne. Two!");
+    }
+}

@@ -1,0 +1,43 @@
+//! Retrieval quality on the committed hand-labelled set, with real all-MiniLM-L6-v2
+//! embeddings from the local server: the figures are reproducible run to run. The
+//! targets themselves are tracked by the bench (`retrieval` stage, bench/BOARD.md).
+
+mod ollama_server;
+
+use std::path::PathBuf;
+
+use mindsage_core::ai::OllamaClient;
+use mindsage_core::search::quality::{self, LabelledSet, Method, QualityOptions};
+
+fn committed_set() -> LabelledSet {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/data/retrieval-v1.json");
+    LabelledSet::load(&path).unwrap()
+}
+
+#[test]
+fn quality_figures_are_identical_across_runs_and_fusion_helps() {
+    let server = ollama_server::shared();
+    let settings = server.settings();
+    let client = OllamaClient::new(&settings).unwrap();
+    let set = committed_set();
+    let options = QualityOptions::defaults(&settings.embed_model);
+    let embed = |texts: &[String]| {
+        client
+            .embed_blocking(&options.model, texts)
+            .map_err(|e| e.to_string())
+    };
+    let first = quality::evaluate(&set, &options, embed).unwrap();
+    let second = quality::evaluate(&set, &options, embed).unwrap();
+    assert_eq!(first.scores, second.scores);
+    for (method, scores) in &first.scores {
+        eprintln!("{method:?}: {scores:?}");
+    }
+    let hybrid = first.scores_of(Method::Hybrid);
+    // Sanity, not the target: fusion must not be worse than the weaker method.
+    let weaker = first
+        .scores_of(Method::Keyword)
+        .mrr
+        .min(first.scores_of(Method::Vector).mrr);
+    assert!(hybrid.mrr >= weaker, "{:?}", first.scores);
+    assert_eq!(first.questions, set.questions.len());
+}
