@@ -7,10 +7,10 @@ scripts/install-deps.sh test
 # first run builds llama.cpp, about five minutes, later runs take seconds). The tests
 # start and stop their own server on a free port.
 shared="${MINDSAGE_SHARED_DIR:-$(pwd)/../shared}"
-if [ ! -x "$shared/ollama-local/setup.sh" ]; then
+if [ ! -f "$shared/ollama-local/setup.sh" ]; then
   echo "[test] $shared/ollama-local is missing: set MINDSAGE_SHARED_DIR to the shared folder" >&2
   exit 1
 fi
-"$shared/ollama-local/setup.sh"
+bash "$shared/ollama-local/setup.sh"
 export MINDSAGE_SHARED_DIR="$shared"
 cargo test --workspace --locked "$@"

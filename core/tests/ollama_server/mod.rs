@@ -93,6 +93,8 @@ kill $srv 2>/dev/null; wait $srv"#;
             .arg(watchdog)
             .arg("watchdog")
             .arg(std::process::id().to_string())
+            // Through bash: CI's copy of shared/ may not keep the execute bits.
+            .arg("bash")
             .arg(&serve)
             .arg(port.to_string())
             .env("OLLAMA_LOCAL_ALIASES", ALIASES)
