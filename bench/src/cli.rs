@@ -1,0 +1,100 @@
+//! The command line: `run`, `compare`, `noise`, `quick`, `board`, `report`.
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::stages::StageContext;
+use crate::stats::Sampling;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mindsage-bench",
+    version,
+    about = "MindSage's benchmark harness: stored runs, percentiles, regressions first."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure the chosen stages and store the run at bench/runs/<LABEL>.json.
+    Run {
+        /// Name of the run (letters, digits, '.', '-', '_').
+        #[arg(long)]
+        label: String,
+        #[command(flatten)]
+        options: RunOptions,
+    },
+    /// Compare two stored runs: regressions first, then wins, then the unchanged.
+    /// Writes bench/reports/<BASE>-vs-<HEAD>.md and a chart beside it.
+    Compare {
+        /// Label of the base run (or a path to a run's JSON file).
+        base: String,
+        /// Label of the head run (or a path to a run's JSON file).
+        head: String,
+    },
+    /// Measure the same commit twice (runs noise-a and noise-b) and store each
+    /// scenario's spread in bench/noise.json, which `compare` uses as its threshold.
+    Noise {
+        #[command(flatten)]
+        options: RunOptions,
+    },
+    /// A fast check for the pre-commit hook: db stage at 150 and 5,000 entries,
+    /// compared with the previous quick run. Prints regressions; always exits 0.
+    Quick,
+    /// Render bench/BOARD.md: each tracked item's value in a run against its target.
+    Board {
+        /// The run to read; the newest stored run of kind `run` when omitted.
+        #[arg(long)]
+        run: Option<String>,
+    },
+    /// Regenerate the performance section of README.md and docs/PERFORMANCE.md from
+    /// the stored runs.
+    Report,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunOptions {
+    /// Stages to run, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "db,size")]
+    pub stages: Vec<String>,
+    /// Journal sizes in entries, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "150,5000,50000")]
+    pub sizes: Vec<usize>,
+    /// Samples per scenario after warm-up.
+    #[arg(long, default_value_t = 200)]
+    pub samples: usize,
+    /// Calls per scenario discarded before sampling.
+    #[arg(long, default_value_t = 5)]
+    pub warmup: usize,
+    /// Seconds one scenario may take; a slow one stops early and says so.
+    #[arg(long = "budget-s", default_value_t = 20.0)]
+    pub budget_s: f64,
+}
+
+impl RunOptions {
+    pub fn context(&self) -> StageContext {
+        StageContext {
+            sizes: self.sizes.clone(),
+            sampling: Sampling {
+                samples: self.samples,
+                warmup: self.warmup,
+                budget_s: self.budget_s,
+            },
+        }
+    }
+}
+
+/// Labels become file names, so they stay plain.
+pub fn check_label(label: &str) -> anyhow::Result<()> {
+    let plain = !label.is_empty()
+        && label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    anyhow::ensure!(
+        plain && !label.starts_with('.'),
+        "label {label:?}: use letters, digits, '.', '-' and '_' only"
+    );
+    Ok(())
+}

@@ -1,0 +1,338 @@
+//! The stored run: one JSON file per run at `bench/runs/<label>.json`.
+//!
+//! Schema version 1 (bump [`SCHEMA_VERSION`] on any incompatible change and describe it
+//! in docs/PERFORMANCE.md). Top level:
+//!
+//! * `schema_version`, `label`, `kind` (`run`, `noise` or `quick`), `created_at` (RFC 3339, UTC)
+//! * `machine`: CPU model, logical cores, RAM bytes, OS, kernel ([`Machine`])
+//! * `build`: git commit, dirty flag, build profile, rustc version ([`Build`])
+//! * `sqlite_version`, `sqlite_vec_version` (null when no stage loaded sqlite-vec)
+//! * `pragmas`: the settings read back from the reader connection (null if no db stage)
+//! * `models`: name and digest of every AI model a stage used (empty without AI stages)
+//! * `settings`: stages, sizes, samples, warm-up, per-scenario budget
+//! * `datasets`: every journal measured, with its entry count, seed and photo count
+//! * `scenarios`: one per measurement ([`Scenario`]): stage, size (entries, null when
+//!   size-independent), name, a `measure` that is either `timing` (a [`Summary`] in ms,
+//!   samples requested, whether the budget cut it short) or `value` (bytes or a count),
+//!   or `failed` (the error), plus the payload returned (rows and bytes, smallest and
+//!   largest answer), the full-scan counts from `EXPLAIN QUERY PLAN`, and a note saying
+//!   how it was measured.
+//!
+//! Reports judge a run from this file alone, so the rules that flag a figure (too few
+//! samples, suspiciously small answers, unexpected scans) live here in [`Scenario::flags`]
+//! and apply to old runs as well as new ones.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use mindsage_core::db::EffectivePragmas;
+use mindsage_core::timing::Summary;
+use serde::{Deserialize, Serialize};
+
+use crate::machine::{Build, Machine};
+use crate::stats::{Payload, Sampling};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which verb made a run. Only `run` runs feed the board and the docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    Run,
+    Noise,
+    Quick,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub schema_version: u32,
+    pub label: String,
+    pub kind: RunKind,
+    pub created_at: String,
+    pub machine: Machine,
+    pub build: Build,
+    pub sqlite_version: String,
+    pub sqlite_vec_version: Option<String>,
+    pub pragmas: Option<EffectivePragmas>,
+    pub models: Vec<Model>,
+    pub settings: Settings,
+    pub datasets: Vec<Dataset>,
+    pub scenarios: Vec<Scenario>,
+}
+
+/// An AI model a stage ran, identified by content, not just by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    pub name: String,
+    pub digest: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub stages: Vec<String>,
+    pub sizes: Vec<usize>,
+    pub sampling: Sampling,
+}
+
+/// A journal a stage measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    pub stage: String,
+    pub entries: usize,
+    pub seed: u64,
+    pub photos: usize,
+    pub schema_version: i64,
+}
+
+/// Units of a `value` measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Bytes,
+    Count,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Measure {
+    Timing {
+        stats: Summary,
+        requested: usize,
+        budget_exhausted: bool,
+    },
+    Value {
+        value: f64,
+        unit: Unit,
+    },
+    /// The scenario returned an error: no figure, and every report says so.
+    Failed {
+        error: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub stage: String,
+    /// Journal size in entries; `None` for measurements that do not depend on one.
+    pub size: Option<usize>,
+    pub name: String,
+    pub measure: Measure,
+    pub payload: Option<Payload>,
+    /// Answers smaller than this many bytes (or with no rows) are flagged.
+    pub expect_min_bytes: u64,
+    /// Full table scans in the statement's plan, and those its allow-list does not accept.
+    pub full_scans: Option<u32>,
+    pub unexpected_scans: Vec<String>,
+    pub note: Option<String>,
+}
+
+impl Scenario {
+    /// A stat by name: `p50`, `p95`, `p99`, `min`, `max`, `mean` (ms) of a timing, or
+    /// `value` of a value measure.
+    pub fn stat(&self, stat: &str) -> Option<f64> {
+        match (&self.measure, stat) {
+            (Measure::Timing { stats, .. }, _) => match stat {
+                "p50" => Some(stats.p50_ms),
+                "p95" => Some(stats.p95_ms),
+                "p99" => Some(stats.p99_ms),
+                "min" => Some(stats.min_ms),
+                "max" => Some(stats.max_ms),
+                "mean" => Some(stats.mean_ms),
+                _ => None,
+            },
+            (Measure::Value { value, .. }, "value") => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// Samples behind a timing.
+    pub fn samples(&self) -> Option<usize> {
+        match &self.measure {
+            Measure::Timing { stats, .. } => Some(stats.count),
+            _ => None,
+        }
+    }
+
+    /// "ms", "bytes" or "count".
+    pub fn unit(&self) -> &'static str {
+        match &self.measure {
+            Measure::Value {
+                unit: Unit::Bytes, ..
+            } => "bytes",
+            Measure::Value {
+                unit: Unit::Count, ..
+            } => "count",
+            _ => "ms",
+        }
+    }
+
+    /// Why a reader should distrust this figure, if anything. Every report prints these.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        match &self.measure {
+            Measure::Failed { error } => flags.push(format!("FAILED: {error}")),
+            Measure::Timing {
+                stats,
+                requested,
+                budget_exhausted,
+            } if *budget_exhausted => flags.push(format!(
+                "only {} of {requested} samples (time budget)",
+                stats.count
+            )),
+            _ => {}
+        }
+        if let Some(p) = &self.payload
+            && (p.rows_min == 0 || p.bytes_min < self.expect_min_bytes)
+        {
+            flags.push(format!(
+                "suspiciously small answer: {} rows, {} bytes (expected ≥ 1 row, ≥ {} bytes)",
+                p.rows_min, p.bytes_min, self.expect_min_bytes
+            ));
+        }
+        if !self.unexpected_scans.is_empty() {
+            flags.push(format!(
+                "full scan outside the allow-list: {}",
+                self.unexpected_scans.join("; ")
+            ));
+        }
+        flags
+    }
+
+    /// "list.page1 @ 5000" or just the name when size-independent.
+    pub fn title(&self) -> String {
+        match self.size {
+            Some(size) => format!("{} @ {size}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// A figure as reports print it: ms with enough digits for sub-millisecond queries,
+/// bytes with a binary unit, counts as integers.
+pub fn format_value(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" if value < 1.0 => format!("{value:.4} ms"),
+        "ms" => format!("{value:.2} ms"),
+        "bytes" if value >= 1024.0 * 1024.0 => format!("{:.2} MiB", value / (1024.0 * 1024.0)),
+        "bytes" if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
+        "bytes" => format!("{value:.0} B"),
+        _ => format!("{value:.0}"),
+    }
+}
+
+impl Run {
+    pub fn scenario(&self, stage: &str, size: Option<usize>, name: &str) -> Option<&Scenario> {
+        self.scenarios
+            .iter()
+            .find(|s| s.stage == stage && s.size == size && s.name == name)
+    }
+
+    /// How reports cite a run: its label and commit.
+    pub fn citation(&self) -> String {
+        format!("`{}` @ {}", self.label, self.build.short())
+    }
+
+    pub fn path_for(label: &str) -> PathBuf {
+        crate::paths::runs_dir().join(format!("{label}.json"))
+    }
+
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let json = serde_json::to_string_pretty(self)? + "\n";
+        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))
+    }
+
+    pub fn load(path: &Path) -> anyhow::Result<Run> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        Run::parse(&text).with_context(|| format!("reading the run {}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> anyhow::Result<Run> {
+        let version = serde_json::from_str::<serde_json::Value>(text)?
+            .get("schema_version")
+            .and_then(serde_json::Value::as_u64);
+        if version != Some(u64::from(SCHEMA_VERSION)) {
+            bail!(
+                "schema version {version:?}; this harness reads version {SCHEMA_VERSION} (see docs/PERFORMANCE.md)"
+            );
+        }
+        Ok(serde_json::from_str(text)?)
+    }
+
+    /// A run by label (`bench/runs/<label>.json`) or by path to a JSON file.
+    pub fn find(label_or_path: &str) -> anyhow::Result<Run> {
+        let as_path = Path::new(label_or_path);
+        if label_or_path.ends_with(".json") && as_path.exists() {
+            return Run::load(as_path);
+        }
+        Run::load(&Run::path_for(label_or_path))
+    }
+
+    /// The newest stored run of kind `run`: what the board and the docs report.
+    pub fn latest_full() -> anyhow::Result<Run> {
+        let dir = crate::paths::runs_dir();
+        let mut runs = Vec::new();
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let run = Run::load(&path)?;
+                if run.kind == RunKind::Run {
+                    runs.push(run);
+                }
+            }
+        }
+        runs.into_iter()
+            .max_by(|a, b| a.created_at.cmp(&b.created_at))
+            .with_context(|| format!("no stored run of kind `run` in {}", dir.display()))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The committed fixture: a small run with a timing, a value, a failed scenario and
+    /// a flagged payload.
+    pub(crate) fn fixture() -> Run {
+        Run::parse(include_str!("../tests/fixtures/run-small.json")).unwrap()
+    }
+
+    #[test]
+    fn json_round_trip_keeps_everything() {
+        let run = fixture();
+        let json = serde_json::to_string_pretty(&run).unwrap();
+        assert_eq!(Run::parse(&json).unwrap(), run);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        run.save(&path).unwrap();
+        assert_eq!(Run::load(&path).unwrap(), run);
+    }
+
+    #[test]
+    fn refuses_other_schema_versions() {
+        let json = serde_json::to_string(&fixture())
+            .unwrap()
+            .replace("\"schema_version\":1", "\"schema_version\":99");
+        let err = Run::parse(&json).unwrap_err().to_string();
+        assert!(err.contains("schema version Some(99)"), "{err}");
+    }
+
+    #[test]
+    fn stats_and_flags_are_read_from_the_stored_run() {
+        let run = fixture();
+        let page = run.scenario("db", Some(150), "list.page1").unwrap();
+        assert_eq!(page.stat("p95"), Some(0.1));
+        assert_eq!(page.samples(), Some(200));
+        assert!(page.flags().is_empty());
+        let trash = run.scenario("db", Some(150), "list.trash").unwrap();
+        assert!(trash.flags()[0].starts_with("suspiciously small answer"));
+        let slow = run.scenario("db", Some(5000), "write.purge").unwrap();
+        assert_eq!(slow.flags(), ["only 13 of 200 samples (time budget)"]);
+        let binary = run.scenario("size", None, "binary").unwrap();
+        assert_eq!((binary.stat("value"), binary.unit()), (Some(1.0e7), "bytes"));
+        let failed = run.scenario("db", Some(150), "gallery.random").unwrap();
+        assert!(failed.flags()[0].starts_with("FAILED"));
+    }
+}

@@ -1,0 +1,551 @@
+//! The `db` stage: the journal's storage at 150, 5,000 and 50,000 entries.
+//!
+//! It times every screen's named query, the writes (through `db::writer::Writer`, the
+//! way the app's worker writes, so the writer's checkpoint policy is part of the
+//! figure), reads while a background thread keeps the writer busy, the dashboard
+//! warm and right after an invalidating write, and counts full scans in the plan of
+//! every catalogue statement.
+//!
+//! Journals come from the deterministic demo generator and are cached under
+//! `$HOME/.cache/mindsage-bench/journals/`, keyed by size, seed and schema version, so
+//! a second run does not reseed 50,000 entries. Each run measures a fresh copy: the
+//! cached file is never written to.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mindsage_core::db::entries::{self, Cursor, EntryEdit, ListFilter, NewEntry, PAGE_SIZE};
+use mindsage_core::db::gallery::{self, GalleryItem};
+use mindsage_core::db::queries::CATALOGUE;
+use mindsage_core::db::stats::{self as dashboard, StatsCache};
+use mindsage_core::db::writer::Writer;
+use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, plan};
+use mindsage_core::demo::{self, DemoOptions};
+use mindsage_core::search::vectors;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+use super::{Recorder, Stage, StageContext};
+use crate::run::{Dataset, Measure, Scenario, Unit};
+use crate::stats::{self, Measured, Payload, Sampling};
+
+/// The demo seed every db figure is measured on.
+const SEED: u64 = 42;
+const USER: UserId = DEFAULT_USER;
+/// Photos one shuffle of the gallery picks.
+const GALLERY_SHUFFLE: usize = 12;
+/// One entry in this many is in the trash while measuring, so `list.trash` has a page.
+const TRASH_EVERY: i64 = 97;
+/// Smallest believable answer of a read that returns text.
+const MIN_READ_BYTES: u64 = 64;
+
+const WRITER_NOTE: &str = "through db::writer::Writer (wal_autocheckpoint=0; checkpoints \
+    when idle or every 256 commits), timed from submit to reply";
+
+pub struct Db;
+
+impl Stage for Db {
+    fn name(&self) -> &'static str {
+        "db"
+    }
+
+    fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+        for &size in &ctx.sizes {
+            let cached = cached_journal(size)?;
+            let work = tempfile::tempdir()?;
+            let path = work.path().join("journal.db");
+            std::fs::copy(&cached, &path).with_context(|| format!("copying {}", cached.display()))?;
+            let journal = Journal::open(&path, size)?;
+            out.datasets.push(Dataset {
+                stage: "db".into(),
+                entries: size,
+                seed: SEED,
+                photos: journal.photos,
+                schema_version: migrate::latest_version(),
+            });
+            if out.pragmas.is_none() {
+                out.pragmas = Some(db::effective_pragmas(&journal.reader)?);
+                out.sqlite_vec_version = vectors::extension_version(&journal.reader);
+            }
+            journal.bench(ctx.sampling, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// The cached seeded journal for `size`, seeding it first if needed.
+fn cached_journal(size: usize) -> anyhow::Result<PathBuf> {
+    let schema = migrate::latest_version();
+    let dir = crate::paths::cache_dir().join("journals");
+    let path = dir.join(format!("journal-{size}-seed{SEED}-schema{schema}.db"));
+    if path.exists() {
+        return Ok(path);
+    }
+    eprintln!(
+        "seeding a {size}-entry demo journal (seed {SEED}) into {}",
+        path.display()
+    );
+    let started = Instant::now();
+    // Seed under another name and rename when complete, so an interrupted seeding
+    // never leaves a half journal under the cached name.
+    let partial = dir.join(format!("journal-{size}-seed{SEED}-schema{schema}.partial"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", partial.display()));
+    }
+    {
+        let options = StorageOptions::default();
+        let mut conn = db::open(&partial, &options)?;
+        demo::seed(&mut conn, USER, &DemoOptions::fixed(size, SEED))?;
+        db::checkpoint(
+            &conn,
+            Checkpoint::Truncate,
+            options.busy_timeout,
+            options.busy_timeout,
+        )?;
+    }
+    std::fs::rename(&partial, &path)?;
+    eprintln!("seeded in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(path)
+}
+
+/// A working copy of a journal, with the app's two connections: a reader and the writer.
+struct Journal {
+    size: usize,
+    reader: Connection,
+    writer: Writer,
+    photos: usize,
+    first_id: EntryId,
+    last_id: EntryId,
+}
+
+impl Journal {
+    fn open(path: &Path, size: usize) -> anyhow::Result<Journal> {
+        let options = StorageOptions::default();
+        let reader = db::open(path, &options)?;
+        let writer = Writer::spawn(path, &options)?;
+        let (first_id, last_id, photos): (EntryId, EntryId, i64) = reader.query_row(
+            "SELECT min(id), max(id), (SELECT count(*) FROM media) FROM journal_entries",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        Ok(Journal {
+            size,
+            reader,
+            writer,
+            photos: photos as usize,
+            first_id,
+            last_id,
+        })
+    }
+
+    /// The live entry `depth` rows from the newest, as a list cursor.
+    fn cursor_at(&self, depth: usize) -> anyhow::Result<Cursor> {
+        Ok(self.reader.query_row(
+            "SELECT created_at, id FROM journal_entries WHERE user_id = ?1 AND is_deleted = 0 \
+             ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?2",
+            params![USER, depth as i64],
+            |r| {
+                Ok(Cursor {
+                    key: r.get(0)?,
+                    id: r.get(1)?,
+                })
+            },
+        )?)
+    }
+
+    fn most_used_tag(&self) -> anyhow::Result<String> {
+        Ok(self.reader.query_row(
+            "SELECT t.name FROM tags AS t JOIN entry_tags AS et ON et.tag_id = t.id \
+             WHERE t.user_id = ?1 GROUP BY t.id ORDER BY count(*) DESC, t.name LIMIT 1",
+            params![USER],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Live ids (outside the trashed ones), shuffled deterministically.
+    fn live_ids(&self, rng: &mut ChaCha8Rng) -> Vec<EntryId> {
+        let mut ids: Vec<EntryId> = (self.first_id..=self.last_id)
+            .filter(|id| (id - self.first_id) % TRASH_EVERY != 0)
+            .collect();
+        ids.shuffle(rng);
+        ids
+    }
+
+    fn bench(self, sampling: Sampling, out: &mut Recorder) -> anyhow::Result<()> {
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+        let mut rec = SizeRecorder {
+            size: self.size,
+            plans: plans(&self.reader)?,
+            out,
+        };
+        let calls = sampling.samples + sampling.warmup;
+        // Texts for new entries and edits, from the same generator under another seed.
+        let texts: Vec<NewEntry> = demo::generate(&DemoOptions::fixed(calls.max(64), SEED + 1))
+            .map(|d| NewEntry {
+                created_at: None,
+                ..d.entry
+            })
+            .collect();
+        let text = |i: usize| texts[i % texts.len()].clone();
+        let edit = |i: usize| {
+            let t = text(i + 1);
+            EntryEdit {
+                title: t.title,
+                body: t.body,
+                tags: t.tags,
+                mood_score: t.mood_score,
+            }
+        };
+        let ids = self.live_ids(&mut rng);
+        let id = |i: usize| ids[i % ids.len()];
+
+        let trashed: Vec<EntryId> = (self.first_id..=self.last_id)
+            .step_by(TRASH_EVERY as usize)
+            .collect();
+        self.writer.call(move |c| {
+            for id in trashed {
+                entries::soft_delete(c, USER, id)?;
+            }
+            Ok(())
+        })?;
+
+        // Reads, each as its screen issues it.
+        let reader = &self.reader;
+        let list = |filter: ListFilter, after: Option<Cursor>| {
+            move |_| Ok(entries::list(reader, USER, &filter, after.as_ref(), PAGE_SIZE)?)
+        };
+        let page_payload = |p: &entries::Page| json_payload(p.rows.len(), &p.rows);
+        let m = stats::measure(&sampling, list(ListFilter::default(), None), page_payload);
+        rec.timing("list.page1", "list.page1", MIN_READ_BYTES, None, m);
+
+        let middle = self.cursor_at(self.size / 2)?;
+        let m = stats::measure(
+            &sampling,
+            list(ListFilter::default(), Some(middle.clone())),
+            page_payload,
+        );
+        let note = "the page after the middle of the journal";
+        rec.timing("list.page_n", "list.page_n", MIN_READ_BYTES, Some(note), m);
+
+        let tag = self.most_used_tag()?;
+        let filter = ListFilter {
+            tag: Some(tag.clone()),
+            ..ListFilter::default()
+        };
+        let m = stats::measure(&sampling, list(filter, None), page_payload);
+        let note = format!("first page of the most used tag ({tag})");
+        rec.timing("list.by_tag", "list.by_tag", MIN_READ_BYTES, Some(&note), m);
+
+        let filter = ListFilter {
+            from: Some(middle.key.clone()),
+            to: Some(self.cursor_at(self.size / 4)?.key),
+            ..ListFilter::default()
+        };
+        let m = stats::measure(&sampling, list(filter, None), page_payload);
+        let note = "first page of the range between a quarter and half way back";
+        let q = "list.by_date_range";
+        rec.timing(q, q, MIN_READ_BYTES, Some(note), m);
+
+        let filter = ListFilter {
+            trash: true,
+            ..ListFilter::default()
+        };
+        let m = stats::measure(&sampling, list(filter, None), page_payload);
+        let note = format!("one entry in {TRASH_EVERY} is in the trash");
+        rec.timing("list.trash", "list.trash", MIN_READ_BYTES, Some(&note), m);
+
+        let m = stats::measure(
+            &sampling,
+            |_| Ok(entries::count(reader, USER)?),
+            |&n| Payload::of(u64::from(n > 0), 8),
+        );
+        rec.timing("list.count", "list.count", 8, None, m);
+
+        let m = stats::measure(
+            &sampling,
+            |i| Ok(entries::get(reader, USER, id(i))?),
+            |e| json_payload(1, e),
+        );
+        rec.timing("entry.get", "entry.get", MIN_READ_BYTES, None, m);
+
+        let m = stats::measure(
+            &sampling,
+            |_| Ok(dashboard::daily_totals(reader, USER)?),
+            |days| json_payload(days.len(), days),
+        );
+        let q = "dashboard.data";
+        rec.timing(q, q, MIN_READ_BYTES, None, m);
+
+        let today = chrono::Utc::now().date_naive();
+        let mut cache = StatsCache::default();
+        let m = stats::measure(
+            &sampling,
+            |_| Ok(cache.get(reader, USER, today)?),
+            |s| json_payload(1, &**s),
+        );
+        let note = "StatsCache::get with nothing written since the last call";
+        rec.timing("dashboard.stats", q, MIN_READ_BYTES, Some(note), m);
+
+        let writer = &self.writer;
+        let m = stats::measure_timed(
+            &sampling,
+            |i| {
+                let (target, change) = (id(i), edit(i));
+                writer.call(move |c| entries::update(c, USER, target, &change))?;
+                let start = Instant::now();
+                let s = cache.get(reader, USER, today)?;
+                Ok((start.elapsed(), s))
+            },
+            |s| json_payload(1, &**s),
+        );
+        let note = "StatsCache::get right after an edit committed by the writer (untimed)";
+        rec.timing("dashboard.stats_after_write", q, MIN_READ_BYTES, Some(note), m);
+
+        let m = stats::measure(
+            &sampling,
+            |_| Ok(gallery::page(reader, USER, None, PAGE_SIZE)?.0),
+            |items| gallery_payload(items),
+        );
+        rec.timing("gallery.page", "gallery.page", MIN_READ_BYTES, None, m);
+
+        let mut shuffle_rng = ChaCha8Rng::seed_from_u64(SEED);
+        let m = stats::measure(
+            &sampling,
+            |_| Ok(gallery::random(reader, USER, GALLERY_SHUFFLE, &mut shuffle_rng)?),
+            |items| gallery_payload(items),
+        );
+        let note = format!("{GALLERY_SHUFFLE} random photos");
+        let q = "gallery.random";
+        rec.timing(q, q, MIN_READ_BYTES, Some(&note), m);
+
+        // Writes, as the app's worker makes them.
+        let one_row = |_: &()| Payload::of(1, 0);
+        let m = stats::measure(
+            &sampling,
+            |i| {
+                let entry = text(i);
+                writer.call(move |c| entries::create(c, USER, &entry).map(drop))?;
+                Ok(())
+            },
+            one_row,
+        );
+        rec.timing("write.create", "write.create", 0, Some(WRITER_NOTE), m);
+
+        let m = stats::measure(
+            &sampling,
+            |i| {
+                let (target, change) = (id(i), edit(i));
+                Ok(writer.call(move |c| entries::update(c, USER, target, &change))?)
+            },
+            one_row,
+        );
+        rec.timing("write.update", "write.update", 0, Some(WRITER_NOTE), m);
+
+        // Trash and restore in pairs, only one of them timed, so any journal size has
+        // enough live entries for any sample count.
+        let trash = |target| writer.call(move |c| entries::soft_delete(c, USER, target));
+        let restore = |target| writer.call(move |c| entries::restore(c, USER, target));
+        let m = stats::measure_timed(
+            &sampling,
+            |i| {
+                let start = Instant::now();
+                trash(id(i))?;
+                let elapsed = start.elapsed();
+                restore(id(i))?;
+                Ok((elapsed, ()))
+            },
+            one_row,
+        );
+        let note = format!("{WRITER_NOTE}; each followed by an untimed restore");
+        let q = "write.soft_delete";
+        rec.timing(q, q, 0, Some(&note), m);
+
+        let m = stats::measure_timed(
+            &sampling,
+            |i| {
+                trash(id(i))?;
+                let start = Instant::now();
+                restore(id(i))?;
+                Ok((start.elapsed(), ()))
+            },
+            one_row,
+        );
+        let note = format!("{WRITER_NOTE}; each after an untimed soft delete");
+        rec.timing("write.restore", "write.restore", 0, Some(&note), m);
+
+        let busy = StorageOptions::default().busy_timeout;
+        let m = stats::measure_timed(
+            &sampling,
+            |i| {
+                let entry = text(i);
+                let target = writer.call(move |c| entries::create(c, USER, &entry))?;
+                let start = Instant::now();
+                writer.call(move |c| entries::purge(c, USER, target, busy))?;
+                Ok((start.elapsed(), ()))
+            },
+            one_row,
+        );
+        let note = format!(
+            "{WRITER_NOTE}; purges an entry created just before (untimed), including the \
+             purge's own truncating checkpoint"
+        );
+        rec.timing("write.purge", "write.purge", 0, Some(&note), m);
+
+        // The list while the worker saves as fast as it can.
+        let stop = AtomicBool::new(false);
+        let storm_writes = AtomicUsize::new(0);
+        let storm_started = Instant::now();
+        let m = std::thread::scope(|scope| {
+            let storm = scope.spawn(|| -> anyhow::Result<()> {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let entry = text(i);
+                    writer.call(move |c| entries::create(c, USER, &entry).map(drop))?;
+                    storm_writes.fetch_add(1, Ordering::Relaxed);
+                    i += 1;
+                }
+                Ok(())
+            });
+            // Let the storm get going before the first sample.
+            while storm_writes.load(Ordering::Relaxed) < 5 && !storm.is_finished() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let m = stats::measure(&sampling, list(ListFilter::default(), None), page_payload);
+            stop.store(true, Ordering::Relaxed);
+            storm.join().expect("the write storm thread panicked")?;
+            m
+        });
+        let rate = storm_writes.load(Ordering::Relaxed) as f64 / storm_started.elapsed().as_secs_f64();
+        let note = format!(
+            "list.page1 on the reader while another thread saves new entries back to back \
+             through the Writer ({rate:.0} commits/s)"
+        );
+        rec.timing(
+            "list.page1_during_writes",
+            "list.page1",
+            MIN_READ_BYTES,
+            Some(&note),
+            m,
+        );
+
+        rec.plan_summary();
+        Ok(())
+    }
+}
+
+/// Full scans in each catalogue statement's plan: (all table scans, those outside the
+/// statement's allow-list).
+fn plans(conn: &Connection) -> anyhow::Result<BTreeMap<&'static str, (u32, Vec<String>)>> {
+    CATALOGUE
+        .iter()
+        .map(|q| {
+            let scans = plan::explain(conn, q.sql)?
+                .iter()
+                .filter(|line| plan::is_table_scan(line))
+                .count() as u32;
+            Ok((q.name, (scans, plan::unexpected_scans(conn, q)?)))
+        })
+        .collect()
+}
+
+/// Adds one size's scenarios to the run, with the plan of the statement behind each.
+struct SizeRecorder<'a> {
+    size: usize,
+    plans: BTreeMap<&'static str, (u32, Vec<String>)>,
+    out: &'a mut Recorder,
+}
+
+impl SizeRecorder<'_> {
+    fn timing(
+        &mut self,
+        name: &str,
+        query: &str,
+        expect_min_bytes: u64,
+        note: Option<&str>,
+        measured: anyhow::Result<Measured>,
+    ) {
+        let (measure, payload) = match measured {
+            Ok(m) => (
+                Measure::Timing {
+                    stats: m.stats,
+                    requested: m.requested,
+                    budget_exhausted: m.budget_exhausted,
+                },
+                Some(m.payload),
+            ),
+            Err(e) => (
+                Measure::Failed {
+                    error: format!("{e:#}"),
+                },
+                None,
+            ),
+        };
+        let (full_scans, unexpected) = self
+            .plans
+            .get(query)
+            .map_or((None, Vec::new()), |(n, u)| (Some(*n), u.clone()));
+        self.out.push(Scenario {
+            stage: "db".into(),
+            size: Some(self.size),
+            name: name.into(),
+            measure,
+            payload,
+            expect_min_bytes,
+            full_scans,
+            unexpected_scans: unexpected,
+            note: note.map(str::to_owned),
+        });
+    }
+
+    /// One figure for the whole catalogue: full scans nobody accepted.
+    fn plan_summary(&mut self) {
+        let offenders: Vec<String> = self
+            .plans
+            .iter()
+            .filter(|(_, (_, unexpected))| !unexpected.is_empty())
+            .map(|(name, (_, unexpected))| format!("{name}: {}", unexpected.join(", ")))
+            .collect();
+        let total: usize = self.plans.values().map(|(_, u)| u.len()).sum();
+        let allowed: u32 = self.plans.values().map(|(n, _)| n).sum::<u32>() - total as u32;
+        let note = if offenders.is_empty() {
+            format!(
+                "{} catalogue statements checked; {allowed} allow-listed scans",
+                self.plans.len()
+            )
+        } else {
+            offenders.join("; ")
+        };
+        self.out.push(Scenario {
+            stage: "db".into(),
+            size: Some(self.size),
+            name: "plans.unexpected_full_scans".into(),
+            measure: Measure::Value {
+                value: total as f64,
+                unit: Unit::Count,
+            },
+            payload: None,
+            expect_min_bytes: 0,
+            full_scans: None,
+            unexpected_scans: Vec::new(),
+            note: Some(note),
+        });
+    }
+}
+
+/// Rows and the size of their JSON encoding: what a screen receives, in comparable bytes.
+fn json_payload<T: Serialize + ?Sized>(rows: usize, value: &T) -> Payload {
+    let bytes = serde_json::to_vec(value).map_or(0, |v| v.len());
+    Payload::of(rows as u64, bytes as u64)
+}
+
+/// Photos returned and the thumbnail bytes that came with them.
+fn gallery_payload(items: &[GalleryItem]) -> Payload {
+    let bytes: usize = items.iter().map(|i| i.thumbnail_jpeg.len()).sum();
+    Payload::of(items.len() as u64, bytes as u64)
+}

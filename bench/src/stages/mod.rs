@@ -1,0 +1,149 @@
+//! Stages: the plug-ins a run is made of.
+//!
+//! A stage measures one part of the app (the database, the binary's size; later
+//! issues add import, vector search, retrieval, AI, speech and the app's frames) and
+//! records scenarios through a [`Recorder`]. Stages are looked up by name in
+//! [`registry`]; asking for one that is not there is an error naming those that are,
+//! never a silent skip, so a run can't quietly measure less than it claims.
+
+mod db;
+mod size;
+
+use anyhow::bail;
+use mindsage_core::db::EffectivePragmas;
+
+use crate::machine::{Build, Machine};
+use crate::run::{Dataset, Measure, Model, Run, RunKind, SCHEMA_VERSION, Scenario, Settings};
+use crate::stats::Sampling;
+
+/// What a stage is asked to measure.
+pub struct StageContext {
+    pub sizes: Vec<usize>,
+    pub sampling: Sampling,
+}
+
+/// Collects a stage's results and prints a progress line per scenario as it lands.
+pub struct Recorder {
+    pub scenarios: Vec<Scenario>,
+    pub datasets: Vec<Dataset>,
+    pub pragmas: Option<EffectivePragmas>,
+    /// sqlite-vec's version as loaded on the measured connection.
+    pub sqlite_vec_version: Option<String>,
+    pub models: Vec<Model>,
+}
+
+impl Recorder {
+    pub fn push(&mut self, scenario: Scenario) {
+        eprintln!("{}", progress_line(&scenario));
+        self.scenarios.push(scenario);
+    }
+}
+
+fn progress_line(s: &Scenario) -> String {
+    let figure = match &s.measure {
+        Measure::Timing { stats, .. } => format!(
+            "p50 {:>9.4} ms  p95 {:>9.4} ms  p99 {:>9.4} ms  n={}",
+            stats.p50_ms, stats.p95_ms, stats.p99_ms, stats.count
+        ),
+        Measure::Value { value, .. } => format!("{value} {}", s.unit()),
+        Measure::Failed { .. } => String::new(),
+    };
+    let flags = s.flags();
+    let flags = if flags.is_empty() {
+        String::new()
+    } else {
+        format!("  ⚑ {}", flags.join("; "))
+    };
+    format!("[{:<4}] {:<40} {figure}{flags}", s.stage, s.title())
+}
+
+/// One measurable part of the app.
+pub trait Stage {
+    fn name(&self) -> &'static str;
+    fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()>;
+}
+
+/// Every implemented stage, in the order a run executes them.
+pub fn registry() -> Vec<Box<dyn Stage>> {
+    vec![Box::new(db::Db), Box::new(size::Size)]
+}
+
+/// The stages named, in registry order; an unknown name is an error listing the
+/// available ones.
+pub fn resolve(names: &[String]) -> anyhow::Result<Vec<Box<dyn Stage>>> {
+    let available: Vec<&str> = registry().iter().map(|s| s.name()).collect();
+    let unknown: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !available.contains(n))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "stage {} not implemented; available stages: {}",
+            unknown.join(", "),
+            available.join(", ")
+        );
+    }
+    Ok(registry()
+        .into_iter()
+        .filter(|s| names.iter().any(|n| n == s.name()))
+        .collect())
+}
+
+/// Runs the named stages and returns the complete run, ready to store.
+pub fn execute(label: &str, kind: RunKind, stage_names: &[String], ctx: StageContext) -> anyhow::Result<Run> {
+    let stages = resolve(stage_names)?;
+    let build = Build::detect();
+    if build.profile != "release" {
+        eprintln!("warning: a debug build measures the compiler's worst code; use --release");
+    }
+    let mut out = Recorder {
+        scenarios: Vec::new(),
+        datasets: Vec::new(),
+        pragmas: None,
+        sqlite_vec_version: None,
+        models: Vec::new(),
+    };
+    for stage in &stages {
+        stage.run(&ctx, &mut out)?;
+    }
+    Ok(Run {
+        schema_version: SCHEMA_VERSION,
+        label: label.to_owned(),
+        kind,
+        created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        machine: Machine::detect(),
+        build,
+        sqlite_version: rusqlite::version().to_owned(),
+        sqlite_vec_version: out.sqlite_vec_version,
+        pragmas: out.pragmas,
+        models: out.models,
+        settings: Settings {
+            stages: stages.iter().map(|s| s.name().to_owned()).collect(),
+            sizes: ctx.sizes,
+            sampling: ctx.sampling,
+        },
+        datasets: out.datasets,
+        scenarios: out.scenarios,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_stage_is_an_error_listing_the_available_ones() {
+        let err = resolve(&["db".into(), "vector".into()])
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(err, "stage vector not implemented; available stages: db, size");
+        let names: Vec<_> = resolve(&["size".into(), "db".into()])
+            .unwrap()
+            .iter()
+            .map(|s| s.name())
+            .collect();
+        assert_eq!(names, ["db", "size"]);
+    }
+}

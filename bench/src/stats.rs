@@ -1,0 +1,214 @@
+//! Sampling a scenario and summarising its timings.
+//!
+//! Every figure is a set of percentiles (p50, p95, p99) with min, max, mean and the
+//! sample count, never a mean alone: one 400 ms freeze among fifty 8 ms calls moves the
+//! mean by less than 8 ms, yet it is the stall a person feels, and p99 shows it. The
+//! percentile arithmetic is `mindsage_core::timing`'s, the same code behind the app's
+//! profiler overlay, so the bench and the app can never disagree on what "p95" means.
+//!
+//! The first calls are discarded as warm-up (the first call of a prepared statement
+//! pays for planning, the first page read for the cache). A time budget stops slow
+//! scenarios early; the count actually taken is stored next to the count asked for, so
+//! a figure resting on 13 samples says so in every report.
+
+use std::time::{Duration, Instant};
+
+use mindsage_core::timing::Summary;
+use serde::{Deserialize, Serialize};
+
+/// How a scenario is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// Samples wanted after warm-up.
+    pub samples: usize,
+    /// Calls made first and thrown away.
+    pub warmup: usize,
+    /// Wall-clock limit for one scenario, warm-up included.
+    pub budget_s: f64,
+}
+
+/// What calls returned: the smallest and largest answer seen, in rows and bytes. A
+/// fast call that returned nothing (an error body, an empty page) is not a fast answer,
+/// so reports flag scenarios whose smallest answer is suspiciously small.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Payload {
+    pub rows_min: u64,
+    pub rows_max: u64,
+    pub bytes_min: u64,
+    pub bytes_max: u64,
+}
+
+impl Payload {
+    /// The payload of a single answer.
+    pub fn of(rows: u64, bytes: u64) -> Payload {
+        Payload {
+            rows_min: rows,
+            rows_max: rows,
+            bytes_min: bytes,
+            bytes_max: bytes,
+        }
+    }
+
+    fn widen(self, other: Payload) -> Payload {
+        Payload {
+            rows_min: self.rows_min.min(other.rows_min),
+            rows_max: self.rows_max.max(other.rows_max),
+            bytes_min: self.bytes_min.min(other.bytes_min),
+            bytes_max: self.bytes_max.max(other.bytes_max),
+        }
+    }
+}
+
+/// A sampled scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub stats: Summary,
+    /// Samples asked for; `stats.count` is how many were taken.
+    pub requested: usize,
+    pub budget_exhausted: bool,
+    pub payload: Payload,
+}
+
+/// Samples `call`, timing the whole call. `payload` sizes each answer outside the timed
+/// part.
+pub fn measure<T>(
+    sampling: &Sampling,
+    mut call: impl FnMut(usize) -> anyhow::Result<T>,
+    payload: impl Fn(&T) -> Payload,
+) -> anyhow::Result<Measured> {
+    measure_timed(
+        sampling,
+        |i| {
+            let start = Instant::now();
+            let out = call(i)?;
+            Ok((start.elapsed(), out))
+        },
+        payload,
+    )
+}
+
+/// Samples `call`, which times itself: for scenarios with untimed preparation in each
+/// sample (an invalidating write before a cache read, say). The argument counts calls
+/// from 0, warm-up included, so a scenario can walk through distinct rows.
+pub fn measure_timed<T>(
+    sampling: &Sampling,
+    mut call: impl FnMut(usize) -> anyhow::Result<(Duration, T)>,
+    payload: impl Fn(&T) -> Payload,
+) -> anyhow::Result<Measured> {
+    let budget = Duration::from_secs_f64(sampling.budget_s.max(0.0));
+    let started = Instant::now();
+    let mut calls = 0;
+    while calls < sampling.warmup && started.elapsed() < budget {
+        call(calls)?;
+        calls += 1;
+    }
+    let mut samples_ms = Vec::with_capacity(sampling.samples);
+    let mut seen: Option<Payload> = None;
+    // At least one sample even past the budget: a scenario never reports nothing.
+    while samples_ms.len() < sampling.samples.max(1) && (samples_ms.is_empty() || started.elapsed() < budget)
+    {
+        let (elapsed, out) = call(calls)?;
+        calls += 1;
+        samples_ms.push(elapsed.as_secs_f64() * 1000.0);
+        let p = payload(&out);
+        seen = Some(seen.map_or(p, |s| s.widen(p)));
+    }
+    let stats = Summary::from_ms(&samples_ms).expect("at least one sample is always taken");
+    Ok(Measured {
+        budget_exhausted: stats.count < sampling.samples,
+        requested: sampling.samples,
+        stats,
+        payload: seen.unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sampling(samples: usize, warmup: usize) -> Sampling {
+        Sampling {
+            samples,
+            warmup,
+            budget_s: 60.0,
+        }
+    }
+
+    /// Replays given durations (ms) as if each call had taken that long.
+    fn replay(durations_ms: Vec<f64>, s: Sampling) -> Measured {
+        measure_timed(
+            &s,
+            |i| Ok((Duration::from_secs_f64(durations_ms[i] / 1000.0), i as u64)),
+            |&i| Payload::of(i, 10),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn exponential_distribution_quantiles() {
+        // Inverse-CDF samples of Exp(1): the p-quantile is -ln(1-p).
+        let n = 20_000;
+        let ms: Vec<f64> = (0..n)
+            .map(|i| -(1.0 - (i as f64 + 0.5) / n as f64).ln())
+            .collect();
+        let m = replay(ms, sampling(n, 0));
+        assert!((m.stats.p50_ms - 2f64.ln()).abs() < 1e-3);
+        assert!((m.stats.p95_ms - 20f64.ln()).abs() < 1e-2);
+        assert!((m.stats.p99_ms - 100f64.ln()).abs() < 5e-2);
+        assert!((m.stats.mean_ms - 1.0).abs() < 1e-2);
+    }
+
+    #[test]
+    fn uniform_distribution_quantiles() {
+        // 0, 1, ..., 1000 ms: the p-th percentile is 10·p exactly.
+        let ms: Vec<f64> = (0..=1000).map(f64::from).collect();
+        let m = replay(ms, sampling(1001, 0));
+        assert_eq!(
+            (m.stats.p50_ms, m.stats.p95_ms, m.stats.p99_ms),
+            (500.0, 950.0, 990.0)
+        );
+        assert_eq!((m.stats.min_ms, m.stats.max_ms), (0.0, 1000.0));
+    }
+
+    #[test]
+    fn a_freeze_hides_in_the_mean_and_shows_in_p99() {
+        let mut ms = vec![8.0; 99];
+        ms.push(400.0);
+        let m = replay(ms, sampling(100, 0));
+        assert_eq!(m.stats.p50_ms, 8.0);
+        assert!(m.stats.mean_ms < 12.0);
+        assert!(m.stats.p99_ms > 10.0 && m.stats.max_ms == 400.0);
+    }
+
+    #[test]
+    fn warm_up_samples_are_discarded() {
+        let mut ms = vec![1000.0; 5];
+        ms.extend(std::iter::repeat_n(1.0, 50));
+        let m = replay(ms, sampling(50, 5));
+        assert_eq!((m.stats.count, m.stats.max_ms), (50, 1.0));
+        // Calls are numbered from the first warm-up call.
+        assert_eq!((m.payload.rows_min, m.payload.rows_max), (5, 54));
+        assert!(!m.budget_exhausted);
+    }
+
+    #[test]
+    fn the_budget_stops_a_slow_scenario_and_the_count_says_so() {
+        let s = Sampling {
+            samples: 1000,
+            warmup: 2,
+            budget_s: 0.05,
+        };
+        let m = measure(
+            &s,
+            |_| {
+                std::thread::sleep(Duration::from_millis(10));
+                Ok(())
+            },
+            |_| Payload::default(),
+        )
+        .unwrap();
+        assert!(m.budget_exhausted);
+        assert!(m.stats.count >= 1 && m.stats.count < 10, "{}", m.stats.count);
+        assert_eq!(m.requested, 1000);
+    }
+}
