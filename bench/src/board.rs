@@ -52,12 +52,15 @@ pub struct MetricRef {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[allow(clippy::enum_variant_names)] // the names are the board's JSON keys: at_most, at_least
 pub enum Target {
     /// The figure must not exceed this.
     AtMost(f64),
     /// The figure must not exceed `factor` times the same stat at another journal
     /// size: "stays flat as the journal grows".
     AtMostTimes { factor: f64, of_size: usize },
+    /// The figure must reach at least this (scores: quality, shares, rates).
+    AtLeast(f64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,14 +108,15 @@ impl Board {
                 let scenario = run.scenario(&m.stage, m.size, &m.scenario);
                 let value = scenario.and_then(|s| s.stat(&m.stat));
                 let limit = match &item.target {
-                    Target::AtMost(v) => Some(*v),
+                    Target::AtMost(v) | Target::AtLeast(v) => Some(*v),
                     Target::AtMostTimes { factor, of_size } => run
                         .scenario(&m.stage, Some(*of_size), &m.scenario)
                         .and_then(|s| s.stat(&m.stat))
                         .map(|v| v * factor),
                 };
                 let status = match (value, limit) {
-                    (Some(v), Some(l)) if v <= l => Status::Met,
+                    (Some(v), Some(l)) if matches!(item.target, Target::AtLeast(_)) && v >= l => Status::Met,
+                    (Some(v), Some(l)) if !matches!(item.target, Target::AtLeast(_)) && v <= l => Status::Met,
                     (Some(_), Some(_)) => Status::Missed,
                     _ => Status::NotMeasured,
                 };
@@ -139,6 +143,7 @@ pub fn table(rows: &[Evaluated<'_>], run: &Run) -> String {
         let at = m.size.map_or(String::new(), |s| format!(" @ {s}"));
         let target = match &r.item.target {
             Target::AtMost(v) => format!("≤ {}", format_value(*v, &m.unit)),
+            Target::AtLeast(v) => format!("≥ {}", format_value(*v, &m.unit)),
             Target::AtMostTimes { factor, of_size } => format!(
                 "≤ {factor}× its value @ {of_size}{}",
                 r.limit

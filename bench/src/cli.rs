@@ -71,6 +71,10 @@ pub struct RunOptions {
     /// Seconds one scenario may take; a slow one stops early and says so.
     #[arg(long = "budget-s", default_value_t = 20.0)]
     pub budget_s: f64,
+    /// A labelled set (JSON, format in bench/data/README.md) for the retrieval and ai
+    /// stages instead of the committed one.
+    #[arg(long)]
+    pub dataset: Option<std::path::PathBuf>,
 }
 
 impl RunOptions {
@@ -82,6 +86,7 @@ impl RunOptions {
                 warmup: self.warmup,
                 budget_s: self.budget_s,
             },
+            dataset: self.dataset.clone(),
         }
     }
 }

@@ -187,6 +187,8 @@ pub fn judge(base: f64, head: f64, unit: &str, t: Threshold) -> Option<bool> {
     } else {
         change.signum() * f64::INFINITY
     };
+    // For scores (quality, shares, rates) a fall is the regression.
+    let rel = if unit == "score" { -rel } else { rel };
     if rel > t.rel {
         Some(true)
     } else if rel < -t.rel {
@@ -250,5 +252,13 @@ mod tests {
         let mut b = fixture();
         b.build.git_commit = Some("fedcba".into());
         assert!(NoiseTable::measure(&a, &b).is_err());
+    }
+
+    #[test]
+    fn a_falling_score_is_the_regression() {
+        let t = Threshold { rel: 0.0, measured: false };
+        assert_eq!(judge(0.9, 0.8, "score", t), Some(true));
+        assert_eq!(judge(0.8, 0.9, "score", t), Some(false));
+        assert_eq!(judge(0.8, 0.8, "score", t), None);
     }
 }

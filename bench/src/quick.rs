@@ -34,6 +34,7 @@ fn check() -> anyhow::Result<()> {
     let ctx = StageContext {
         sizes: vec![150, 5000],
         sampling: QUICK_SAMPLING,
+        dataset: None,
     };
     let run = stages::execute("quick", RunKind::Quick, &["db".into()], ctx)?;
     let latest = dir.join("latest.json");

@@ -90,6 +90,8 @@ pub struct Dataset {
 pub enum Unit {
     Bytes,
     Count,
+    /// A figure where higher is better: retrieval quality, a share, a rate.
+    Score,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -153,7 +155,7 @@ impl Scenario {
         }
     }
 
-    /// "ms", "bytes" or "count".
+    /// "ms", "bytes", "count" or "score".
     pub fn unit(&self) -> &'static str {
         match &self.measure {
             Measure::Value {
@@ -162,6 +164,9 @@ impl Scenario {
             Measure::Value {
                 unit: Unit::Count, ..
             } => "count",
+            Measure::Value {
+                unit: Unit::Score, ..
+            } => "score",
             _ => "ms",
         }
     }
@@ -216,6 +221,7 @@ pub fn format_value(value: f64, unit: &str) -> String {
         "bytes" if value >= 1024.0 * 1024.0 => format!("{:.2} MiB", value / (1024.0 * 1024.0)),
         "bytes" if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
         "bytes" => format!("{value:.0} B"),
+        "score" => format!("{value:.3}"),
         _ => format!("{value:.0}"),
     }
 }

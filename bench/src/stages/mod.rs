@@ -6,7 +6,9 @@
 //! [`registry`]; asking for one that is not there is an error naming those that are,
 //! never a silent skip, so a run can't quietly measure less than it claims.
 
+mod ai;
 mod db;
+mod retrieval;
 mod size;
 
 use anyhow::bail;
@@ -20,6 +22,9 @@ use crate::stats::Sampling;
 pub struct StageContext {
     pub sizes: Vec<usize>,
     pub sampling: Sampling,
+    /// The labelled set for the retrieval and ai stages (`--dataset`); the committed
+    /// one when `None`.
+    pub dataset: Option<std::path::PathBuf>,
 }
 
 /// Collects a stage's results and prints a progress line per scenario as it lands.
@@ -65,7 +70,12 @@ pub trait Stage {
 
 /// Every implemented stage, in the order a run executes them.
 pub fn registry() -> Vec<Box<dyn Stage>> {
-    vec![Box::new(db::Db), Box::new(size::Size)]
+    vec![
+        Box::new(db::Db),
+        Box::new(retrieval::Retrieval),
+        Box::new(ai::Ai),
+        Box::new(size::Size),
+    ]
 }
 
 /// The stages named, in registry order; an unknown name is an error listing the
@@ -138,7 +148,7 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert_eq!(err, "stage vector not implemented; available stages: db, size");
+        assert_eq!(err, "stage vector not implemented; available stages: db, retrieval, ai, size");
         let names: Vec<_> = resolve(&["size".into(), "db".into()])
             .unwrap()
             .iter()

@@ -1,0 +1,262 @@
+//! The `ai` stage: where an Ask answer's time goes, and what enrichment costs.
+//!
+//! In the reference app two sequential model calls were the whole cost of an answer, so
+//! this stage counts model calls as carefully as it times them. Over a fixed question
+//! list (the labelled set's questions, asked of its journal) it records every stage of
+//! the Ask pipeline (plan, embed, search, answer), time to first token, the pipeline's
+//! own overhead outside model time, and model calls per question; then one-call
+//! enrichment per entry, embedding throughput, and the text model's first call cold
+//! (just loaded) against warm. The models' names and digests go into the run.
+//!
+//! It talks to the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_TEXT_MODEL`,
+//! `MINDSAGE_EMBED_MODEL`); answers are timed as they stream, end to end.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mindsage_core::ai::{self, AiSettings, OllamaClient, ask, enrich};
+use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::search::quality::LabelledSet;
+use mindsage_core::search::vectors;
+use mindsage_core::timing::Summary;
+
+use super::retrieval::DEFAULT_SET;
+use super::{Recorder, Stage, StageContext};
+use crate::run::{Dataset, Measure, Model, Scenario, Unit};
+use crate::stats::Payload;
+
+/// Questions asked per run: enough for percentiles, few enough for a small model.
+const QUESTIONS: usize = 12;
+/// Entries enriched per run.
+const ENRICHED: usize = 5;
+/// Cold and warm first calls measured.
+const LOAD_SAMPLES: usize = 3;
+
+pub struct Ai;
+
+impl Stage for Ai {
+    fn name(&self) -> &'static str {
+        "ai"
+    }
+
+    fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+        let settings = AiSettings::from_env();
+        let client = OllamaClient::new(&settings)?;
+        let ready = ai::block_on(ai::health::check(&client)).context("the ai stage needs Ollama")?;
+        for model in [&ready.text_model, &ready.embed_model] {
+            out.models.push(Model {
+                name: model.name.clone(),
+                digest: model.digest.clone(),
+            });
+        }
+        let path = ctx
+            .dataset
+            .clone()
+            .unwrap_or_else(|| crate::paths::workspace_root().join(DEFAULT_SET));
+        let set = LabelledSet::load(&path)?;
+        let dir = tempfile::tempdir()?;
+        let mut conn = db::open(&dir.path().join("ai-bench.db"), &StorageOptions::default())?;
+        let user = DEFAULT_USER;
+        let mut ids = Vec::new();
+        for e in &set.entries {
+            let new = NewEntry {
+                title: e.title.clone(),
+                body: e.body.clone(),
+                tags: e.tags.clone(),
+                mood_score: None,
+                created_at: mindsage_core::clock::parse_utc(&e.created_at),
+            };
+            ids.push(entries::create(&mut conn, user, &new)?);
+        }
+        out.datasets.push(Dataset {
+            stage: "ai".into(),
+            entries: set.entries.len(),
+            seed: 0,
+            photos: 0,
+            schema_version: db::migrate::latest_version(),
+        });
+
+        // Embedding throughput, on the journal itself (which search then uses).
+        let texts: Vec<String> = ids
+            .iter()
+            .map(|id| entries::get(&conn, user, *id).map(|e| enrich::embedding_text(&e)))
+            .collect::<Result<_, _>>()?;
+        let started = Instant::now();
+        let vectors_out = client.embed_blocking(&settings.embed_model, &texts)?;
+        let per_second = texts.len() as f64 / started.elapsed().as_secs_f64();
+        for (id, v) in ids.iter().zip(&vectors_out) {
+            vectors::store_embedding(&conn, user, *id, &settings.embed_model, v)?;
+        }
+        out.push(value(
+            "embed.texts_per_second",
+            per_second,
+            Unit::Score,
+            format!("{} texts in one request", texts.len()),
+        ));
+
+        self.cold_and_warm(&settings, &client, out)?;
+        self.ask_questions(&set, &client, &conn, out)?;
+        self.enrichment(&client, &conn, &ids, out)?;
+        Ok(())
+    }
+}
+
+impl Ai {
+    fn cold_and_warm(
+        &self,
+        settings: &AiSettings,
+        client: &OllamaClient,
+        out: &mut Recorder,
+    ) -> anyhow::Result<()> {
+        // A client whose keep_alive is zero unloads the model after each call.
+        let unloading = OllamaClient::new(&AiSettings {
+            keep_alive: Duration::ZERO,
+            ..settings.clone()
+        })?;
+        let (mut cold, mut warm) = (Vec::new(), Vec::new());
+        for _ in 0..LOAD_SAMPLES {
+            ai::block_on(unloading.warm(&settings.text_model))?;
+            cold.push(ai::block_on(client.warm(&settings.text_model))?.elapsed);
+            warm.push(ai::block_on(client.warm(&settings.text_model))?.elapsed);
+        }
+        let note = "an empty generate request: the model load alone, without generating";
+        out.push(timing("model.first_call_cold", &cold, None, note));
+        out.push(timing("model.first_call_warm", &warm, None, note));
+        Ok(())
+    }
+
+    fn ask_questions(
+        &self,
+        set: &LabelledSet,
+        client: &OllamaClient,
+        conn: &rusqlite::Connection,
+        out: &mut Recorder,
+    ) -> anyhow::Result<()> {
+        let now = set
+            .now
+            .as_deref()
+            .and_then(mindsage_core::clock::parse_utc)
+            .map(|t| t.with_timezone(&chrono::Local))
+            .unwrap_or_else(chrono::Local::now);
+        let mut stages: [(&str, Vec<Duration>); 7] = [
+            ("ask.plan", vec![]),
+            ("ask.embed", vec![]),
+            ("ask.search", vec![]),
+            ("ask.answer", vec![]),
+            ("ask.first_token", vec![]),
+            ("ask.total", vec![]),
+            ("ask.overhead", vec![]),
+        ];
+        let (mut calls, mut one_call, mut smallest_answer) = (0u32, 0usize, u64::MAX);
+        let asked: Vec<_> = set.questions.iter().take(QUESTIONS).collect();
+        for q in &asked {
+            let answer = ai::block_on(ask::ask(client, conn, DEFAULT_USER, &q.text, now, &mut |_| {}))
+                .with_context(|| format!("question {}", q.id))?;
+            let t = &answer.timings;
+            let figures = [
+                t.plan,
+                t.embed,
+                t.search,
+                t.answer,
+                t.first_token.unwrap_or(t.answer),
+                t.total,
+                t.overhead,
+            ];
+            for ((_, samples), d) in stages.iter_mut().zip(figures) {
+                samples.push(d);
+            }
+            calls += answer.model_calls;
+            one_call += usize::from(answer.model_calls == 1);
+            smallest_answer = smallest_answer.min(answer.text.len() as u64);
+        }
+        let payload = Payload::of(1, smallest_answer);
+        for (name, samples) in &stages {
+            out.push(timing(
+                name,
+                samples,
+                Some(payload),
+                "per question over the labelled set's questions",
+            ));
+        }
+        let n = asked.len().max(1) as f64;
+        out.push(value(
+            "ask.model_calls_per_question",
+            f64::from(calls) / n,
+            Unit::Count,
+            "mean".into(),
+        ));
+        out.push(value(
+            "ask.one_call_share",
+            one_call as f64 / n,
+            Unit::Score,
+            "share of questions answered with a single model call".into(),
+        ));
+        Ok(())
+    }
+
+    fn enrichment(
+        &self,
+        client: &OllamaClient,
+        conn: &rusqlite::Connection,
+        ids: &[i64],
+        out: &mut Recorder,
+    ) -> anyhow::Result<()> {
+        let (mut times, mut calls) = (Vec::new(), 0u32);
+        for id in ids.iter().take(ENRICHED) {
+            let entry = entries::get(conn, DEFAULT_USER, *id)?;
+            let started = Instant::now();
+            let enriched = ai::block_on(enrich::enrich(client, &entry))?;
+            times.push(started.elapsed());
+            calls += enriched.model_calls;
+        }
+        let note = "one generation call (plus retries on invalid output) and the embedding";
+        out.push(timing("enrich.entry", &times, None, note));
+        out.push(value(
+            "enrich.model_calls_per_entry",
+            f64::from(calls) / times.len().max(1) as f64,
+            Unit::Count,
+            "mean generation calls per enriched entry".into(),
+        ));
+        Ok(())
+    }
+}
+
+fn timing(name: &str, samples: &[Duration], payload: Option<Payload>, note: &str) -> Scenario {
+    let ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    let measure = match Summary::from_ms(&ms) {
+        Some(stats) => Measure::Timing {
+            stats,
+            requested: samples.len(),
+            budget_exhausted: false,
+        },
+        None => Measure::Failed {
+            error: "no samples".into(),
+        },
+    };
+    Scenario {
+        stage: "ai".into(),
+        size: None,
+        name: name.into(),
+        measure,
+        payload,
+        expect_min_bytes: if payload.is_some() { 2 } else { 0 },
+        full_scans: None,
+        unexpected_scans: Vec::new(),
+        note: Some(note.into()),
+    }
+}
+
+fn value(name: &str, value: f64, unit: Unit, note: String) -> Scenario {
+    Scenario {
+        stage: "ai".into(),
+        size: None,
+        name: name.into(),
+        measure: Measure::Value { value, unit },
+        payload: None,
+        expect_min_bytes: 0,
+        full_scans: None,
+        unexpected_scans: Vec::new(),
+        note: Some(note),
+    }
+}

@@ -1,0 +1,158 @@
+//! The `retrieval` stage: does search put the right entry first?
+//!
+//! Scores keyword, vector and hybrid search on a hand-labelled set (the committed
+//! `bench/data/retrieval-v1.json`, or any file in the same format given with
+//! `--dataset`) with `mindsage_core::search::quality`, which asks every question through
+//! the app's own search path. Each option the project has considered is scored side by
+//! side: the app's defaults, title and opening sentences instead of whole entries,
+//! task prefixes (which models such as nomic-embed-text are trained with), and fusion
+//! at equal weight. Figures are precision@1, recall@5 and MRR, stored as scores (higher
+//! is better); two runs give identical numbers because every step is deterministic.
+//!
+//! Embeddings come from the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_EMBED_MODEL`);
+//! texts embedded once are reused across options.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use anyhow::Context;
+use mindsage_core::ai::{self, AiSettings, OllamaClient};
+use mindsage_core::search::quality::{self, DocumentText, LabelledSet, METHODS, QualityOptions, Scores};
+
+use super::{Recorder, Stage, StageContext};
+use crate::run::{Dataset, Measure, Model, Scenario, Unit};
+
+/// The committed labelled set, relative to the workspace root.
+pub const DEFAULT_SET: &str = "bench/data/retrieval-v1.json";
+
+pub struct Retrieval;
+
+impl Stage for Retrieval {
+    fn name(&self) -> &'static str {
+        "retrieval"
+    }
+
+    fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+        let path = ctx
+            .dataset
+            .clone()
+            .unwrap_or_else(|| crate::paths::workspace_root().join(DEFAULT_SET));
+        let set = LabelledSet::load(&path).with_context(|| format!("labelled set {}", path.display()))?;
+        let settings = AiSettings::from_env();
+        let client = OllamaClient::new(&settings)?;
+        let ready = ai::block_on(ai::health::check(&client)).context("the retrieval stage needs Ollama")?;
+        out.models.push(Model {
+            name: ready.embed_model.name.clone(),
+            digest: ready.embed_model.digest.clone(),
+        });
+        out.datasets.push(Dataset {
+            stage: "retrieval".into(),
+            entries: set.entries.len(),
+            seed: 0,
+            photos: 0,
+            schema_version: mindsage_core::db::migrate::latest_version(),
+        });
+
+        let cache: RefCell<HashMap<String, Vec<f32>>> = RefCell::default();
+        let embed = |texts: &[String]| -> Result<Vec<Vec<f32>>, String> {
+            let missing: Vec<String> = texts
+                .iter()
+                .filter(|t| !cache.borrow().contains_key(*t))
+                .cloned()
+                .collect();
+            if !missing.is_empty() {
+                let vectors = client
+                    .embed_blocking(&settings.embed_model, &missing)
+                    .map_err(|e| e.to_string())?;
+                cache.borrow_mut().extend(missing.into_iter().zip(vectors));
+            }
+            Ok(texts.iter().map(|t| cache.borrow()[t].clone()).collect())
+        };
+        for (variant, options) in variants(&settings.embed_model) {
+            let report = quality::evaluate(&set, &options, &embed)?;
+            let note = format!(
+                "{} on {} ({} entries, {} questions); {}",
+                options.model,
+                path.file_name()
+                    .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into()),
+                report.entries,
+                report.questions,
+                describe(&options)
+            );
+            for method in METHODS {
+                let scores = report.scores_of(method);
+                for (metric, value) in metric_values(&scores) {
+                    let name = match variant {
+                        "default" => format!("{}.{metric}", method.name()),
+                        other => format!("{}.{metric}.{other}", method.name()),
+                    };
+                    out.push(score_scenario(&name, set.entries.len(), value, &note));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The options scored, the app's defaults first.
+fn variants(model: &str) -> Vec<(&'static str, QualityOptions)> {
+    let defaults = QualityOptions::defaults(model);
+    vec![
+        ("default", defaults.clone()),
+        (
+            "title_opening",
+            QualityOptions {
+                document_text: DocumentText::TitleAndOpening,
+                ..defaults.clone()
+            },
+        ),
+        (
+            "prefixed",
+            QualityOptions {
+                document_prefix: "search_document: ".into(),
+                query_prefix: "search_query: ".into(),
+                ..defaults.clone()
+            },
+        ),
+        (
+            "equal_weight",
+            QualityOptions {
+                keyword_weight: 1.0,
+                ..defaults
+            },
+        ),
+    ]
+}
+
+fn describe(o: &QualityOptions) -> String {
+    format!(
+        "embeds {:?}, prefixes {:?}/{:?}, RRF k={} keyword weight {}",
+        o.document_text, o.document_prefix, o.query_prefix, o.rrf_k, o.keyword_weight
+    )
+}
+
+/// The three figures under the names the run JSON uses.
+pub fn metric_values(s: &Scores) -> [(&'static str, f64); 3] {
+    [
+        ("precision_at_1", s.precision_at_1),
+        ("recall_at_5", s.recall_at_5),
+        ("mrr", s.mrr),
+    ]
+}
+
+fn score_scenario(name: &str, entries: usize, value: f64, note: &str) -> Scenario {
+    Scenario {
+        stage: "retrieval".into(),
+        size: Some(entries),
+        name: name.into(),
+        measure: Measure::Value {
+            value,
+            unit: Unit::Score,
+        },
+        payload: None,
+        expect_min_bytes: 0,
+        full_scans: None,
+        unexpected_scans: Vec::new(),
+        note: Some(note.into()),
+    }
+}
