@@ -126,6 +126,10 @@ pub struct Scenario {
     pub full_scans: Option<u32>,
     pub unexpected_scans: Vec<String>,
     pub note: Option<String>,
+    /// What the scenario varied, as fields (K, precision, distance, data, …), so
+    /// reports and scripts need not parse names.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, String>,
 }
 
 impl Scenario {

@@ -244,6 +244,7 @@ fn timing(name: &str, samples: &[Duration], payload: Option<Payload>, note: &str
         full_scans: None,
         unexpected_scans: Vec::new(),
         note: Some(note.into()),
+        params: Default::default(),
     }
 }
 
@@ -258,5 +259,6 @@ fn value(name: &str, value: f64, unit: Unit, note: String) -> Scenario {
         full_scans: None,
         unexpected_scans: Vec::new(),
         note: Some(note),
+        params: Default::default(),
     }
 }

@@ -500,6 +500,7 @@ impl SizeRecorder<'_> {
             full_scans,
             unexpected_scans: unexpected,
             note: note.map(str::to_owned),
+            params: Default::default(),
         });
     }
 
@@ -534,6 +535,7 @@ impl SizeRecorder<'_> {
             full_scans: None,
             unexpected_scans: Vec::new(),
             note: Some(note),
+            params: Default::default(),
         });
     }
 }

@@ -10,6 +10,7 @@ mod ai;
 mod db;
 mod retrieval;
 mod size;
+mod vector;
 
 use anyhow::bail;
 use mindsage_core::db::EffectivePragmas;
@@ -72,6 +73,7 @@ pub trait Stage {
 pub fn registry() -> Vec<Box<dyn Stage>> {
     vec![
         Box::new(db::Db),
+        Box::new(vector::Vector),
         Box::new(retrieval::Retrieval),
         Box::new(ai::Ai),
         Box::new(size::Size),
@@ -144,11 +146,11 @@ mod tests {
 
     #[test]
     fn an_unknown_stage_is_an_error_listing_the_available_ones() {
-        let err = resolve(&["db".into(), "vector".into()])
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(err, "stage vector not implemented; available stages: db, retrieval, ai, size");
+        let err = resolve(&["db".into(), "stt".into()]).err().unwrap().to_string();
+        assert_eq!(
+            err,
+            "stage stt not implemented; available stages: db, vector, retrieval, ai, size"
+        );
         let names: Vec<_> = resolve(&["size".into(), "db".into()])
             .unwrap()
             .iter()

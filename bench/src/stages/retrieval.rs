@@ -154,5 +154,6 @@ fn score_scenario(name: &str, entries: usize, value: f64, note: &str) -> Scenari
         full_scans: None,
         unexpected_scans: Vec::new(),
         note: Some(note.into()),
+        params: Default::default(),
     }
 }

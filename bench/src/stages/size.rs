@@ -68,6 +68,7 @@ fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
         full_scans: None,
         unexpected_scans: Vec::new(),
         note,
+        params: Default::default(),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod fusion;
 pub mod kernels;
 pub mod keyword;
 pub mod quality;
+pub mod quantize;
 pub mod vectors;
 
 use chrono::{DateTime, Local};
