@@ -256,7 +256,10 @@ mod tests {
 
     #[test]
     fn a_falling_score_is_the_regression() {
-        let t = Threshold { rel: 0.0, measured: false };
+        let t = Threshold {
+            rel: 0.0,
+            measured: false,
+        };
         assert_eq!(judge(0.9, 0.8, "score", t), Some(true));
         assert_eq!(judge(0.8, 0.9, "score", t), Some(false));
         assert_eq!(judge(0.8, 0.8, "score", t), None);
