@@ -226,9 +226,9 @@ fn a_dropped_photo_appears_in_the_gallery_and_opens_its_entry() {
 
     harness.get_by_role_and_label(Role::Button, "Gallery").click();
     wait_until(&mut harness, "the photo in the gallery", |h| {
-        shows(h, "Photo from")
+        shows(h, "Photo added")
     });
-    harness.get_by_label_contains("Photo from").click();
+    harness.get_by_label_contains("Photo added").click();
     wait_until(&mut harness, "its entry in the journal", |h| {
         h.state().view() == View::Journal && shows(h, "Move to trash")
     });

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use egui::RichText;
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 
@@ -19,6 +19,8 @@ use crate::worker::{Request, Response, Worker};
 #[derive(Default)]
 pub struct DashboardView {
     stats: Option<Arc<DashboardStats>>,
+    /// Average mood per week, as plot points: daily moods are too noisy to read.
+    mood_per_week: Vec<[f64; 2]>,
     on_this_day: Vec<EntryRow>,
     /// Something was written since the figures were read.
     stale: bool,
@@ -33,6 +35,7 @@ impl DashboardView {
 
     pub fn on_response(&mut self, response: Response) {
         if let Response::Dashboard { stats, on_this_day } = response {
+            self.mood_per_week = weekly_mood(&stats);
             self.stats = Some(stats);
             self.on_this_day = on_this_day;
             self.requested = false;
@@ -57,7 +60,7 @@ impl DashboardView {
                     .show(ui, |ui| {
                         figures(ui, &stats);
                         ui.add_space(12.0);
-                        charts(ui, &stats);
+                        charts(ui, &stats, &self.mood_per_week);
                         ui.add_space(12.0);
                         on_this_day(ui, &self.on_this_day)
                     })
@@ -111,7 +114,33 @@ fn date_of(day: f64) -> String {
         .to_string()
 }
 
-fn charts(ui: &mut egui::Ui, stats: &DashboardStats) {
+/// Averages the days' moods per week (weeks start on Monday), x at the week's middle.
+fn weekly_mood(stats: &DashboardStats) -> Vec<[f64; 2]> {
+    let mut weeks: Vec<(f64, f64, u32)> = Vec::new();
+    for (day, mood) in &stats.mood_per_day {
+        let monday = *day - chrono::Duration::days(i64::from(day.weekday().num_days_from_monday()));
+        let x = day_number(monday) + 3.5;
+        match weeks.last_mut() {
+            Some((week, sum, n)) if *week == x => {
+                *sum += mood;
+                *n += 1;
+            }
+            _ => weeks.push((x, *mood, 1)),
+        }
+    }
+    weeks
+        .into_iter()
+        .map(|(x, sum, n)| [x, sum / f64::from(n)])
+        .collect()
+}
+
+/// The hover label of both charts: the date, then the value.
+fn point_label(_: &str, point: &egui_plot::PlotPoint) -> String {
+    let day = NaiveDate::default() + chrono::Duration::days(point.x.round() as i64);
+    format!("week of {}: {:.1}", day.format("%e %b %Y"), point.y)
+}
+
+fn charts(ui: &mut egui::Ui, stats: &DashboardStats, mood_per_week: &[[f64; 2]]) {
     if stats.entries_per_week.is_empty() {
         ui.label("Charts appear once you have written something.");
         return;
@@ -127,20 +156,18 @@ fn charts(ui: &mut egui::Ui, stats: &DashboardStats) {
         .allow_scroll(false)
         .include_y(0.0)
         .x_axis_formatter(|mark, _| date_of(mark.value))
+        .label_formatter(point_label)
         .show(ui, |plot| plot.bar_chart(BarChart::new("Entries", bars)));
     ui.add_space(8.0);
-    ui.label(RichText::new("Mood over time (daily average, 1–10)").strong());
-    let moods: PlotPoints = stats
-        .mood_per_day
-        .iter()
-        .map(|(day, mood)| [day_number(*day), *mood])
-        .collect();
+    ui.label(RichText::new("Mood over time (weekly average, 1–10)").strong());
+    let moods = PlotPoints::from(mood_per_week.to_vec());
     Plot::new("mood_over_time")
         .height(180.0)
         .allow_scroll(false)
         .include_y(1.0)
         .include_y(10.0)
         .x_axis_formatter(|mark, _| date_of(mark.value))
+        .label_formatter(point_label)
         .show(ui, |plot| plot.line(Line::new("Mood", moods)));
 }
 

@@ -231,7 +231,7 @@ fn photo(ui: &mut egui::Ui, tile: &Tile) -> egui::Response {
         let response = ui
             .add(egui::Button::image(image).frame(false))
             .on_hover_text("Open the entry");
-        let name = format!("Photo from {when}");
+        let name = format!("Photo added {when}");
         response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, &name));
         ui.label(RichText::new(when).weak().small());
         response
