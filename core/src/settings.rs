@@ -26,11 +26,11 @@ pub struct Settings {
     pub theme: Theme,
     /// Bytes of the journal SQLite may memory-map; applied when the journal is next opened.
     pub mmap_size: u64,
-    /// Where the local Ollama server listens.
+    /// Where the local Ollama server listens; empty for `OLLAMA_HOST` or Ollama's default.
     pub ollama_host: String,
-    /// The model that writes titles, summaries and answers.
+    /// The model that writes titles, summaries and answers; empty for the default.
     pub chat_model: String,
-    /// The model that turns text into vectors for search.
+    /// The model that turns text into vectors for search; empty for the default.
     pub embedding_model: String,
     /// A whisper model file for voice notes; empty when none is chosen.
     pub whisper_model_path: String,
@@ -41,7 +41,7 @@ impl Default for Settings {
         Settings {
             theme: Theme::System,
             mmap_size: crate::db::StorageOptions::default().mmap_size,
-            ollama_host: "http://127.0.0.1:11434".to_owned(),
+            ollama_host: String::new(),
             chat_model: String::new(),
             embedding_model: String::new(),
             whisper_model_path: String::new(),
