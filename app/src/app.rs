@@ -10,13 +10,15 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 use mindsage_core::db::EntryId;
 use mindsage_core::settings::Settings;
 
+use crate::assistant::ai_settings;
 use crate::cli::{self, Args};
 use crate::overlay::{FrameTimes, Overlay};
+use crate::views::View;
+use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::gallery::GalleryView;
 use crate::views::journal::JournalView;
 use crate::views::settings::{SettingsView, apply_theme};
-use crate::views::{View, ask};
 use crate::worker::{Request, Response, Worker};
 
 /// How the window starts.
@@ -60,7 +62,8 @@ pub fn run(args: &Args) -> Result<()> {
         "MindSage",
         native,
         Box::new(move |cc| {
-            let worker = Worker::spawn(path, options, cc.egui_ctx.clone());
+            let ai = ai_settings(&startup.settings);
+            let worker = Worker::spawn(path, options, ai, cc.egui_ctx.clone());
             Ok(Box::new(MindSageApp::new(&cc.egui_ctx, worker, startup)))
         }),
     )
@@ -85,6 +88,7 @@ pub struct MindSageApp {
     journal: JournalView,
     dashboard: DashboardView,
     gallery: GalleryView,
+    ask: AskView,
     settings: SettingsView,
     overlay: Overlay,
     frames: FrameTimes,
@@ -117,6 +121,7 @@ impl MindSageApp {
             journal,
             dashboard: DashboardView::default(),
             gallery: GalleryView::default(),
+            ask: AskView::default(),
             settings: SettingsView::new(startup.settings, startup.data_dir),
             overlay,
             frames: FrameTimes::default(),
@@ -166,6 +171,11 @@ impl MindSageApp {
                     self.gallery.mark_stale();
                 }
                 Response::Pragmas(_) | Response::SettingsSaved => self.settings.on_response(response),
+                Response::Health(status) => {
+                    self.settings.on_response(Response::Health(status.clone()));
+                    self.ask.on_response(Response::Health(status));
+                }
+                Response::Ask(_) => self.ask.on_response(response),
                 Response::Created(_)
                 | Response::Saved(_)
                 | Response::Trashed(_)
@@ -298,10 +308,7 @@ impl MindSageApp {
             }
             View::Dashboard => self.dashboard.show(ctx, &self.worker),
             View::Gallery => self.gallery.show(ctx, &self.worker, self.journal.entry_id()),
-            View::Ask => {
-                ask::show(ctx);
-                None
-            }
+            View::Ask => self.ask.show(ctx, &self.worker),
             View::Settings => {
                 self.settings.show(ctx, &self.worker);
                 None
@@ -325,7 +332,7 @@ impl eframe::App for MindSageApp {
         self.top_bar(ctx);
         self.status_bar(ctx);
         self.central(ctx);
-        self.overlay.show(ctx, &mut self.frames);
+        self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
         self.frames.record(started.elapsed());
     }
 }

@@ -2,6 +2,7 @@
 //! code (`egui_kittest`) without a display. The binary is `src/main.rs`.
 
 pub mod app;
+pub mod assistant;
 pub mod cli;
 pub mod overlay;
 pub mod views;

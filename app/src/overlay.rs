@@ -63,7 +63,13 @@ impl Overlay {
         }
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, frames: &mut FrameTimes) {
+    /// `last_ask`: the stages of the last answered question.
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        frames: &mut FrameTimes,
+        last_ask: Option<&[(&'static str, Duration)]>,
+    ) {
         if !self.open {
             return;
         }
@@ -83,7 +89,10 @@ impl Overlay {
                     query_table(ui, &self.table);
                     ui.separator();
                     ui.label(RichText::new("Last Ask").strong());
-                    ui.label(RichText::new("No Ask has run: Ask is not part of this build.").weak());
+                    match last_ask {
+                        Some(stages) => ui.monospace(crate::views::ask::stage_line(stages, None)),
+                        None => ui.label(RichText::new("No question answered yet.").weak()),
+                    };
                     ui.separator();
                     egui::CollapsingHeader::new("Flamegraph (puffin)")
                         .default_open(true)

@@ -12,6 +12,8 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use chrono::{Datelike, Local, NaiveDate};
 use rusqlite::Connection;
 
+use mindsage_core::ai::AiSettings;
+use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::clock;
 use mindsage_core::db::entries::{self, Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
 use mindsage_core::db::gallery::{self, GalleryItem};
@@ -23,6 +25,8 @@ use mindsage_core::media;
 use mindsage_core::search::keyword::LastWord;
 use mindsage_core::search::{SearchOutcome, SearchQuery, Searcher};
 use mindsage_core::settings::Settings;
+
+use crate::assistant::{AiRequest, Assistant};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
@@ -79,6 +83,8 @@ pub enum Request {
     },
     Pragmas,
     SaveSettings(Settings),
+    /// Store an answered question in the chat history.
+    SaveChat(Box<AskAnswer>),
     /// Fill the journal with demo entries if it has none.
     DemoIfEmpty,
 }
@@ -134,6 +140,10 @@ pub enum Response {
     },
     Pragmas(Box<EffectivePragmas>),
     SettingsSaved,
+    /// Whether the local model is usable, or what to do about it.
+    Health(Result<String, String>),
+    /// A step of the answer being streamed.
+    Ask(AskEvent),
     Seeded(SeedReport),
     /// The journal could not be opened; nothing else will arrive.
     OpenFailed(String),
@@ -143,18 +153,20 @@ pub enum Response {
 /// The UI's end of the worker.
 pub struct Worker {
     requests: Sender<Request>,
+    ai: Sender<AiRequest>,
     responses: Receiver<Response>,
 }
 
-/// Sends answers to the UI and wakes it up; shared by the reader, writer jobs and imports.
+/// Sends answers to the UI and wakes it up; shared by the reader, writer jobs, imports
+/// and the AI thread.
 #[derive(Clone)]
-struct Reply {
+pub(crate) struct Reply {
     outbox: Sender<Response>,
     repaint: egui::Context,
 }
 
 impl Reply {
-    fn send(&self, response: Response) {
+    pub(crate) fn send(&self, response: Response) {
         let _ = self.outbox.send(response);
         self.repaint.request_repaint();
     }
@@ -165,16 +177,37 @@ impl Reply {
 }
 
 impl Worker {
-    /// Starts the worker; it opens the journal on its own thread.
-    pub fn spawn(path: PathBuf, options: StorageOptions, repaint: egui::Context) -> Worker {
+    /// Starts the reader and the AI thread; each opens the journal on its own thread.
+    pub fn spawn(path: PathBuf, options: StorageOptions, ai: AiSettings, repaint: egui::Context) -> Worker {
         let (requests, inbox) = mpsc::channel();
+        let (ai_requests, ai_inbox) = mpsc::channel();
         let (outbox, responses) = mpsc::channel();
         let reply = Reply { outbox, repaint };
+        let assistant = Assistant {
+            path: path.clone(),
+            options: options.clone(),
+            settings: ai,
+            reader: requests.clone(),
+            reply: reply.clone(),
+        };
         std::thread::Builder::new()
             .name("mindsage-reader".into())
             .spawn(move || serve(path, options, inbox, reply))
             .expect("spawning a thread");
-        Worker { requests, responses }
+        std::thread::Builder::new()
+            .name("mindsage-assistant".into())
+            .spawn(move || assistant.serve(ai_inbox))
+            .expect("spawning a thread");
+        Worker {
+            requests,
+            ai: ai_requests,
+            responses,
+        }
+    }
+
+    /// Sends a request to the AI thread.
+    pub fn send_ai(&self, request: AiRequest) {
+        let _ = self.ai.send(request);
     }
 
     pub fn send(&self, request: Request) {
@@ -292,6 +325,7 @@ impl Reader {
                     .write(move |conn| entries::purge(conn, USER, id, busy).map(|_| Response::Purged(id)));
             }
             Request::AttachPhotos { entry, paths } => return self.attach_photos(entry, paths),
+            Request::SaveChat(answer) => return self.save_chat(*answer),
             Request::DemoIfEmpty => match entries::count(conn, USER) {
                 Ok(0) => {
                     return self.write(|conn| demo::seed(conn, USER, &demo_options()).map(Response::Seeded));
@@ -308,6 +342,17 @@ impl Reader {
         let reply = self.reply.clone();
         drop(self.writer.submit(move |conn| {
             reply.result(job(conn));
+            Ok(())
+        }));
+    }
+
+    /// Saves an answered question; only a failure is worth telling the UI.
+    fn save_chat(&self, answer: AskAnswer) {
+        let reply = self.reply.clone();
+        drop(self.writer.submit(move |conn| {
+            if let Err(e) = ask::save_chat(conn, USER, None, &answer) {
+                reply.send(Response::Failed(format!("the chat could not be saved: {e}")));
+            }
             Ok(())
         }));
     }

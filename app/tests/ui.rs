@@ -15,14 +15,28 @@ use egui_kittest::kittest::Queryable;
 use mindsage::app::{MindSageApp, Startup};
 use mindsage::views::View;
 use mindsage::worker::Worker;
-use mindsage_core::db::StorageOptions;
+use mindsage_core::ai::AiSettings;
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
 use mindsage_core::settings::Settings;
+
+/// The shared local Ollama stand-in the core tests use (`shared/ollama-local`).
+#[path = "../../core/tests/ollama_server/mod.rs"]
+mod ollama_server;
 
 /// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
 const PATIENCE: Duration = Duration::from_secs(30);
 
+/// The app with no model reachable: a port nobody listens on.
 fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
+    let offline = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..AiSettings::default()
+    };
+    app_with(data_dir, view, offline)
+}
+
+fn app_with(data_dir: &Path, view: View, ai: AiSettings) -> Harness<'static, MindSageApp> {
     let database = paths::database_path(data_dir);
     let startup = Startup {
         demo: false,
@@ -35,7 +49,7 @@ fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
     Harness::builder()
         .with_size([1200.0, 800.0])
         .build_eframe(move |cc| {
-            let worker = Worker::spawn(database, StorageOptions::default(), cc.egui_ctx.clone());
+            let worker = Worker::spawn(database, StorageOptions::default(), ai, cc.egui_ctx.clone());
             MindSageApp::new(&cc.egui_ctx, worker, startup)
         })
 }
@@ -263,4 +277,65 @@ fn settings_show_the_pragmas_in_effect() {
     let mut harness = app(dir.path(), View::Settings);
     wait_until(&mut harness, "the pragmas", |h| shows(h, "journal_mode"));
     assert!(shows(&harness, "wal"));
+}
+
+#[test]
+fn an_ask_question_streams_an_answer_with_sources_and_timings() {
+    const ANSWER: &str = "You walked to the lighthouse at dawn with Sam.";
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    let reply = serde_json::json!({ "response": ANSWER }).to_string();
+    server.script(&format!(
+        r#"{{"token_delay_ms": 20, "first_token_delay_ms": 0, "rules": [{{"match": "lighthouse", "response": {}}}]}}"#,
+        serde_json::to_string(&reply).unwrap()
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    // The journal is written before the window opens (and arms the UI-thread guard).
+    {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        for (title, body) in [
+            (
+                "Lighthouse",
+                "Walked to the lighthouse at dawn with Sam, then coffee.",
+            ),
+            ("Pottery", "First pottery class, the bowl collapsed twice."),
+        ] {
+            let entry = entries::NewEntry {
+                title: title.to_owned(),
+                body: body.to_owned(),
+                ..Default::default()
+            };
+            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+        }
+    }
+    let mut harness = app_with(dir.path(), View::Ask, server.settings());
+    wait_until(&mut harness, "the model's status", |h| {
+        shows(h, "is running with")
+    });
+
+    type_into(
+        &mut harness,
+        Role::TextInput,
+        "Question",
+        "When did I walk to the lighthouse?",
+    );
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    // Streaming: part of the answer shows before all of it.
+    wait_until(&mut harness, "the first words", |h| shows(h, "You walked"));
+    assert!(
+        !shows(&harness, "total "),
+        "the answer finished before any of it streamed"
+    );
+    wait_until(&mut harness, "the whole answer", |h| {
+        shows(h, ANSWER) && shows(h, "total ")
+    });
+    assert!(shows(&harness, "search "), "per-stage timings under the answer");
+    wait_until(&mut harness, "the source link", |h| {
+        h.query_by_label("Lighthouse").is_some()
+    });
+
+    harness.get_by_label("Lighthouse").click();
+    wait_until(&mut harness, "the source entry in the journal", |h| {
+        h.state().view() == View::Journal && h.query_all_by_value("Lighthouse").next().is_some()
+    });
 }

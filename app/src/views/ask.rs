@@ -1,20 +1,243 @@
 //! Ask: questions about the journal, answered by the local model from its entries.
+//!
+//! The answer streams in as the AI thread forwards the pipeline's events; each answer
+//! lists the entries it rests on (a click opens one) and where its time went, stage by
+//! stage. The questions asked are listed on the left and saved to the chat history.
+
+use std::time::{Duration, Instant};
 
 use egui::RichText;
 
-/// The Ask screen. The answering pipeline (local model, retrieval, streamed answers) is
-/// not part of this build, so the screen says so instead of pretending.
-pub fn show(ctx: &egui::Context) {
-    egui::CentralPanel::default().show(ctx, |ui| {
-        ui.heading("Ask your journal");
-        ui.add_space(8.0);
-        ui.label("Ask is not available yet: this build of MindSage has no connection to a local model.");
+use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
+use mindsage_core::db::EntryId;
+
+use super::display_time;
+use crate::assistant::AiRequest;
+use crate::worker::{Response, Worker};
+
+/// How often the model's status is checked again while the screen is open.
+const HEALTH_EVERY: Duration = Duration::from_secs(15);
+
+/// One question and its answer as it arrives.
+#[derive(Default)]
+struct Exchange {
+    question: String,
+    answer: String,
+    sources: Vec<Source>,
+    /// Stages in the order they finished, with their durations.
+    stages: Vec<(&'static str, Duration)>,
+    timings: Option<AskTimings>,
+    error: Option<String>,
+}
+
+#[derive(Default)]
+pub struct AskView {
+    question: String,
+    exchanges: Vec<Exchange>,
+    streaming: bool,
+    health: Option<Result<String, String>>,
+    health_asked: Option<Instant>,
+    /// A question picked in the history, to scroll to.
+    scroll_to: Option<usize>,
+}
+
+impl AskView {
+    pub fn on_response(&mut self, response: Response) {
+        match response {
+            Response::Health(status) => self.health = Some(status),
+            Response::Ask(event) => self.on_event(event),
+            _ => {}
+        }
+    }
+
+    fn on_event(&mut self, event: AskEvent) {
+        let Some(current) = self.exchanges.last_mut() else {
+            return;
+        };
+        match event {
+            AskEvent::Stage { name, elapsed } => current.stages.push((name, elapsed)),
+            AskEvent::Token(text) => current.answer.push_str(&text),
+            AskEvent::Reset => current.answer.clear(),
+            AskEvent::Sources(sources) => current.sources = sources,
+            AskEvent::Done(answer) => {
+                current.answer = answer.text;
+                current.sources = answer.sources;
+                current.timings = Some(answer.timings);
+                self.streaming = false;
+            }
+            AskEvent::Error(message) => {
+                current.error = Some(message);
+                self.streaming = false;
+            }
+        }
+    }
+
+    /// The stages of the last finished answer, for the profiler overlay.
+    pub fn last_stages(&self) -> Option<&[(&'static str, Duration)]> {
+        self.exchanges
+            .iter()
+            .rev()
+            .find(|e| e.timings.is_some())
+            .map(|e| e.stages.as_slice())
+    }
+
+    fn send(&mut self, worker: &Worker) {
+        let question = self.question.trim().to_owned();
+        if question.is_empty() || self.streaming {
+            return;
+        }
+        worker.send_ai(AiRequest::Ask {
+            question: question.clone(),
+        });
+        self.exchanges.push(Exchange {
+            question,
+            ..Exchange::default()
+        });
+        self.scroll_to = Some(self.exchanges.len() - 1);
+        self.question.clear();
+        self.streaming = true;
+    }
+
+    /// Draws the screen; returns a source entry the person clicked.
+    pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) -> Option<EntryId> {
+        if self.health_asked.is_none_or(|t| t.elapsed() >= HEALTH_EVERY) {
+            worker.send_ai(AiRequest::Health);
+            self.health_asked = Some(Instant::now());
+        }
+        ctx.request_repaint_after(HEALTH_EVERY);
+        egui::SidePanel::left("ask_history")
+            .default_width(220.0)
+            .show(ctx, |ui| self.history(ui));
+        egui::TopBottomPanel::bottom("ask_input").show(ctx, |ui| self.input(ui, worker));
+        egui::CentralPanel::default()
+            .show(ctx, |ui| {
+                egui::ScrollArea::vertical()
+                    .auto_shrink([false, false])
+                    .stick_to_bottom(true)
+                    .show(ui, |ui| self.conversation(ui))
+                    .inner
+            })
+            .inner
+    }
+
+    fn history(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Questions");
+        if self.exchanges.is_empty() {
+            ui.label(RichText::new("Questions you ask appear here.").weak());
+        }
+        for (index, exchange) in self.exchanges.iter().enumerate().rev() {
+            let short: String = exchange.question.chars().take(60).collect();
+            if ui.selectable_label(false, short).clicked() {
+                self.scroll_to = Some(index);
+            }
+        }
+    }
+
+    fn input(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+        ui.add_space(6.0);
+        match &self.health {
+            Some(Ok(status)) => ui.label(RichText::new(status).weak().small()),
+            Some(Err(problem)) => {
+                ui.label(RichText::new(format!("The local model is not ready: {problem}")).small())
+            }
+            None => ui.label(RichText::new("Checking the local model…").weak().small()),
+        };
+        ui.horizontal(|ui| {
+            let label = ui.label("Question");
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.question)
+                        .hint_text("What did I do last weekend?")
+                        .desired_width(ui.available_width() - 80.0),
+                )
+                .labelled_by(label.id);
+            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            let button = ui.add_enabled(!self.streaming, egui::Button::new("Send"));
+            if entered || button.clicked() {
+                self.send(worker);
+                field.request_focus();
+            }
+        });
+        ui.add_space(6.0);
+    }
+
+    fn conversation(&mut self, ui: &mut egui::Ui) -> Option<EntryId> {
+        if self.exchanges.is_empty() {
+            ui.label(
+                "Ask anything about your journal. Answers come from your own entries, on this computer.",
+            );
+            return None;
+        }
+        let mut clicked = None;
+        let scroll_to = self.scroll_to.take();
+        for (index, exchange) in self.exchanges.iter().enumerate() {
+            let question = ui.label(RichText::new(&exchange.question).strong());
+            if scroll_to == Some(index) {
+                question.scroll_to_me(Some(egui::Align::TOP));
+            }
+            clicked = clicked.or(answer(ui, exchange));
+            ui.separator();
+        }
+        clicked
+    }
+}
+
+/// One answer: its text, the entries it rests on, and where the time went.
+fn answer(ui: &mut egui::Ui, exchange: &Exchange) -> Option<EntryId> {
+    if let Some(error) = &exchange.error {
+        ui.label(RichText::new(error).color(ui.visuals().warn_fg_color));
+    } else if exchange.answer.is_empty() {
+        ui.label(RichText::new("Thinking…").weak());
+    } else {
+        ui.label(&exchange.answer);
+    }
+    let mut clicked = None;
+    if !exchange.sources.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new("Sources:").weak());
+            for source in &exchange.sources {
+                let title = if source.title.is_empty() {
+                    "(untitled)"
+                } else {
+                    &source.title
+                };
+                let link = ui.link(title).on_hover_text(display_time(&source.created_at));
+                if link.clicked() {
+                    clicked = Some(source.entry_id);
+                }
+            }
+        });
+    }
+    if !exchange.stages.is_empty() {
         ui.label(
-            RichText::new(
-                "When it arrives, questions are answered by Ollama on this computer from your own entries, \
-                 with the entries it used listed under each answer.",
-            )
-            .weak(),
+            RichText::new(stage_line(&exchange.stages, exchange.timings.as_ref()))
+                .weak()
+                .small(),
         );
-    });
+    }
+    clicked
+}
+
+/// "plan 0.1 ms · embed 31 ms · … · first words 0.6 s · total 2.4 s"
+pub fn stage_line(stages: &[(&'static str, Duration)], timings: Option<&AskTimings>) -> String {
+    let mut parts: Vec<String> = stages
+        .iter()
+        .map(|(name, elapsed)| format!("{name} {}", millis(*elapsed)))
+        .collect();
+    if let Some(t) = timings {
+        if let Some(first) = t.first_token {
+            parts.push(format!("first words {}", millis(first)));
+        }
+        parts.push(format!("total {}", millis(t.total)));
+    }
+    parts.join(" · ")
+}
+
+fn millis(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms >= 1000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        format!("{ms:.0} ms")
+    }
 }

@@ -13,6 +13,7 @@ use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
 use super::display_time;
 use super::editor::Editor;
+use crate::assistant::AiRequest;
 use crate::worker::{Request, Response, Worker};
 
 /// Largest page asked for at once when the person jumps far down the list.
@@ -204,10 +205,15 @@ impl JournalView {
         self.search_generation += 1;
         self.results = None;
         if self.is_searching() {
+            // Words first, at once; meaning joins when the AI thread has the embedding.
             worker.send(Request::Search {
                 generation: self.search_generation,
                 text: self.search.clone(),
                 embedding: None,
+            });
+            worker.send_ai(AiRequest::Embed {
+                generation: self.search_generation,
+                text: self.search.clone(),
             });
         }
     }

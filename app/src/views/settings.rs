@@ -8,6 +8,7 @@ use egui::RichText;
 use mindsage_core::db::EffectivePragmas;
 use mindsage_core::settings::{Settings, Theme};
 
+use crate::assistant::AiRequest;
 use crate::worker::{Request, Response, Worker};
 
 const MIB: u64 = 1024 * 1024;
@@ -21,6 +22,8 @@ pub struct SettingsView {
     /// Edited and not saved yet.
     dirty: bool,
     saved_note: Option<&'static str>,
+    /// The local model's status, from the AI thread.
+    health: Option<Result<String, String>>,
 }
 
 impl SettingsView {
@@ -32,13 +35,17 @@ impl SettingsView {
             requested_pragmas: false,
             dirty: false,
             saved_note: None,
+            health: None,
         }
     }
 
     pub fn on_response(&mut self, response: Response) {
         match response {
             Response::Pragmas(pragmas) => self.pragmas = Some(*pragmas),
-            Response::SettingsSaved => self.saved_note = Some("Saved."),
+            Response::SettingsSaved => {
+                self.saved_note = Some("Saved. Model settings apply from the next start.")
+            }
+            Response::Health(status) => self.health = Some(status),
             _ => {}
         }
     }
@@ -57,6 +64,7 @@ impl SettingsView {
     pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) {
         if !self.requested_pragmas {
             worker.send(Request::Pragmas);
+            worker.send_ai(AiRequest::Health);
             self.requested_pragmas = true;
         }
         egui::CentralPanel::default().show(ctx, |ui| {
@@ -137,10 +145,17 @@ impl SettingsView {
             }
         });
         ui.label(
-            RichText::new("Status: no model connection in this build, so the host is not checked.")
-                .weak()
-                .small(),
+            RichText::new(
+                "Empty fields use OLLAMA_HOST and the default models (llama3.2:3b, nomic-embed-text).",
+            )
+            .weak()
+            .small(),
         );
+        match &self.health {
+            Some(Ok(status)) => ui.label(format!("Status: {status}")),
+            Some(Err(problem)) => ui.label(format!("Status: not ready. {problem}")),
+            None => ui.label(RichText::new("Status: checking…").weak()),
+        };
     }
 
     fn appearance(&mut self, ui: &mut egui::Ui) {

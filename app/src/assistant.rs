@@ -1,0 +1,134 @@
+//! The UI's AI thread: the only place the window talks to the local model.
+//!
+//! Health checks, the search box's query embeddings and Ask all wait on the network or
+//! on a model, so they run here, one at a time, and never on the reader (a slow answer
+//! must not hold up the list). Answers go to the UI through the same channel as the
+//! reader's; Ask events are forwarded the moment the pipeline emits them, so the answer
+//! streams onto the screen.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender};
+
+use chrono::Local;
+use rusqlite::Connection;
+
+use mindsage_core::ai::ask::{self, AskEvent};
+use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health};
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::settings::Settings;
+
+use crate::worker::{Reply, Request, Response};
+
+/// What the UI asks the AI thread.
+#[derive(Debug)]
+pub enum AiRequest {
+    /// Is Ollama running with both models pulled?
+    Health,
+    /// Embed the search box's text, then search again with meaning as well as words.
+    Embed { generation: u64, text: String },
+    /// Answer a question from the journal, streaming.
+    Ask { question: String },
+}
+
+/// The AI settings: the person's choices where they made one, else the environment's
+/// (`OLLAMA_HOST`, …), else a stock Ollama install's.
+pub fn ai_settings(settings: &Settings) -> AiSettings {
+    let mut ai = AiSettings::from_env();
+    let chosen = |value: &str| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
+    if let Some(host) = chosen(&settings.ollama_host) {
+        ai.host = host;
+    }
+    if let Some(model) = chosen(&settings.chat_model) {
+        ai.text_model = model;
+    }
+    if let Some(model) = chosen(&settings.embedding_model) {
+        ai.embed_model = model;
+    }
+    ai
+}
+
+pub(crate) struct Assistant {
+    pub path: PathBuf,
+    pub options: StorageOptions,
+    pub settings: AiSettings,
+    /// The reader, for searches with an embedding and for saving chats.
+    pub reader: Sender<Request>,
+    pub reply: Reply,
+}
+
+impl Assistant {
+    pub fn serve(self, inbox: Receiver<AiRequest>) {
+        let client = OllamaClient::new(&self.settings).map_err(|e| e.to_string());
+        // Its own read connection: Ask searches while the reader serves the screens.
+        let conn = db::open(&self.path, &self.options).map_err(|e| e.to_string());
+        for request in inbox {
+            let client = match &client {
+                Ok(client) => client,
+                Err(message) => {
+                    self.unavailable(request, message);
+                    continue;
+                }
+            };
+            match request {
+                AiRequest::Health => self.health(client),
+                AiRequest::Embed { generation, text } => self.embed(client, generation, text),
+                AiRequest::Ask { question } => match &conn {
+                    Ok(conn) => self.ask(client, conn, &question),
+                    Err(message) => self.reply.send(Response::Ask(AskEvent::Error(message.clone()))),
+                },
+            }
+        }
+    }
+
+    /// Without a client (an invalid or remote host) every answer is the reason why.
+    fn unavailable(&self, request: AiRequest, message: &str) {
+        match request {
+            AiRequest::Health => self.reply.send(Response::Health(Err(message.to_owned()))),
+            AiRequest::Ask { .. } => self
+                .reply
+                .send(Response::Ask(AskEvent::Error(message.to_owned()))),
+            AiRequest::Embed { .. } => {}
+        }
+    }
+
+    fn health(&self, client: &OllamaClient) {
+        let status = block_on(health::check(client))
+            .map(|ready| {
+                format!(
+                    "Ollama {} is running with {} and {}.",
+                    ready.version, ready.text_model.name, ready.embed_model.name
+                )
+            })
+            .map_err(|e| e.to_string());
+        self.reply.send(Response::Health(status));
+    }
+
+    /// A failed embedding changes nothing: the words-only results are already shown.
+    fn embed(&self, client: &OllamaClient, generation: u64, text: String) {
+        let embedded = client.embed_blocking(&self.settings.embed_model, std::slice::from_ref(&text));
+        if let Ok(Some(embedding)) = embedded.map(|mut v| v.pop()) {
+            let _ = self.reader.send(Request::Search {
+                generation,
+                text,
+                embedding: Some(embedding),
+            });
+        }
+    }
+
+    fn ask(&self, client: &OllamaClient, conn: &Connection, question: &str) {
+        let mut emit = |event| self.reply.send(Response::Ask(event));
+        match block_on(ask::ask(
+            client,
+            conn,
+            DEFAULT_USER,
+            question,
+            Local::now(),
+            &mut emit,
+        )) {
+            Ok(answer) => {
+                let _ = self.reader.send(Request::SaveChat(Box::new(answer)));
+            }
+            Err(error) => emit(AskEvent::Error(error.to_string())),
+        }
+    }
+}
