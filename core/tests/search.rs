@@ -385,3 +385,48 @@ fn dates_in_questions_filter_results() {
     assert_eq!(outcome.mode, SearchMode::DateOnly);
     assert_eq!(ids(&outcome), [april]);
 }
+
+#[test]
+fn edits_reindex_title_body_and_tags_once() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let id = add(&mut conn, "Harbour", "Fishing boats at dawn.", &["sea"]);
+    let found = |conn: &rusqlite::Connection, text: &str| {
+        ids(&search::hybrid(conn, USER, &SearchQuery::new(text, 5), None).unwrap())
+    };
+    assert_eq!(found(&conn, "sea"), [id]);
+    entries::update(
+        &mut conn,
+        USER,
+        id,
+        &entries::EntryEdit {
+            title: "Market".into(),
+            body: "Oranges and bread.".into(),
+            tags: vec!["food".into()],
+            mood_score: None,
+        },
+    )
+    .unwrap();
+    for gone in ["sea", "harbour", "fishing"] {
+        assert!(found(&conn, gone).is_empty(), "{gone} still indexed");
+    }
+    for now in ["food", "market", "oranges"] {
+        assert_eq!(found(&conn, now), [id], "{now} not indexed");
+    }
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM entries_fts", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 1);
+    // Editing a trashed entry leaves it out of the index until it is restored.
+    entries::soft_delete(&mut conn, USER, id).unwrap();
+    let edit = entries::EntryEdit {
+        title: "Market".into(),
+        body: "Plums.".into(),
+        tags: vec![],
+        mood_score: None,
+    };
+    entries::update(&mut conn, USER, id, &edit).unwrap();
+    assert!(found(&conn, "plums").is_empty());
+    entries::restore(&mut conn, USER, id).unwrap();
+    assert_eq!(found(&conn, "plums"), [id]);
+}

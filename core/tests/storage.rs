@@ -55,10 +55,14 @@ fn every_earlier_version_upgrades_and_keeps_its_entries() {
             conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
             migrate::migrate_to(&conn, &journal.path, start).unwrap();
             if start >= 1 {
-                entries::insert_entry(
-                    &conn,
-                    USER,
-                    &entry("Before the upgrade", "otters in the canal", &["nature"]),
+                // Written as that version's code wrote it: plain rows, its own triggers.
+                conn.execute_batch(
+                    "INSERT INTO journal_entries (id, user_id, created_at, updated_at, local_date, title, body, \
+                     preview, word_count) VALUES (1, 1, '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:00.000Z', \
+                     '2026-01-01', 'Before the upgrade', 'otters in the canal', 'otters in the canal', 4);
+                     INSERT INTO tags (id, user_id, name) VALUES (1, 1, 'nature');
+                     INSERT INTO entry_tags (entry_id, tag_id, entry_created_at) \
+                     VALUES (1, 1, '2026-01-01T10:00:00.000Z');",
                 )
                 .unwrap();
             }

@@ -280,8 +280,17 @@ pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result
         entry.body,
     ])?;
     let id = conn.last_insert_rowid();
-    link_tags(conn, user, id, &created_at, &entry.tags)?;
+    let tags = link_tags(conn, user, id, &created_at, &entry.tags)?;
+    index_for_search(conn, id, title, &entry.body, &tags)?;
     Ok(id)
+}
+
+/// Writes an entry's full-text row: once per save, after its tags are known (version 3
+/// of the schema rewrote the row per tag link by trigger, which made saves slow).
+fn index_for_search(conn: &Connection, id: EntryId, title: &str, body: &str, tags: &[String]) -> Result<()> {
+    conn.prepare_cached(SEARCH_INDEX_INSERT.sql)?
+        .execute(params![id, title, body, tags.join(" ")])?;
+    Ok(())
 }
 
 /// Replaces an entry's title, body, tags and mood.
@@ -289,7 +298,7 @@ pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit
     validate_mood(edit.mood_score)?;
     timing::timed(WRITE_UPDATE.name, || {
         let tx = conn.transaction()?;
-        let created_at = created_at_of(&tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
+        let (created_at, trashed) = entry_state(&tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
         let title = edit.title.trim();
         tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
             user,
@@ -303,8 +312,13 @@ pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit
             edit.body,
         ])?;
         let dropped = unlink_tags(&tx, id)?;
-        link_tags(&tx, user, id, &created_at, &edit.tags)?;
+        let tags = link_tags(&tx, user, id, &created_at, &edit.tags)?;
         drop_unused_tags(&tx, &dropped)?;
+        // A trashed entry has no full-text row; restoring writes it again.
+        if !trashed {
+            tx.prepare_cached(SEARCH_INDEX_DELETE.sql)?.execute(params![id])?;
+            index_for_search(&tx, id, title, &edit.body, &tags)?;
+        }
         tx.commit()?;
         Ok(())
     })
@@ -341,7 +355,7 @@ fn set_trashed(
             .prepare_cached(query.sql)?
             .execute(params![user, id, clock::now_utc()])?;
         if changed == 0 {
-            if created_at_of(&tx, user, id)?.is_none() {
+            if entry_state(&tx, user, id)?.is_none() {
                 return Err(DbError::EntryNotFound(id));
             }
             return Ok(());
@@ -352,11 +366,12 @@ fn set_trashed(
     })
 }
 
-/// The entry's creation time, or `None` when the user has no such entry.
-fn created_at_of(conn: &Connection, user: UserId, id: EntryId) -> Result<Option<String>> {
+/// The entry's creation time and whether it is trashed, or `None` when the user has
+/// no such entry.
+fn entry_state(conn: &Connection, user: UserId, id: EntryId) -> Result<Option<(String, bool)>> {
     Ok(conn
         .prepare_cached(ENTRY_EXISTS.sql)?
-        .query_row(params![user, id], |row| row.get(0))
+        .query_row(params![user, id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?)
 }
 
@@ -382,7 +397,7 @@ pub fn purge(
 ) -> Result<PurgeReport> {
     timing::timed(WRITE_PURGE.name, || {
         let tx = conn.transaction()?;
-        if created_at_of(&tx, user, id)?.is_none() {
+        if entry_state(&tx, user, id)?.is_none() {
             return Err(DbError::EntryNotFound(id));
         }
         let tags = unlink_tags(&tx, id)?;
@@ -395,8 +410,16 @@ pub fn purge(
     })
 }
 
-fn link_tags(conn: &Connection, user: UserId, id: EntryId, created_at: &str, tags: &[String]) -> Result<()> {
-    for name in normalise_tags(tags) {
+/// Links the entry to its tags (creating new ones) and returns the names linked.
+fn link_tags(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    created_at: &str,
+    tags: &[String],
+) -> Result<Vec<String>> {
+    let names = normalise_tags(tags);
+    for name in &names {
         conn.prepare_cached(WRITE_TAG_UPSERT.sql)?
             .execute(params![user, name])?;
         let tag_id: i64 = conn
@@ -405,7 +428,7 @@ fn link_tags(conn: &Connection, user: UserId, id: EntryId, created_at: &str, tag
         conn.prepare_cached(WRITE_TAG_LINK.sql)?
             .execute(params![id, tag_id, created_at])?;
     }
-    Ok(())
+    Ok(names)
 }
 
 fn unlink_tags(conn: &Connection, id: EntryId) -> Result<Vec<i64>> {

@@ -34,6 +34,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_search",
         sql: include_str!("../../../migrations/0003_search.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0004_index_in_code",
+        sql: include_str!("../../../migrations/0004_index_in_code.sql"),
+    },
 ];
 
 /// The schema version this build writes.

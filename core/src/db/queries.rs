@@ -115,10 +115,11 @@ pub const ENTRY_GET: NamedQuery = q(
      FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1",
 );
 
-/// Whether an entry exists, and when it was created. ?1 user, ?2 id.
+/// Whether an entry exists, when it was created and whether it is in the trash.
+/// ?1 user, ?2 id.
 pub const ENTRY_EXISTS: NamedQuery = q(
     "entry.exists",
-    "SELECT created_at FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+    "SELECT created_at, is_deleted FROM journal_entries WHERE id = ?2 AND user_id = ?1",
 );
 
 /// Every tag name of a user, for the tag filter.
@@ -256,6 +257,17 @@ pub const AI_JOB_QUEUE: NamedQuery = q(
      ON CONFLICT (entry_id, kind) DO UPDATE SET state = 'pending', attempts = 0, last_error = NULL",
 );
 
+/// Writes a live entry's full-text row once its tags are known. ?1 id, ?2 title,
+/// ?3 body, ?4 tag names separated by spaces.
+pub const SEARCH_INDEX_INSERT: NamedQuery = q(
+    "search.index_insert",
+    "INSERT INTO entries_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)",
+);
+
+/// Removes an entry's full-text row before it is written again. ?1 id.
+pub const SEARCH_INDEX_DELETE: NamedQuery =
+    q("search.index_delete", "DELETE FROM entries_fts WHERE rowid = ?1");
+
 /// Keyword search: BM25 (title weighs most, then tags, then body) over live entries in
 /// a date range, with a snippet from the best-matching column.
 /// ?1 user, ?2 FTS query (built by search::keyword, never raw user text), ?3 from, ?4 to, ?5 limit.
@@ -306,6 +318,8 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &MEDIA_DATA,
     &MEDIA_OF_ENTRY,
     &AI_JOB_QUEUE,
+    &SEARCH_INDEX_INSERT,
+    &SEARCH_INDEX_DELETE,
     &SEARCH_KEYWORD,
     &SEARCH_HIT_DETAILS,
 ];
