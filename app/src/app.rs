@@ -135,6 +135,11 @@ impl MindSageApp {
         self.view
     }
 
+    /// Journal rows fetched so far (the bench waits for the first page).
+    pub fn journal_rows(&self) -> usize {
+        self.journal.rows_loaded()
+    }
+
     pub fn overlay_open(&self) -> bool {
         self.overlay.is_open()
     }
@@ -323,6 +328,14 @@ impl MindSageApp {
 
 impl eframe::App for MindSageApp {
     fn update(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.ui(ctx);
+    }
+}
+
+impl MindSageApp {
+    /// One frame of the whole window. eframe calls it through `update`; the bench calls
+    /// it directly on a headless context to measure frames without a GPU.
+    pub fn ui(&mut self, ctx: &egui::Context) {
         let started = Instant::now();
         self.overlay.begin_frame();
         puffin::profile_function!();

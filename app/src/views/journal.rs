@@ -80,6 +80,10 @@ impl JournalView {
         self.editor.new_draft(worker);
     }
 
+    pub fn rows_loaded(&self) -> usize {
+        self.rows.len()
+    }
+
     pub fn focus_search(&mut self) {
         self.focus_search = true;
     }
