@@ -80,7 +80,7 @@ impl Stage for Db {
 }
 
 /// The cached seeded journal for `size`, seeding it first if needed.
-fn cached_journal(size: usize) -> anyhow::Result<PathBuf> {
+pub(super) fn cached_journal(size: usize) -> anyhow::Result<PathBuf> {
     let schema = migrate::latest_version();
     let dir = crate::paths::cache_dir().join("journals");
     let path = dir.join(format!("journal-{size}-seed{SEED}-schema{schema}.db"));

@@ -7,6 +7,7 @@
 //! never a silent skip, so a run can't quietly measure less than it claims.
 
 mod ai;
+mod app;
 mod db;
 mod retrieval;
 mod size;
@@ -76,6 +77,7 @@ pub fn registry() -> Vec<Box<dyn Stage>> {
         Box::new(vector::Vector),
         Box::new(retrieval::Retrieval),
         Box::new(ai::Ai),
+        Box::new(app::App),
         Box::new(size::Size),
     ]
 }

@@ -1,0 +1,271 @@
+//! The `app` stage: the desktop app's frames, measured on the real window code.
+//!
+//! The app runs headless: its real views, worker threads and journal, driven frame by
+//! frame on an `egui::Context` with the window's size, each frame laid out and
+//! tessellated (everything the CPU does for a frame; the GPU upload and the window
+//! system are not in these figures). Each measurement runs on a thread of its own,
+//! because the app marks its UI thread as one that must never query.
+//!
+//! * `first_frame`: from starting the worker to the end of the first frame, and
+//!   `first_rows`: to the end of the first frame that shows journal rows.
+//! * `scroll_frame`: CPU time per frame while the journal is scrolled with the wheel,
+//!   three screens per second, rows paging in as they come into view.
+//! * `rss_after_view_switches`: resident memory after 50 switches between the five
+//!   screens (Linux; the figure includes the bench's own few MB).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use egui::{Event, Key, Modifiers, MouseWheelUnit, Pos2, RawInput, Rect, vec2};
+
+use mindsage::app::{MindSageApp, Startup};
+use mindsage::views::View;
+use mindsage::worker::Worker;
+use mindsage_core::ai::AiSettings;
+use mindsage_core::db::StorageOptions;
+use mindsage_core::settings::Settings;
+use mindsage_core::timing::Summary;
+
+use super::{Recorder, Stage, StageContext};
+use crate::run::{Measure, Scenario, Unit};
+
+/// The window's default size.
+const WINDOW: [f32; 2] = [1100.0, 720.0];
+/// Startups measured per size.
+const STARTUPS: usize = 5;
+/// Frames measured while scrolling.
+const SCROLL_FRAMES: usize = 300;
+/// Longest wait for the worker's first page.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+pub struct App;
+
+impl Stage for App {
+    fn name(&self) -> &'static str {
+        "app"
+    }
+
+    fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+        for &size in &ctx.sizes {
+            let cached = super::db::cached_journal(size)?;
+            let work = tempfile::tempdir()?;
+            let path = work.path().join("journal.db");
+            std::fs::copy(&cached, &path).with_context(|| format!("copying {}", cached.display()))?;
+            let startups = on_own_thread(path.clone(), |path| startups(&path));
+            let (first_frame, first_rows) = match startups {
+                Ok((frame, rows)) => (Ok(frame), Ok(rows)),
+                Err(e) => (Err(anyhow::anyhow!("{e:#}")), Err(e)),
+            };
+            out.push(timing(size, "first_frame", first_frame, STARTUPS));
+            out.push(timing(size, "first_rows", first_rows, STARTUPS));
+            let scroll = on_own_thread(path.clone(), |path| scroll_frames(&path));
+            out.push(timing(size, "scroll_frame", scroll, SCROLL_FRAMES));
+            out.push(rss(
+                size,
+                on_own_thread(path, |path| rss_after_view_switches(&path)),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Runs `f` on a fresh thread (it becomes the app's UI thread) and returns its result.
+fn on_own_thread<T: Send + 'static>(
+    path: PathBuf,
+    f: impl FnOnce(PathBuf) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<T> {
+    std::thread::spawn(move || f(path))
+        .join()
+        .map_err(|_| anyhow::anyhow!("the app panicked"))?
+}
+
+/// The app on a headless context.
+struct Headless {
+    ctx: egui::Context,
+    app: MindSageApp,
+    /// Simulated time, advanced by a 60 Hz frame each frame.
+    time: f64,
+}
+
+impl Headless {
+    fn open(path: &Path, view: View) -> Headless {
+        let ctx = egui::Context::default();
+        // No model: a port nobody listens on, so the AI thread answers at once.
+        let ai = AiSettings {
+            host: "http://127.0.0.1:9".to_owned(),
+            ..AiSettings::default()
+        };
+        let worker = Worker::spawn(path.to_path_buf(), StorageOptions::default(), ai, ctx.clone());
+        let startup = Startup {
+            demo: false,
+            view,
+            entry: None,
+            profiler: false,
+            settings: Settings::default(),
+            data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        let app = MindSageApp::new(&ctx, worker, startup);
+        Headless { ctx, app, time: 0.0 }
+    }
+
+    /// One frame with `events`, laid out and tessellated; returns its CPU time.
+    fn frame(&mut self, events: Vec<Event>) -> Duration {
+        self.time += 1.0 / 60.0;
+        let input = RawInput {
+            screen_rect: Some(Rect::from_min_size(Pos2::ZERO, WINDOW.into())),
+            time: Some(self.time),
+            events,
+            ..RawInput::default()
+        };
+        let started = Instant::now();
+        let output = self.ctx.run(input, |ctx| self.app.ui(ctx));
+        let primitives = self.ctx.tessellate(output.shapes, output.pixels_per_point);
+        std::hint::black_box(primitives);
+        started.elapsed()
+    }
+
+    /// Frames until the journal shows rows.
+    fn until_rows(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        while self.app.journal_rows() == 0 {
+            anyhow::ensure!(started.elapsed() < PATIENCE, "no journal rows after {PATIENCE:?}");
+            std::thread::sleep(Duration::from_millis(1));
+            self.frame(Vec::new());
+        }
+        self.frame(Vec::new());
+        Ok(())
+    }
+}
+
+fn startups(path: &Path) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    let mut first_frame = Vec::new();
+    let mut first_rows = Vec::new();
+    for _ in 0..STARTUPS {
+        let started = Instant::now();
+        let mut app = Headless::open(path, View::Journal);
+        app.frame(Vec::new());
+        first_frame.push(ms(started.elapsed()));
+        app.until_rows()?;
+        first_rows.push(ms(started.elapsed()));
+    }
+    Ok((first_frame, first_rows))
+}
+
+fn scroll_frames(path: &Path) -> anyhow::Result<Vec<f64>> {
+    let mut app = Headless::open(path, View::Journal);
+    app.until_rows()?;
+    // The pointer over the list, then the wheel, one notch a frame.
+    app.frame(vec![Event::PointerMoved(Pos2::new(180.0, 400.0))]);
+    let mut samples = Vec::with_capacity(SCROLL_FRAMES);
+    for _ in 0..SCROLL_FRAMES {
+        let wheel = Event::MouseWheel {
+            unit: MouseWheelUnit::Point,
+            delta: vec2(0.0, -36.0),
+            modifiers: Modifiers::NONE,
+        };
+        samples.push(ms(app.frame(vec![wheel])));
+        // The rest of a 60 Hz frame, in which the reader answers.
+        std::thread::sleep(Duration::from_millis(4));
+    }
+    // Frames of a list that never moved would flatter the figure.
+    anyhow::ensure!(
+        app.app.journal_rows() > mindsage_core::db::entries::PAGE_SIZE as usize,
+        "the list did not scroll: no page past the first was fetched"
+    );
+    Ok(samples)
+}
+
+fn rss_after_view_switches(path: &Path) -> anyhow::Result<u64> {
+    let mut app = Headless::open(path, View::Journal);
+    app.until_rows()?;
+    let keys = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
+    for switch in 0..50 {
+        let key = Event::Key {
+            key: keys[switch % keys.len()],
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: Modifiers::COMMAND,
+        };
+        app.frame(vec![key]);
+        // A few frames for the screen's data to arrive and be drawn.
+        for _ in 0..10 {
+            std::thread::sleep(Duration::from_millis(5));
+            app.frame(Vec::new());
+        }
+    }
+    resident_bytes()
+}
+
+/// This process's resident memory, from /proc (Linux).
+fn resident_bytes() -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .context("resident memory is read from /proc/self/status, which this system lacks")?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .context("no VmRSS line in /proc/self/status")?;
+    Ok(kib * 1024)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn scenario(size: usize, name: &str, measure: Measure, note: &str) -> Scenario {
+    Scenario {
+        stage: "app".into(),
+        size: Some(size),
+        name: name.into(),
+        measure,
+        payload: None,
+        expect_min_bytes: 0,
+        full_scans: None,
+        unexpected_scans: Vec::new(),
+        note: Some(note.to_owned()),
+        params: Default::default(),
+    }
+}
+
+fn timing(size: usize, name: &str, samples: anyhow::Result<Vec<f64>>, requested: usize) -> Scenario {
+    let measure = match samples.map(|s| Summary::from_ms(&s)) {
+        Ok(Some(stats)) => Measure::Timing {
+            stats,
+            requested,
+            budget_exhausted: false,
+        },
+        Ok(None) => Measure::Failed {
+            error: "no samples".to_owned(),
+        },
+        Err(e) => Measure::Failed {
+            error: format!("{e:#}"),
+        },
+    };
+    scenario(
+        size,
+        name,
+        measure,
+        "headless: layout and tessellation on the CPU; no GPU upload or window system",
+    )
+}
+
+fn rss(size: usize, bytes: anyhow::Result<u64>) -> Scenario {
+    let measure = match bytes {
+        Ok(bytes) => Measure::Value {
+            value: bytes as f64,
+            unit: Unit::Bytes,
+        },
+        Err(e) => Measure::Failed {
+            error: format!("{e:#}"),
+        },
+    };
+    scenario(
+        size,
+        "rss_after_view_switches",
+        measure,
+        "resident memory after 50 switches between the five screens, bench process included",
+    )
+}
