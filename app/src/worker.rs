@@ -12,8 +12,9 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use chrono::{Datelike, Local, NaiveDate};
 use rusqlite::Connection;
 
-use mindsage_core::ai::AiSettings;
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
+use mindsage_core::ai::jobs::JobRunner;
+use mindsage_core::ai::{AiSettings, OllamaClient};
 use mindsage_core::clock;
 use mindsage_core::db::entries::{self, Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
 use mindsage_core::db::gallery::{self, GalleryItem};
@@ -186,13 +187,13 @@ impl Worker {
         let assistant = Assistant {
             path: path.clone(),
             options: options.clone(),
-            settings: ai,
+            settings: ai.clone(),
             reader: requests.clone(),
             reply: reply.clone(),
         };
         std::thread::Builder::new()
             .name("mindsage-reader".into())
-            .spawn(move || serve(path, options, inbox, reply))
+            .spawn(move || serve(path, options, ai, inbox, reply))
             .expect("spawning a thread");
         std::thread::Builder::new()
             .name("mindsage-assistant".into())
@@ -225,6 +226,9 @@ impl Worker {
 struct Reader {
     conn: Connection,
     writer: Arc<Writer>,
+    /// Works the AI queue (titles, summaries, moods, embeddings) that saving fills;
+    /// `None` when the model settings are unusable (the reason was reported).
+    enrichment: Option<Arc<JobRunner>>,
     stats: StatsCache,
     /// Keeps the in-memory vector copy the search box scans.
     searcher: Searcher,
@@ -235,15 +239,17 @@ struct Reader {
 
 const USER: UserId = DEFAULT_USER;
 
-fn serve(path: PathBuf, options: StorageOptions, inbox: Receiver<Request>, reply: Reply) {
+fn serve(path: PathBuf, options: StorageOptions, ai: AiSettings, inbox: Receiver<Request>, reply: Reply) {
     let opened = db::open(&path, &options).and_then(|conn| Ok((conn, Writer::spawn(&path, &options)?)));
     let (conn, writer) = match opened {
         Ok(pair) => pair,
         Err(e) => return reply.send(Response::OpenFailed(e.to_string())),
     };
+    let writer = Arc::new(writer);
     let mut reader = Reader {
         conn,
-        writer: Arc::new(writer),
+        enrichment: start_enrichment(&ai, &path, &options, &writer, &reply),
+        writer,
         stats: StatsCache::default(),
         searcher: Searcher::default(),
         reply,
@@ -340,8 +346,13 @@ impl Reader {
     /// Queues a write; the writer thread sends its answer to the UI itself.
     fn write(&self, job: impl FnOnce(&mut Connection) -> db::Result<Response> + Send + 'static) {
         let reply = self.reply.clone();
+        let enrichment = self.enrichment.clone();
         drop(self.writer.submit(move |conn| {
             reply.result(job(conn));
+            // A save may have queued AI work: look at the queue now, not at the next poll.
+            if let Some(runner) = enrichment {
+                runner.wake();
+            }
             Ok(())
         }));
     }
@@ -418,6 +429,31 @@ impl Reader {
         if let Err(e) = spawned {
             self.reply
                 .send(Response::Failed(format!("could not start the photo import: {e}")));
+        }
+    }
+}
+
+/// Starts the AI job runner; without a usable client the UI hears why once.
+fn start_enrichment(
+    ai: &AiSettings,
+    path: &Path,
+    options: &StorageOptions,
+    writer: &Arc<Writer>,
+    reply: &Reply,
+) -> Option<Arc<JobRunner>> {
+    let started = OllamaClient::new(ai)
+        .map_err(|e| e.to_string())
+        .and_then(|client| {
+            JobRunner::spawn(client, path.to_path_buf(), options.clone(), Arc::clone(writer))
+                .map_err(|e| e.to_string())
+        });
+    match started {
+        Ok(runner) => Some(Arc::new(runner)),
+        Err(message) => {
+            reply.send(Response::Failed(format!(
+                "titles and summaries are off: {message}"
+            )));
+            None
         }
     }
 }
