@@ -289,6 +289,19 @@ pub const SEARCH_HIT_DETAILS: NamedQuery = q(
 );
 
 /// Every statement above. The query-plan test and the bench walk this list.
+/// The most recently used chats (Ask history). ?1 user, ?2 limit.
+pub const CHATS_RECENT: NamedQuery = q(
+    "chats.recent",
+    "SELECT id, title, updated_at FROM chats WHERE user_id = ?1 ORDER BY updated_at DESC LIMIT ?2",
+);
+
+/// One chat's messages, oldest first. ?1 chat, ?2 user.
+pub const CHAT_MESSAGES: NamedQuery = q(
+    "chats.messages",
+    "SELECT m.role, m.content, m.sources FROM chat_messages AS m JOIN chats AS c ON c.id = m.chat_id \
+     WHERE m.chat_id = ?1 AND c.user_id = ?2 ORDER BY m.id",
+);
+
 pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_PAGE1,
     &LIST_PAGE_N,
@@ -322,4 +335,6 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &SEARCH_INDEX_DELETE,
     &SEARCH_KEYWORD,
     &SEARCH_HIT_DETAILS,
+    &CHATS_RECENT,
+    &CHAT_MESSAGES,
 ];
