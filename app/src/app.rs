@@ -178,9 +178,11 @@ impl MindSageApp {
                 Response::Pragmas(_) | Response::SettingsSaved => self.settings.on_response(response),
                 Response::Health(status) => {
                     self.settings.on_response(Response::Health(status.clone()));
-                    self.ask.on_response(Response::Health(status));
+                    self.ask.on_response(Response::Health(status), &self.worker);
                 }
-                Response::Ask(_) => self.ask.on_response(response),
+                Response::Ask(_) | Response::Chats(_) | Response::ChatMessages(_) | Response::ChatSaved => {
+                    self.ask.on_response(response, &self.worker)
+                }
                 Response::Created(_)
                 | Response::Saved(_)
                 | Response::Trashed(_)

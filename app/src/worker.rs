@@ -16,6 +16,7 @@ use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs::JobRunner;
 use mindsage_core::ai::{AiSettings, OllamaClient};
 use mindsage_core::clock;
+use mindsage_core::db::chats::{self, ChatMessage, ChatSummary};
 use mindsage_core::db::entries::{self, Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
 use mindsage_core::db::gallery::{self, GalleryItem};
 use mindsage_core::db::stats::{DashboardStats, StatsCache};
@@ -34,6 +35,9 @@ const DEMO_ENTRIES: usize = 2_000;
 
 /// Results the search box shows.
 const SEARCH_RESULTS: usize = 50;
+
+/// Chats listed in the Ask history.
+const CHATS_LISTED: u32 = 100;
 
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
@@ -86,6 +90,10 @@ pub enum Request {
     SaveSettings(Settings),
     /// Store an answered question in the chat history.
     SaveChat(Box<AskAnswer>),
+    /// The most recent chats of the Ask history.
+    Chats,
+    /// One chat's messages.
+    ChatMessages(i64),
     /// Fill the journal with demo entries if it has none.
     DemoIfEmpty,
 }
@@ -145,6 +153,10 @@ pub enum Response {
     Health(Result<String, String>),
     /// A step of the answer being streamed.
     Ask(AskEvent),
+    Chats(Vec<ChatSummary>),
+    ChatMessages(Vec<ChatMessage>),
+    /// An answered question was added to the history.
+    ChatSaved,
     Seeded(SeedReport),
     /// The journal could not be opened; nothing else will arrive.
     OpenFailed(String),
@@ -289,6 +301,8 @@ impl Reader {
                     .map(|outcome| Response::Search { generation, outcome })
             }
             Request::Dashboard => self.dashboard(),
+            Request::Chats => chats::recent(conn, USER, CHATS_LISTED).map(Response::Chats),
+            Request::ChatMessages(chat) => chats::messages(conn, USER, chat).map(Response::ChatMessages),
             Request::GalleryPage {
                 generation,
                 after,
@@ -357,15 +371,9 @@ impl Reader {
         }));
     }
 
-    /// Saves an answered question; only a failure is worth telling the UI.
+    /// Saves an answered question to the history.
     fn save_chat(&self, answer: AskAnswer) {
-        let reply = self.reply.clone();
-        drop(self.writer.submit(move |conn| {
-            if let Err(e) = ask::save_chat(conn, USER, None, &answer) {
-                reply.send(Response::Failed(format!("the chat could not be saved: {e}")));
-            }
-            Ok(())
-        }));
+        self.write(move |conn| ask::save_chat(conn, USER, None, &answer).map(|_| Response::ChatSaved));
     }
 
     fn dashboard(&mut self) -> db::Result<Response> {

@@ -334,6 +334,12 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
         h.query_by_label("Lighthouse").is_some()
     });
 
+    // The answered question is saved and listed in the history.
+    wait_until(&mut harness, "the question in the history", |h| {
+        h.query_by_role_and_label(Role::Button, "When did I walk to the lighthouse?")
+            .is_some()
+    });
+
     harness.get_by_label("Lighthouse").click();
     wait_until(&mut harness, "the source entry in the journal", |h| {
         h.state().view() == View::Journal && h.query_all_by_value("Lighthouse").next().is_some()

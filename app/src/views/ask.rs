@@ -2,7 +2,7 @@
 //!
 //! The answer streams in as the AI thread forwards the pipeline's events; each answer
 //! lists the entries it rests on (a click opens one) and where its time went, stage by
-//! stage. The questions asked are listed on the left and saved to the chat history.
+//! stage. Answered questions are saved; the history on the left opens them again.
 
 use std::time::{Duration, Instant};
 
@@ -10,10 +10,11 @@ use egui::RichText;
 
 use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
 use mindsage_core::db::EntryId;
+use mindsage_core::db::chats::{ChatMessage, ChatSummary};
 
 use super::display_time;
 use crate::assistant::AiRequest;
-use crate::worker::{Response, Worker};
+use crate::worker::{Request, Response, Worker};
 
 /// How often the model's status is checked again while the screen is open.
 const HEALTH_EVERY: Duration = Duration::from_secs(15);
@@ -37,16 +38,43 @@ pub struct AskView {
     streaming: bool,
     health: Option<Result<String, String>>,
     health_asked: Option<Instant>,
-    /// A question picked in the history, to scroll to.
+    /// A question to scroll to (the one just asked).
     scroll_to: Option<usize>,
+    /// Saved chats, most recent first; `None` until read.
+    history: Option<Vec<ChatSummary>>,
 }
 
 impl AskView {
-    pub fn on_response(&mut self, response: Response) {
+    pub fn on_response(&mut self, response: Response, worker: &Worker) {
         match response {
             Response::Health(status) => self.health = Some(status),
             Response::Ask(event) => self.on_event(event),
+            Response::Chats(chats) => self.history = Some(chats),
+            Response::ChatMessages(messages) => self.show_saved(messages),
+            Response::ChatSaved => worker.send(Request::Chats),
             _ => {}
+        }
+    }
+
+    /// Puts a saved chat on screen: each question with the answer that followed it.
+    fn show_saved(&mut self, messages: Vec<ChatMessage>) {
+        self.exchanges.clear();
+        for message in messages {
+            match message.role.as_str() {
+                "user" => self.exchanges.push(Exchange {
+                    question: message.content,
+                    ..Exchange::default()
+                }),
+                _ => {
+                    if let Some(exchange) = self.exchanges.last_mut() {
+                        exchange.answer = message.content;
+                        exchange.sources = message
+                            .sources_json
+                            .and_then(|json| serde_json::from_str(&json).ok())
+                            .unwrap_or_default();
+                    }
+                }
+            }
         }
     }
 
@@ -100,6 +128,10 @@ impl AskView {
 
     /// Draws the screen; returns a source entry the person clicked.
     pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) -> Option<EntryId> {
+        if self.history.is_none() {
+            worker.send(Request::Chats);
+            self.history = Some(Vec::new());
+        }
         if self.health_asked.is_none_or(|t| t.elapsed() >= HEALTH_EVERY) {
             worker.send_ai(AiRequest::Health);
             self.health_asked = Some(Instant::now());
@@ -107,7 +139,7 @@ impl AskView {
         ctx.request_repaint_after(HEALTH_EVERY);
         egui::SidePanel::left("ask_history")
             .default_width(220.0)
-            .show(ctx, |ui| self.history(ui));
+            .show(ctx, |ui| self.history(ui, worker));
         egui::TopBottomPanel::bottom("ask_input").show(ctx, |ui| self.input(ui, worker));
         egui::CentralPanel::default()
             .show(ctx, |ui| {
@@ -120,17 +152,27 @@ impl AskView {
             .inner
     }
 
-    fn history(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Questions");
-        if self.exchanges.is_empty() {
-            ui.label(RichText::new("Questions you ask appear here.").weak());
+    fn history(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+        ui.heading("History");
+        let chats = self.history.as_deref().unwrap_or_default();
+        if chats.is_empty() {
+            ui.label(RichText::new("Questions you ask are kept here.").weak());
         }
-        for (index, exchange) in self.exchanges.iter().enumerate().rev() {
-            let short: String = exchange.question.chars().take(60).collect();
-            if ui.selectable_label(false, short).clicked() {
-                self.scroll_to = Some(index);
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            for chat in chats {
+                let title = if chat.title.is_empty() {
+                    "(no question)"
+                } else {
+                    &chat.title
+                };
+                let item = ui
+                    .selectable_label(false, title)
+                    .on_hover_text(display_time(&chat.updated_at));
+                if item.clicked() && !self.streaming {
+                    worker.send(Request::ChatMessages(chat.id));
+                }
             }
-        }
+        });
     }
 
     fn input(&mut self, ui: &mut egui::Ui, worker: &Worker) {
