@@ -18,6 +18,10 @@ use crate::worker::{Request, Worker};
 /// Pause in typing after which the entry is saved.
 const AUTOSAVE_AFTER: Duration = Duration::from_millis(700);
 
+/// How often an entry the local model has not summarised yet is read again, so its
+/// title, summary and mood tags appear when the background enrichment has made them.
+const AI_FIELDS_RECHECK: Duration = Duration::from_secs(5);
+
 #[derive(Default)]
 pub struct Editor {
     /// Whether an entry or a draft is on screen.
@@ -36,6 +40,8 @@ pub struct Editor {
     in_flight: bool,
     /// Set to move keyboard focus to the title on the next frame.
     focus_title: bool,
+    /// When the entry was last read, for [`AI_FIELDS_RECHECK`].
+    read_at: Option<Instant>,
 }
 
 impl Editor {
@@ -63,6 +69,7 @@ impl Editor {
     pub fn load(&mut self, entry: Entry, worker: &Worker) {
         if self.id == Some(entry.id) && (self.unsaved_since.is_some() || self.in_flight) {
             self.stored = Some(entry);
+            self.read_at = Some(Instant::now());
             return;
         }
         if self.id != Some(entry.id) {
@@ -76,6 +83,7 @@ impl Editor {
             tags: entry.tags.join(", "),
             mood: entry.mood_score,
             stored: Some(entry),
+            read_at: Some(Instant::now()),
             ..Editor::default()
         };
     }
@@ -157,8 +165,24 @@ impl Editor {
         }
     }
 
+    /// Reads the entry again while the model's summary is still to come.
+    fn recheck_ai_fields(&mut self, ctx: &egui::Context, worker: &Worker) {
+        let (Some(id), Some(stored)) = (self.id, &self.stored) else {
+            return;
+        };
+        if stored.summary.is_some() {
+            return;
+        }
+        if self.read_at.is_none_or(|t| t.elapsed() >= AI_FIELDS_RECHECK) {
+            worker.send(Request::Entry(id));
+            self.read_at = Some(Instant::now());
+        }
+        ctx.request_repaint_after(AI_FIELDS_RECHECK);
+    }
+
     pub fn show(&mut self, ui: &mut egui::Ui, worker: &Worker) {
         self.autosave(ui.ctx(), worker);
+        self.recheck_ai_fields(ui.ctx(), worker);
         let mut changed = false;
         ui.horizontal(|ui| {
             if let Some(stored) = &self.stored {
