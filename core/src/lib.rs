@@ -20,6 +20,6 @@ pub mod db;
 pub mod demo;
 pub mod media;
 pub mod paths;
-pub mod settings;
 pub mod search;
+pub mod settings;
 pub mod timing;
