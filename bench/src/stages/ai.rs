@@ -95,9 +95,18 @@ impl Stage for Ai {
             format!("{} texts in one request", texts.len()),
         ));
 
-        self.cold_and_warm(&settings, &client, out)?;
-        self.ask_questions(&set, &client, &conn, out)?;
-        self.enrichment(&client, &conn, &ids, out)?;
+        // A part that fails is recorded as failed, with its error, and the rest still
+        // runs: one bad model reply must not cost the whole run.
+        let parts: [(&str, anyhow::Result<()>); 3] = [
+            ("model.load", self.cold_and_warm(&settings, &client, out)),
+            ("ask", self.ask_questions(&set, &client, &conn, out)),
+            ("enrich", self.enrichment(&client, &conn, &ids, out)),
+        ];
+        for (name, result) in parts {
+            if let Err(e) = result {
+                out.push(failed(name, &e));
+            }
+        }
         Ok(())
     }
 }
@@ -246,6 +255,15 @@ fn timing(name: &str, samples: &[Duration], payload: Option<Payload>, note: &str
         note: Some(note.into()),
         params: Default::default(),
     }
+}
+
+fn failed(name: &str, error: &anyhow::Error) -> Scenario {
+    let mut s = value(name, 0.0, Unit::Count, String::new());
+    s.measure = Measure::Failed {
+        error: format!("{error:#}"),
+    };
+    s.note = None;
+    s
 }
 
 fn value(name: &str, value: f64, unit: Unit, note: String) -> Scenario {

@@ -194,13 +194,12 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
     })
 }
 
-/// Tags arrive joined by the unit separator (which no tag can contain); sorted for display.
+/// Tags arrive joined by the unit separator (which no tag can contain), already sorted
+/// case-insensitively by the query (tag names collate NOCASE).
 fn split_tags(joined: Option<String>) -> Vec<String> {
-    let mut tags: Vec<String> = joined
+    joined
         .map(|j| j.split('\u{1f}').map(str::to_owned).collect())
-        .unwrap_or_default();
-    tags.sort_by_key(|t| t.to_lowercase());
-    tags
+        .unwrap_or_default()
 }
 
 /// How many live entries the user has.
