@@ -194,12 +194,19 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
     })
 }
 
-/// Tags arrive joined by the unit separator (which no tag can contain), already sorted
-/// case-insensitively by the query (tag names collate NOCASE).
+/// Tags arrive joined by the unit separator (which no tag can contain); sorted for
+/// display case-insensitively, comparing lowercase characters without allocating (this
+/// runs for every row of every page).
 fn split_tags(joined: Option<String>) -> Vec<String> {
-    joined
+    let mut tags: Vec<String> = joined
         .map(|j| j.split('\u{1f}').map(str::to_owned).collect())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    tags.sort_by(|a, b| {
+        a.chars()
+            .flat_map(char::to_lowercase)
+            .cmp(b.chars().flat_map(char::to_lowercase))
+    });
+    tags
 }
 
 /// How many live entries the user has.

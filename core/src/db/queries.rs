@@ -31,7 +31,7 @@ macro_rules! list_columns {
     () => {
         "e.id, e.created_at, e.title, e.preview, e.mood_score, e.word_count, e.is_deleted, \
          e.deleted_at, \
-         (SELECT group_concat(t.name, char(31) ORDER BY t.name) FROM entry_tags AS et2 \
+         (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et2 \
           JOIN tags AS t ON t.id = et2.tag_id WHERE et2.entry_id = e.id) AS tags"
     };
 }
@@ -110,7 +110,7 @@ pub const ENTRY_GET: NamedQuery = q(
     "entry.get",
     "SELECT e.id, e.created_at, e.updated_at, e.title, e.title_by_user, e.body, e.mood_score, \
      e.summary, e.word_count, e.is_deleted, e.deleted_at, \
-     (SELECT group_concat(t.name, char(31) ORDER BY t.name) FROM entry_tags AS et \
+     (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et \
       JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id) \
      FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1",
 );
