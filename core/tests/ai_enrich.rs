@@ -79,6 +79,20 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
         Some("Walked to the lighthouse and felt calm.")
     );
     assert_eq!(e.tags, ["calm", "grateful"]);
+    // Keyword search sees the model's title and mood tags, not only the stored row.
+    for word in ["lighthouse", "grateful"] {
+        let found = mindsage_core::search::hybrid(
+            &journal.reader,
+            DEFAULT_USER,
+            &mindsage_core::search::SearchQuery::new(word, 5),
+            None,
+        )
+        .unwrap();
+        assert!(
+            found.hits.iter().any(|h| h.entry_id == plain),
+            "{word} not searchable"
+        );
+    }
     let e = entries::get(&journal.reader, DEFAULT_USER, chosen).unwrap();
     assert_eq!((e.title.as_str(), e.mood_score), ("My own title", Some(3)));
     assert!(e.title_by_user);

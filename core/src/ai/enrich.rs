@@ -24,7 +24,6 @@ use serde::Deserialize;
 use super::client::{CallStats, Message};
 use super::{AiError, OllamaClient, Result};
 use crate::db::entries::{self, Entry};
-use crate::db::queries::{WRITE_TAG_ID, WRITE_TAG_LINK, WRITE_TAG_UPSERT};
 use crate::db::{self, EntryId, UserId};
 use crate::search::quality::DocumentText;
 
@@ -221,15 +220,9 @@ pub fn apply(conn: &mut Connection, user: UserId, entry_id: EntryId, enriched: &
              WHERE id = ?1 AND user_id = ?2",
             params![entry_id, user, e.title, e.mood_score, e.summary],
         )?;
-        for tag in &e.mood_tags {
-            tx.prepare_cached(WRITE_TAG_UPSERT.sql)?
-                .execute(params![user, tag])?;
-            let tag_id: i64 = tx
-                .prepare_cached(WRITE_TAG_ID.sql)?
-                .query_row(params![user, tag], |row| row.get(0))?;
-            tx.prepare_cached(WRITE_TAG_LINK.sql)?
-                .execute(params![entry_id, tag_id, created_at])?;
-        }
+        entries::link_tags(&tx, user, entry_id, &created_at, &e.mood_tags)?;
+        // The title and tags changed outside the editor: search must see them.
+        entries::reindex_for_search(&tx, entry_id)?;
         crate::search::vectors::store_embedding(
             &tx,
             user,

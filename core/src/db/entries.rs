@@ -416,8 +416,18 @@ pub fn purge(
     })
 }
 
+/// Rewrites an entry's full-text row from what is stored: for writers outside this
+/// module (enrichment's title and mood tags) that change an entry's text or tags.
+pub(crate) fn reindex_for_search(conn: &Connection, id: EntryId) -> Result<()> {
+    conn.prepare_cached(SEARCH_INDEX_DELETE.sql)?
+        .execute(params![id])?;
+    conn.prepare_cached(SEARCH_INDEX_ENTRY.sql)?
+        .execute(params![id])?;
+    Ok(())
+}
+
 /// Links the entry to its tags (creating new ones) and returns the names linked.
-fn link_tags(
+pub(crate) fn link_tags(
     conn: &Connection,
     user: UserId,
     id: EntryId,

@@ -264,6 +264,15 @@ pub const SEARCH_INDEX_INSERT: NamedQuery = q(
     "INSERT INTO entries_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)",
 );
 
+/// Writes a live entry's full-text row from what is stored (after changes made
+/// elsewhere, such as enrichment's title and mood tags). ?1 id.
+pub const SEARCH_INDEX_ENTRY: NamedQuery = q(
+    "search.index_entry",
+    "INSERT INTO entries_fts (rowid, title, body, tags) \
+     SELECT e.id, e.title, e.body, coalesce((SELECT tags FROM entry_tag_text WHERE entry_id = e.id), '') \
+     FROM journal_entries AS e WHERE e.id = ?1 AND e.is_deleted = 0",
+);
+
 /// Removes an entry's full-text row before it is written again. ?1 id.
 pub const SEARCH_INDEX_DELETE: NamedQuery =
     q("search.index_delete", "DELETE FROM entries_fts WHERE rowid = ?1");
@@ -333,6 +342,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AI_JOB_QUEUE,
     &SEARCH_INDEX_INSERT,
     &SEARCH_INDEX_DELETE,
+    &SEARCH_INDEX_ENTRY,
     &SEARCH_KEYWORD,
     &SEARCH_HIT_DETAILS,
     &CHATS_RECENT,
