@@ -140,19 +140,26 @@ pub fn hybrid(
     query: &SearchQuery,
     embedding: Option<&[f32]>,
 ) -> Result<SearchOutcome> {
-    let vector_hits = match (embedding, vector_source(conn, user)?) {
-        (Some(e), Ok(model)) => {
-            Ok(
-                vectors::knn_sqlite_vec(conn, user, &model, e, candidates(query.limit), &query.filter)?
-                    .into_iter()
-                    .map(|(id, _)| id)
-                    .collect(),
-            )
-        }
-        (None, _) => Err("no embedding for this query".to_owned()),
-        (_, Err(reason)) => Err(reason),
-    };
+    let vector_hits = vector_ranking(conn, user, embedding, |model, e| {
+        let found = vectors::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
+        Ok(found.into_iter().map(|(id, _)| id).collect())
+    })?;
     fuse(conn, user, query, vector_hits)
+}
+
+/// The vector half's ranking from `find`, or why there is none (no embedding, no
+/// extension, nothing embedded yet), which the outcome then reports.
+fn vector_ranking(
+    conn: &Connection,
+    user: UserId,
+    embedding: Option<&[f32]>,
+    find: impl FnOnce(&vectors::VectorModel, &[f32]) -> Result<Vec<EntryId>>,
+) -> Result<std::result::Result<Vec<EntryId>, String>> {
+    match (embedding, vector_source(conn, user)?) {
+        (Some(e), Ok(model)) => Ok(Ok(find(&model, e)?)),
+        (None, _) => Ok(Err("no embedding for this query".to_owned())),
+        (_, Err(reason)) => Ok(Err(reason)),
+    }
 }
 
 /// The active vector set, or why there is none.
@@ -185,17 +192,14 @@ impl Searcher {
         query: &SearchQuery,
         embedding: Option<&[f32]>,
     ) -> Result<SearchOutcome> {
-        let vector_hits = match (embedding, vector_source(conn, user)?) {
-            (Some(e), Ok(_)) => {
-                self.cache.refresh(conn, user)?;
-                let found = crate::timing::timed("search.vector", || {
-                    self.cache.search(e, candidates(query.limit), &query.filter)
-                });
-                Ok(found.into_iter().map(|(id, _)| id).collect())
-            }
-            (None, _) => Err("no embedding for this query".to_owned()),
-            (_, Err(reason)) => Err(reason),
-        };
+        let cache = &mut self.cache;
+        let vector_hits = vector_ranking(conn, user, embedding, |_, e| {
+            cache.refresh(conn, user)?;
+            let found = crate::timing::timed("search.vector", || {
+                cache.search(e, candidates(query.limit), &query.filter)
+            });
+            Ok(found.into_iter().map(|(id, _)| id).collect())
+        })?;
         fuse(conn, user, query, vector_hits)
     }
 }
