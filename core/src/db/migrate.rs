@@ -39,6 +39,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0004_index_in_code",
         sql: include_str!("../../../migrations/0004_index_in_code.sql"),
     },
+    Migration {
+        version: 5,
+        name: "0005_tag_text_inline",
+        sql: include_str!("../../../migrations/0005_tag_text_inline.sql"),
+    },
 ];
 
 /// The schema version this build writes.

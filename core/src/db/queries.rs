@@ -269,7 +269,8 @@ pub const SEARCH_INDEX_INSERT: NamedQuery = q(
 pub const SEARCH_INDEX_ENTRY: NamedQuery = q(
     "search.index_entry",
     "INSERT INTO entries_fts (rowid, title, body, tags) \
-     SELECT e.id, e.title, e.body, coalesce((SELECT tags FROM entry_tag_text WHERE entry_id = e.id), '') \
+     SELECT e.id, e.title, e.body, coalesce((SELECT group_concat(t.name, ' ') FROM entry_tags AS et \
+     JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id), '') \
      FROM journal_entries AS e WHERE e.id = ?1 AND e.is_deleted = 0",
 );
 
