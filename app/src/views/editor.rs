@@ -5,6 +5,7 @@
 //! draft until its first save, so pressing Ctrl+N and walking away leaves no empty entry
 //! behind. Only one save is in flight at a time; edits made meanwhile go out after it.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use egui::RichText;
@@ -42,6 +43,12 @@ pub struct Editor {
     focus_title: bool,
     /// When the entry was last read, for [`AI_FIELDS_RECHECK`].
     read_at: Option<Instant>,
+    /// One element per new entry sent to be created and not yet answered, oldest first
+    /// (the writer answers in order). An element holds the edits typed into that draft
+    /// after its first save left, when the editor moved on before the id came back:
+    /// they are saved as soon as it does, so no typed text is lost. It outlives the
+    /// editor's other state when another entry is opened.
+    creates: VecDeque<Option<EntryEdit>>,
 }
 
 impl Editor {
@@ -56,10 +63,11 @@ impl Editor {
 
     /// Starts a new draft, saving the current entry first.
     pub fn new_draft(&mut self, worker: &Worker) {
-        self.flush(worker);
+        self.leave(worker);
         *self = Editor {
             open: true,
             focus_title: true,
+            creates: std::mem::take(&mut self.creates),
             ..Editor::default()
         };
     }
@@ -73,10 +81,11 @@ impl Editor {
             return;
         }
         if self.id != Some(entry.id) {
-            self.flush(worker);
+            self.leave(worker);
         }
         *self = Editor {
             open: true,
+            creates: std::mem::take(&mut self.creates),
             id: Some(entry.id),
             title: entry.title.clone(),
             body: entry.body.clone(),
@@ -91,15 +100,28 @@ impl Editor {
     /// Closes the editor (its entry left the list: trashed, restored or purged).
     pub fn close_if(&mut self, id: EntryId) {
         if self.id == Some(id) {
-            *self = Editor::default();
+            *self = Editor {
+                creates: std::mem::take(&mut self.creates),
+                ..Editor::default()
+            };
         }
+    }
+
+    /// A new entry was created (answers come in the order creates were sent).
+    pub fn on_created(&mut self, id: EntryId, worker: &Worker) {
+        if let Some(carried) = self.creates.pop_front().flatten() {
+            // That draft was left while its first save was on its way.
+            worker.send(Request::Update { id, edit: carried });
+            return;
+        }
+        if self.id.is_none() && self.in_flight && self.creates.is_empty() {
+            self.id = Some(id);
+        }
+        self.on_saved(id, worker);
     }
 
     /// A save finished: the next one may go.
     pub fn on_saved(&mut self, id: EntryId, worker: &Worker) {
-        if self.id.is_none() && self.in_flight {
-            self.id = Some(id);
-        }
         if self.id == Some(id) {
             self.in_flight = false;
             worker.send(Request::Entry(id));
@@ -110,7 +132,41 @@ impl Editor {
     pub fn on_failed(&mut self) {
         if self.in_flight {
             self.in_flight = false;
+            if self.id.is_none() {
+                // The draft's create failed: it will be sent again, as a new create.
+                self.creates.pop_back();
+            }
             self.unsaved_since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// The editor moves on to another entry: unsaved edits must not be lost. If a save is
+    /// on its way, an existing entry's edits are sent behind it (the writer applies saves
+    /// in order); a draft's are kept until its id comes back.
+    fn leave(&mut self, worker: &Worker) {
+        if self.unsaved_since.is_none() {
+            return;
+        }
+        if !self.in_flight {
+            return self.flush(worker);
+        }
+        let edit = self.pending_edit();
+        match self.id {
+            Some(id) => worker.send(Request::Update { id, edit }),
+            None => {
+                if let Some(slot) = self.creates.back_mut() {
+                    *slot = Some(edit);
+                }
+            }
+        }
+    }
+
+    fn pending_edit(&self) -> EntryEdit {
+        EntryEdit {
+            title: self.title.clone(),
+            body: self.body.clone(),
+            tags: self.tags.split(',').map(str::to_owned).collect(),
+            mood_score: self.mood,
         }
     }
 
@@ -119,12 +175,10 @@ impl Editor {
         if self.unsaved_since.is_none() || self.in_flight {
             return;
         }
-        let edit = EntryEdit {
-            title: self.title.clone(),
-            body: self.body.clone(),
-            tags: self.tags.split(',').map(str::to_owned).collect(),
-            mood_score: self.mood,
-        };
+        let edit = self.pending_edit();
+        if self.id.is_none() {
+            self.creates.push_back(None);
+        }
         worker.send(match self.id {
             Some(id) => Request::Update { id, edit },
             None => Request::Create(NewEntry {

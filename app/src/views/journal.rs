@@ -124,7 +124,7 @@ impl JournalView {
                 self.editor.load(*entry, worker);
             }
             Response::Created(id) => {
-                self.editor.on_saved(id, worker);
+                self.editor.on_created(id, worker);
                 self.reload(worker);
             }
             Response::Saved(id) => {
