@@ -2,16 +2,19 @@
 # Installs the Debian/Ubuntu packages MindSage needs, only those that are missing.
 #   scripts/install-deps.sh run    what the window needs (X11/Wayland client libraries, OpenGL)
 #   scripts/install-deps.sh test   what the test suite needs on top (a virtual display)
+#   scripts/install-deps.sh screenshots   what scripts/screenshots.sh needs (ImageMagick too)
 # Rust itself is not installed here: get it from https://rustup.rs.
 set -euo pipefail
 
 run_packages=(libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
 test_packages=(xvfb xauth)
+screenshot_packages=(imagemagick)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;
   test) wanted=("${run_packages[@]}" "${test_packages[@]}") ;;
-  *) echo "usage: $0 [run|test]" >&2; exit 2 ;;
+  screenshots) wanted=("${run_packages[@]}" "${test_packages[@]}" "${screenshot_packages[@]}") ;;
+  *) echo "usage: $0 [run|test|screenshots]" >&2; exit 2 ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -2,13 +2,14 @@
 # Saves a screenshot of each view of the app to docs/screenshots/, from a demo journal,
 # on a virtual display (Xvfb) with software OpenGL, so it runs on a headless machine.
 #   scripts/screenshots.sh            build (release) and shoot every view
-# Needs: xvfb, xauth, ImageMagick's `import` (scripts/install-deps.sh test installs them).
+# Needs: xvfb, xauth, ImageMagick's `import` (installed below when missing).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/docs/screenshots"
 mkdir -p "$out"
 
+"$root/scripts/install-deps.sh" screenshots
 for tool in Xvfb import; do
   command -v "$tool" >/dev/null || { echo "[screenshots] $tool is missing: scripts/install-deps.sh test" >&2; exit 1; }
 done
