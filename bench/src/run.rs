@@ -133,6 +133,29 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// A scenario with its figure and note; no payload, scans or parameters recorded
+    /// (stages set those fields where they measure them).
+    pub fn new(
+        stage: &str,
+        size: Option<usize>,
+        name: &str,
+        measure: Measure,
+        note: Option<String>,
+    ) -> Scenario {
+        Scenario {
+            stage: stage.into(),
+            size,
+            name: name.into(),
+            measure,
+            payload: None,
+            expect_min_bytes: 0,
+            full_scans: None,
+            unexpected_scans: Vec::new(),
+            note,
+            params: Default::default(),
+        }
+    }
+
     /// A stat by name: `p50`, `p95`, `p99`, `min`, `max`, `mean` (ms) of a timing, or
     /// `value` of a value measure.
     pub fn stat(&self, stat: &str) -> Option<f64> {

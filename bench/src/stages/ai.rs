@@ -244,16 +244,9 @@ fn timing(name: &str, samples: &[Duration], payload: Option<Payload>, note: &str
         },
     };
     Scenario {
-        stage: "ai".into(),
-        size: None,
-        name: name.into(),
-        measure,
         payload,
         expect_min_bytes: if payload.is_some() { 2 } else { 0 },
-        full_scans: None,
-        unexpected_scans: Vec::new(),
-        note: Some(note.into()),
-        params: Default::default(),
+        ..Scenario::new("ai", None, name, measure, Some(note.into()))
     }
 }
 
@@ -267,16 +260,5 @@ fn failed(name: &str, error: &anyhow::Error) -> Scenario {
 }
 
 fn value(name: &str, value: f64, unit: Unit, note: String) -> Scenario {
-    Scenario {
-        stage: "ai".into(),
-        size: None,
-        name: name.into(),
-        measure: Measure::Value { value, unit },
-        payload: None,
-        expect_min_bytes: 0,
-        full_scans: None,
-        unexpected_scans: Vec::new(),
-        note: Some(note),
-        params: Default::default(),
-    }
+    Scenario::new("ai", None, name, Measure::Value { value, unit }, Some(note))
 }

@@ -216,18 +216,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn scenario(size: usize, name: &str, measure: Measure, note: &str) -> Scenario {
-    Scenario {
-        stage: "app".into(),
-        size: Some(size),
-        name: name.into(),
-        measure,
-        payload: None,
-        expect_min_bytes: 0,
-        full_scans: None,
-        unexpected_scans: Vec::new(),
-        note: Some(note.to_owned()),
-        params: Default::default(),
-    }
+    Scenario::new("app", Some(size), name, measure, Some(note.to_owned()))
 }
 
 fn timing(size: usize, name: &str, samples: anyhow::Result<Vec<f64>>, requested: usize) -> Scenario {

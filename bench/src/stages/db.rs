@@ -491,16 +491,11 @@ impl SizeRecorder<'_> {
             .get(query)
             .map_or((None, Vec::new()), |(n, u)| (Some(*n), u.clone()));
         self.out.push(Scenario {
-            stage: "db".into(),
-            size: Some(self.size),
-            name: name.into(),
-            measure,
             payload,
             expect_min_bytes,
             full_scans,
             unexpected_scans: unexpected,
-            note: note.map(str::to_owned),
-            params: Default::default(),
+            ..Scenario::new("db", Some(self.size), name, measure, note.map(str::to_owned))
         });
     }
 
@@ -522,21 +517,16 @@ impl SizeRecorder<'_> {
         } else {
             offenders.join("; ")
         };
-        self.out.push(Scenario {
-            stage: "db".into(),
-            size: Some(self.size),
-            name: "plans.unexpected_full_scans".into(),
-            measure: Measure::Value {
+        self.out.push(Scenario::new(
+            "db",
+            Some(self.size),
+            "plans.unexpected_full_scans",
+            Measure::Value {
                 value: total as f64,
                 unit: Unit::Count,
             },
-            payload: None,
-            expect_min_bytes: 0,
-            full_scans: None,
-            unexpected_scans: Vec::new(),
-            note: Some(note),
-            params: Default::default(),
-        });
+            Some(note),
+        ));
     }
 }
 

@@ -141,19 +141,9 @@ pub fn metric_values(s: &Scores) -> [(&'static str, f64); 3] {
 }
 
 fn score_scenario(name: &str, entries: usize, value: f64, note: &str) -> Scenario {
-    Scenario {
-        stage: "retrieval".into(),
-        size: Some(entries),
-        name: name.into(),
-        measure: Measure::Value {
-            value,
-            unit: Unit::Score,
-        },
-        payload: None,
-        expect_min_bytes: 0,
-        full_scans: None,
-        unexpected_scans: Vec::new(),
-        note: Some(note.into()),
-        params: Default::default(),
-    }
+    let measure = Measure::Value {
+        value,
+        unit: Unit::Score,
+    };
+    Scenario::new("retrieval", Some(entries), name, measure, Some(note.into()))
 }

@@ -55,21 +55,11 @@ impl Stage for Size {
 }
 
 fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
-    Scenario {
-        stage: "size".into(),
-        size: None,
-        name: name.into(),
-        measure: Measure::Value {
-            value: bytes as f64,
-            unit: Unit::Bytes,
-        },
-        payload: None,
-        expect_min_bytes: 0,
-        full_scans: None,
-        unexpected_scans: Vec::new(),
-        note,
-        params: Default::default(),
-    }
+    let measure = Measure::Value {
+        value: bytes as f64,
+        unit: Unit::Bytes,
+    };
+    Scenario::new("size", None, name, measure, note)
 }
 
 /// `target/release/mindsage`, built first when missing.

@@ -369,16 +369,8 @@ fn scenario(
         all.insert("data".into(), data.to_owned());
     }
     Scenario {
-        stage: "vector".into(),
-        size,
-        name: name.into(),
-        measure,
-        payload: None,
-        expect_min_bytes: 0,
-        full_scans: None,
-        unexpected_scans: Vec::new(),
-        note: Some(note.into()),
         params: all,
+        ..Scenario::new("vector", size, name, measure, Some(note.into()))
     }
 }
 
