@@ -34,6 +34,20 @@ pub struct Startup {
     pub data_dir: PathBuf,
 }
 
+impl Startup {
+    /// A plain start on `view` with default settings: what tests and the bench open.
+    pub fn on_view(data_dir: PathBuf, view: View) -> Startup {
+        Startup {
+            demo: false,
+            view,
+            entry: None,
+            profiler: false,
+            settings: Settings::default(),
+            data_dir,
+        }
+    }
+}
+
 pub fn run(args: &Args) -> Result<()> {
     let path = cli::database_path(args)?;
     let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();

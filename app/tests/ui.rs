@@ -18,7 +18,6 @@ use mindsage::worker::Worker;
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
-use mindsage_core::settings::Settings;
 
 /// The shared local Ollama stand-in the core tests use (`shared/ollama-local`).
 #[path = "../../core/tests/ollama_server/mod.rs"]
@@ -38,14 +37,7 @@ fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
 
 fn app_with(data_dir: &Path, view: View, ai: AiSettings) -> Harness<'static, MindSageApp> {
     let database = paths::database_path(data_dir);
-    let startup = Startup {
-        demo: false,
-        view,
-        entry: None,
-        profiler: false,
-        settings: Settings::default(),
-        data_dir: data_dir.to_path_buf(),
-    };
+    let startup = Startup::on_view(data_dir.to_path_buf(), view);
     Harness::builder()
         .with_size([1200.0, 800.0])
         .build_eframe(move |cc| {

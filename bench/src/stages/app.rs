@@ -24,7 +24,6 @@ use mindsage::views::View;
 use mindsage::worker::Worker;
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::StorageOptions;
-use mindsage_core::settings::Settings;
 use mindsage_core::timing::Summary;
 
 use super::{Recorder, Stage, StageContext};
@@ -97,14 +96,8 @@ impl Headless {
             ..AiSettings::default()
         };
         let worker = Worker::spawn(path.to_path_buf(), StorageOptions::default(), ai, ctx.clone());
-        let startup = Startup {
-            demo: false,
-            view,
-            entry: None,
-            profiler: false,
-            settings: Settings::default(),
-            data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-        };
+        let data_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let startup = Startup::on_view(data_dir, view);
         let app = MindSageApp::new(&ctx, worker, startup);
         Headless { ctx, app, time: 0.0 }
     }
