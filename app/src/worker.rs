@@ -24,7 +24,6 @@ use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EffectivePragmas, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions, SeedReport};
 use mindsage_core::media;
-use mindsage_core::search::keyword::LastWord;
 use mindsage_core::search::{SearchOutcome, SearchQuery, Searcher};
 use mindsage_core::settings::Settings;
 
@@ -292,10 +291,9 @@ impl Reader {
                 text,
                 embedding,
             } => {
-                // Dates in the text ("in March") become a filter; the last word may be
-                // half typed.
-                let (mut query, _) = SearchQuery::from_text(&text, Local::now(), SEARCH_RESULTS);
-                query.last_word = LastWord::Prefix;
+                // Dates in the text ("in March") become a filter.
+                let (query, _) = SearchQuery::from_text(&text, Local::now(), SEARCH_RESULTS);
+                let query = query.typed();
                 self.searcher
                     .hybrid(conn, USER, &query, embedding.as_deref())
                     .map(|outcome| Response::Search { generation, outcome })

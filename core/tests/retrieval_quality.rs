@@ -41,3 +41,15 @@ fn quality_figures_are_identical_across_runs_and_fusion_helps() {
     assert!(hybrid.mrr >= weaker, "{:?}", first.scores);
     assert_eq!(first.questions, set.questions.len());
 }
+
+#[test]
+fn every_committed_set_is_well_formed() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/data");
+    for name in ["retrieval-v1.json", "retrieval-v2.json"] {
+        let set = LabelledSet::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            set.entries.len() >= 30 && set.questions.len() >= 25,
+            "{name} is too small"
+        );
+    }
+}

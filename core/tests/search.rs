@@ -100,8 +100,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     .unwrap();
     assert_eq!(ids(&passing), [pottery]);
     // Search as you type: a prefix of the last word.
-    let mut typing = SearchQuery::new("pott", 5);
-    typing.last_word = search::keyword::LastWord::Prefix;
+    let typing = SearchQuery::new("pott", 5).typed();
     assert_eq!(
         ids(&search::hybrid(&conn, USER, &typing, None).unwrap()),
         [pottery]

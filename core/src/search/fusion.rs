@@ -10,12 +10,20 @@ use std::collections::HashMap;
 /// The default `k`.
 pub const DEFAULT_K: f64 = 60.0;
 
-/// The keyword ranking's weight against the vector ranking's 1.0. Questions to a journal
-/// are mostly paraphrases ("knee pain" for "my knee was throbbing"), where word matching
-/// is the weaker signal: at equal weight its near-misses outvoted the vector ranking's
-/// first place on the labelled set. Half weight keeps exact-word matches (names, rare
-/// words) as a tie-breaker. The retrieval stage of the bench scores this choice.
-pub const DEFAULT_KEYWORD_WEIGHT: f64 = 0.5;
+/// The keyword ranking's weight against the vector ranking's 1.0 for questions (Ask,
+/// `mindsage ask`). Questions to a journal are paraphrases ("knee pain" for "my knee
+/// was throbbing"), where word matching is the weaker signal, and rank fusion gives a
+/// keyword first place as much pull as a vector first place whatever the margins: on
+/// both labelled sets every weight from 1 down to 0.1 traded vector first places for
+/// keyword near-misses, less so the lower it went (compare `hybrid.*` with
+/// `hybrid.*.half_weight` and `hybrid.*.equal_weight` in the `retrieval` stage). At a
+/// tenth, keyword matches still order what the vectors leave undecided and bring in
+/// entries the vectors missed (names, rare words).
+pub const QUESTION_KEYWORD_WEIGHT: f64 = 0.1;
+
+/// The keyword ranking's weight for text typed into the search box: there people type
+/// the words they remember, so an entry containing them should come first.
+pub const TYPED_KEYWORD_WEIGHT: f64 = 1.0;
 
 /// Fuses ranked lists of ids (best first) into one list of (id, fused score), best first.
 /// Ties keep the order in which ids were first seen, so results are deterministic.

@@ -67,15 +67,25 @@ pub struct SearchQuery {
 }
 
 impl SearchQuery {
-    /// A query for `text` with no date filter.
+    /// A question for `text` with no date filter.
     pub fn new(text: &str, limit: usize) -> SearchQuery {
         SearchQuery {
             text: text.to_owned(),
             filter: SearchFilter::default(),
             limit,
             rrf_k: fusion::DEFAULT_K,
-            keyword_weight: fusion::DEFAULT_KEYWORD_WEIGHT,
+            keyword_weight: fusion::QUESTION_KEYWORD_WEIGHT,
             last_word: LastWord::Whole,
+        }
+    }
+
+    /// The same query as typed into the search box: the last word may be half typed,
+    /// and the words typed weigh as much as the meaning.
+    pub fn typed(self) -> SearchQuery {
+        SearchQuery {
+            last_word: LastWord::Prefix,
+            keyword_weight: fusion::TYPED_KEYWORD_WEIGHT,
+            ..self
         }
     }
 

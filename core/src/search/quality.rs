@@ -162,7 +162,7 @@ impl QualityOptions {
             document_prefix: String::new(),
             query_prefix: String::new(),
             rrf_k: super::fusion::DEFAULT_K,
-            keyword_weight: super::fusion::DEFAULT_KEYWORD_WEIGHT,
+            keyword_weight: super::fusion::QUESTION_KEYWORD_WEIGHT,
         }
     }
 }
