@@ -162,6 +162,12 @@ fn create_read_update_and_list() {
     assert_eq!(got.word_count, 3);
     assert_eq!(got.tags, ["home", "Work"]);
     assert_eq!(got.created_at, got.updated_at);
+    // List rows carry their own copy of the tag names; it follows every edit.
+    let list_tags = |conn: &rusqlite::Connection| {
+        let page = entries::list(conn, USER, &ListFilter::default(), None, 10).unwrap();
+        page.rows.into_iter().find(|r| r.id == id).unwrap().tags
+    };
+    assert_eq!(list_tags(&conn), ["home", "Work"]);
 
     entries::update(
         &mut conn,
@@ -186,6 +192,32 @@ fn create_read_update_and_list() {
         ("", false, 2, None)
     );
     assert_eq!(got.tags, ["home"]);
+    assert_eq!(list_tags(&conn), ["home"]);
+    entries::update(
+        &mut conn,
+        USER,
+        id,
+        &EntryEdit {
+            title: String::new(),
+            body: "just two".into(),
+            tags: vec![],
+            mood_score: None,
+        },
+    )
+    .unwrap();
+    assert!(list_tags(&conn).is_empty());
+    entries::update(
+        &mut conn,
+        USER,
+        id,
+        &EntryEdit {
+            title: String::new(),
+            body: "just two".into(),
+            tags: vec!["home".into()],
+            mood_score: None,
+        },
+    )
+    .unwrap();
     // The tag nobody uses any more is gone with its name.
     assert_eq!(entries::all_tags(&conn, USER).unwrap(), ["home"]);
 

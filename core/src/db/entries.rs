@@ -199,7 +199,12 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
 /// runs for every row of every page).
 fn split_tags(joined: Option<String>) -> Vec<String> {
     let mut tags: Vec<String> = joined
-        .map(|j| j.split('\u{1f}').map(str::to_owned).collect())
+        .map(|j| {
+            j.split('\u{1f}')
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     tags.sort_by(|a, b| {
         a.chars()
@@ -426,7 +431,8 @@ pub(crate) fn reindex_for_search(conn: &Connection, id: EntryId) -> Result<()> {
     Ok(())
 }
 
-/// Links the entry to its tags (creating new ones) and returns the names linked.
+/// Links the entry to its tags (creating new ones), copies the entry's tag names into its
+/// row for list pages, and returns the names linked.
 pub(crate) fn link_tags(
     conn: &Connection,
     user: UserId,
@@ -444,6 +450,7 @@ pub(crate) fn link_tags(
         conn.prepare_cached(WRITE_TAG_LINK.sql)?
             .execute(params![id, tag_id, created_at])?;
     }
+    conn.prepare_cached(WRITE_TAG_NAMES.sql)?.execute(params![id])?;
     Ok(names)
 }
 

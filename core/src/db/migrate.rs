@@ -44,6 +44,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0005_tag_text_inline",
         sql: include_str!("../../../migrations/0005_tag_text_inline.sql"),
     },
+    Migration {
+        version: 6,
+        name: "0006_list_rows_from_one_index",
+        sql: include_str!("../../../migrations/0006_list_rows_from_one_index.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -30,9 +30,7 @@ pub struct AllowedScan {
 macro_rules! list_columns {
     () => {
         "e.id, e.created_at, e.title, e.preview, e.mood_score, e.word_count, e.is_deleted, \
-         e.deleted_at, \
-         (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et2 \
-          JOIN tags AS t ON t.id = et2.tag_id WHERE et2.entry_id = e.id) AS tags"
+         e.deleted_at, e.tag_names"
     };
 }
 
@@ -161,6 +159,14 @@ pub const WRITE_TAGS_CLEAR: NamedQuery = q(
 pub const WRITE_TAG_LINK: NamedQuery = q(
     "write.tag_link",
     "INSERT OR IGNORE INTO entry_tags (entry_id, tag_id, entry_created_at) VALUES (?1, ?2, ?3)",
+);
+
+/// Copies an entry's tag names into its row, where list pages read them. ?1 entry.
+pub const WRITE_TAG_NAMES: NamedQuery = q(
+    "write.tag_names",
+    "UPDATE journal_entries SET tag_names = coalesce( \
+     (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et \
+      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = ?1), '') WHERE id = ?1",
 );
 
 /// Removes a tag nobody uses any more, so its name does not outlive the entries.
@@ -298,7 +304,6 @@ pub const SEARCH_HIT_DETAILS: NamedQuery = q(
     "SELECT created_at, title, preview FROM journal_entries WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
 );
 
-/// Every statement above. The query-plan test and the bench walk this list.
 /// The most recently used chats (Ask history). ?1 user, ?2 limit.
 pub const CHATS_RECENT: NamedQuery = q(
     "chats.recent",
@@ -312,6 +317,7 @@ pub const CHAT_MESSAGES: NamedQuery = q(
      WHERE m.chat_id = ?1 AND c.user_id = ?2 ORDER BY m.id",
 );
 
+/// Every statement above. The query-plan test and the bench walk this list.
 pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_PAGE1,
     &LIST_PAGE_N,
@@ -328,6 +334,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &WRITE_TAG_ID,
     &WRITE_TAGS_CLEAR,
     &WRITE_TAG_LINK,
+    &WRITE_TAG_NAMES,
     &WRITE_TAG_DROP_UNUSED,
     &WRITE_SOFT_DELETE,
     &WRITE_RESTORE,
