@@ -276,10 +276,9 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
     const ANSWER: &str = "You walked to the lighthouse at dawn with Sam.";
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
-    let reply = serde_json::json!({ "response": ANSWER }).to_string();
     server.script(&format!(
         r#"{{"token_delay_ms": 20, "first_token_delay_ms": 0, "rules": [{{"match": "lighthouse", "response": {}}}]}}"#,
-        serde_json::to_string(&reply).unwrap()
+        serde_json::to_string(ANSWER).unwrap()
     ));
     let dir = tempfile::tempdir().unwrap();
     // The journal is written before the window opens (and arms the UI-thread guard).

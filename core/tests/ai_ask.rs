@@ -16,10 +16,9 @@ use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 const ANSWER: &str = "You walked to the \"lighthouse\" at dawn — then café ☕ with Sam.\nLovely.";
 
 fn script(server: &ollama_server::LocalOllama, extra: &str) {
-    let reply = serde_json::json!({ "response": ANSWER }).to_string();
     let rules = format!(
         r#"{{"token_delay_ms": 2, "first_token_delay_ms": 0, "rules": [{extra}{{"match": "lighthouse", "response": {}}}]}}"#,
-        serde_json::to_string(&reply).unwrap()
+        serde_json::to_string(ANSWER).unwrap()
     );
     server.script(&rules);
 }
@@ -180,7 +179,7 @@ fn a_slow_first_token_is_waited_for_within_the_limit_and_not_beyond() {
     let _guard = ollama_server::exclusive();
     script(
         server,
-        r#"{"match": "slowly", "response": "{\"response\": \"Late but here.\"}", "first_token_delay_ms": 1500},"#,
+        r#"{"match": "slowly", "response": "Late but here.", "first_token_delay_ms": 1500},"#,
     );
     let (_dir, conn) = journal(&server.settings());
     let (_, result) = ask(&server.settings(), &conn, "Tell me slowly what I did");

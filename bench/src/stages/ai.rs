@@ -2,11 +2,18 @@
 //!
 //! In the reference app two sequential model calls were the whole cost of an answer, so
 //! this stage counts model calls as carefully as it times them. Over a fixed question
-//! list (the labelled set's questions, asked of its journal) it records every stage of
-//! the Ask pipeline (plan, embed, search, answer), time to first token, the pipeline's
-//! own overhead outside model time, and model calls per question; then one-call
-//! enrichment per entry, embedding throughput, and the text model's first call cold
-//! (just loaded) against warm. The models' names and digests go into the run.
+//! list it records every stage of the Ask pipeline (plan, embed, search, answer), time
+//! to first token, the pipeline's own overhead outside model time, and model calls per
+//! question; then one-call enrichment per entry, embedding throughput, and the text
+//! model's first call cold (just loaded) against warm. The models' names and digests go
+//! into the run.
+//!
+//! The questions are a mix, so the planning skip is measured rather than assumed:
+//! every third question of the labelled set (questions about the writer's life, dated
+//! ones included), and a few that the local rule must leave to the planning call
+//! ([`UNPLANNED`]). A question whose answer fails is still measured: its stages,
+//! model calls and overhead count like any other's, and the failures are recorded
+//! beside the figures (`ask.failed_questions`), not dropped.
 //!
 //! It talks to the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_TEXT_MODEL`,
 //! `MINDSAGE_EMBED_MODEL`); answers are timed as they stream, end to end.
@@ -26,8 +33,17 @@ use super::{Recorder, Stage, StageContext};
 use crate::run::{Dataset, Measure, Model, Scenario, Unit};
 use crate::stats::Payload;
 
-/// Questions asked per run: enough for percentiles, few enough for a small model.
-const QUESTIONS: usize = 12;
+/// Every how-many-th labelled question is asked: a spread over the set's topics and
+/// its dated questions, few enough for a small model.
+const QUESTION_STRIDE: usize = 3;
+/// Questions with nothing that marks them as the writer's own: one that needs no
+/// journal at all, and journal questions phrased impersonally.
+const UNPLANNED: &[(&str, &str)] = &[
+    ("g1", "Which colours are in a rainbow?"),
+    ("g2", "Summarise the Portugal trip."),
+    ("g3", "What happened with the dog's emergency treatment?"),
+    ("g4", "How is the vegetable patch doing?"),
+];
 /// Entries enriched per run.
 const ENRICHED: usize = 5;
 /// Cold and warm first calls measured.
@@ -157,49 +173,97 @@ impl Ai {
             ("ask.total", vec![]),
             ("ask.overhead", vec![]),
         ];
-        let (mut calls, mut one_call, mut smallest_answer) = (0u32, 0usize, u64::MAX);
-        let asked: Vec<_> = set.questions.iter().take(QUESTIONS).collect();
-        for q in &asked {
-            let answer = ai::block_on(ask::ask(client, conn, DEFAULT_USER, &q.text, now, &mut |_| {}))
-                .with_context(|| format!("question {}", q.id))?;
-            let t = &answer.timings;
+        let questions: Vec<(&str, &str)> = set
+            .questions
+            .iter()
+            .step_by(QUESTION_STRIDE)
+            .map(|q| (q.id.as_str(), q.text.as_str()))
+            .chain(UNPLANNED.iter().copied())
+            .collect();
+        let (mut calls, mut one_call, mut planned_locally) = (0u32, 0usize, 0usize);
+        let (mut per_question, mut failures) = (Vec::new(), Vec::new());
+        // Of the answers that passed: an empty one would be no answer at all.
+        let mut smallest_answer = None::<u64>;
+        for (id, question) in &questions {
+            let mut cost = ask::AskCost::default();
+            let result = ai::block_on(ask::ask_measured(
+                client,
+                conn,
+                DEFAULT_USER,
+                question,
+                now,
+                &mut |_| {},
+                &mut cost,
+            ));
+            match result {
+                Ok(answer) => {
+                    let bytes = answer.text.len() as u64;
+                    smallest_answer = Some(smallest_answer.map_or(bytes, |s| s.min(bytes)));
+                }
+                Err(e) => failures.push(format!("{id}: {e}")),
+            }
+            let t = &cost.timings;
             let figures = [
-                t.plan,
-                t.embed,
-                t.search,
-                t.answer,
-                t.first_token.unwrap_or(t.answer),
-                t.total,
-                t.overhead,
+                Some(t.plan),
+                Some(t.embed),
+                Some(t.search),
+                Some(t.answer),
+                t.first_token,
+                Some(t.total),
+                Some(t.overhead),
             ];
             for ((_, samples), d) in stages.iter_mut().zip(figures) {
-                samples.push(d);
+                samples.extend(d);
             }
-            calls += answer.model_calls;
-            one_call += usize::from(answer.model_calls == 1);
-            smallest_answer = smallest_answer.min(answer.text.len() as u64);
+            calls += cost.model_calls;
+            one_call += usize::from(cost.model_calls == 1);
+            planned_locally += usize::from(cost.planned_locally);
+            per_question.push(format!("{id}={}", cost.model_calls));
         }
-        let payload = Payload::of(1, smallest_answer);
+        let n = questions.len();
+        let note = format!(
+            "per question, {n} questions ({} of the labelled set's, {} phrased impersonally), \
+             answered or not",
+            n - UNPLANNED.len(),
+            UNPLANNED.len()
+        );
         for (name, samples) in &stages {
+            let note = if *name == "ask.first_token" {
+                format!("{note}; {} of {n} showed any answer text", samples.len())
+            } else {
+                note.clone()
+            };
             out.push(timing(
                 name,
                 samples,
-                Some(payload),
-                "per question over the labelled set's questions",
+                smallest_answer.map(|bytes| Payload::of(1, bytes)),
+                &note,
             ));
         }
-        let n = asked.len().max(1) as f64;
         out.push(value(
             "ask.model_calls_per_question",
-            f64::from(calls) / n,
+            f64::from(calls) / n as f64,
             Unit::Count,
-            "mean".into(),
+            format!("mean; per question: {}", per_question.join(", ")),
         ));
         out.push(value(
             "ask.one_call_share",
-            one_call as f64 / n,
+            one_call as f64 / n as f64,
             Unit::Score,
-            "share of questions answered with a single model call".into(),
+            format!(
+                "share of questions answered with a single model call; planning skipped for \
+                 {planned_locally} of {n}"
+            ),
+        ));
+        out.push(value(
+            "ask.failed_questions",
+            failures.len() as f64,
+            Unit::Count,
+            if failures.is_empty() {
+                format!("of {n}: every answer passed validation")
+            } else {
+                format!("of {n}: {}", failures.join("; "))
+            },
         ));
         Ok(())
     }

@@ -219,7 +219,6 @@ impl OllamaClient {
     }
 
     /// One streamed chat call. `on_token` receives each piece of text as it arrives.
-    /// `format` is Ollama's `format` field (`"json"` or a JSON schema), if any.
     ///
     /// Ends with an error, never with a silently shortened reply, when the stream
     /// carries a garbled line or an error line, or the connection closes before Ollama
@@ -229,20 +228,16 @@ impl OllamaClient {
         &self,
         model: &str,
         messages: &[Message],
-        format: Option<serde_json::Value>,
         options: ModelOptions,
         on_token: &mut dyn FnMut(&str),
     ) -> Result<CallStats> {
-        let mut body = serde_json::json!({
+        let body = serde_json::json!({
             "model": model,
             "messages": messages,
             "stream": true,
             "options": options,
             "keep_alive": self.settings.keep_alive.as_secs(),
         });
-        if let Some(format) = format {
-            body["format"] = format;
-        }
         let started = Instant::now();
         let first_deadline = started + self.settings.first_token_timeout;
         let url = self.endpoint("api/chat");

@@ -13,7 +13,6 @@
 //! * [`health`]: is Ollama running, are the models pulled, and what to tell the person.
 //! * [`enrich`]: title, mood and summary of an entry in one call, then its embedding.
 //! * [`jobs`]: the `ai_jobs` queue that makes enrichment survive restarts and outages.
-//! * [`stream_json`]: pulls the answer text out of a JSON reply while it streams.
 //! * [`ask`]: the Ask pipeline (plan, embed, search, answer) with timed stages.
 //!
 //! Privacy: journal text is sent only to the configured host, and nothing here logs
@@ -31,7 +30,6 @@ pub mod health;
 pub mod jobs;
 
 pub mod settings;
-pub mod stream_json;
 
 use std::future::Future;
 use std::sync::OnceLock;
