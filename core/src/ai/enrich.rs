@@ -50,13 +50,21 @@ Reply with a JSON object only: \
 \"mood_tags\": one to three lowercase single words naming the feelings; \
 \"summary\": one or two sentences saying what happened and how the writer felt.";
 
-/// The model's reply as it must be shaped (also the schema sent to Ollama).
+/// The model's reply as it must be shaped (also the schema sent to Ollama, which
+/// turns it into a grammar the output must follow). The lengths bound the generation
+/// itself: a small model that rambles in a title would otherwise run to `num_predict`
+/// and be cut off. The mood is given as a list as well as a range because llama.cpp's
+/// grammar builders honour `enum` in every version but `minimum`/`maximum` only in
+/// recent ones (llama-cpp-python's does not), and a mood of 0 costs a second call.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct Reply {
+    #[schemars(length(min = 1, max = MAX_TITLE_CHARS))]
     title: String,
-    #[schemars(range(min = 1, max = 10))]
+    #[schemars(range(min = 1, max = 10), extend("enum" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))]
     mood_score: i64,
+    #[schemars(length(min = 1, max = MAX_MOOD_TAGS))]
     mood_tags: Vec<String>,
+    #[schemars(length(min = 1, max = MAX_SUMMARY_CHARS))]
     summary: String,
 }
 
@@ -238,6 +246,17 @@ pub fn apply(conn: &mut Connection, user: UserId, entry_id: EntryId, enriched: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_schema_bounds_what_the_model_can_write() {
+        let schema = serde_json::to_value(schemars::schema_for!(Reply)).unwrap();
+        let properties = &schema["properties"];
+        assert_eq!(properties["title"]["maxLength"], MAX_TITLE_CHARS);
+        assert_eq!(properties["summary"]["minLength"], 1);
+        assert_eq!(properties["mood_tags"]["maxItems"], MAX_MOOD_TAGS);
+        let moods: Vec<i64> = serde_json::from_value(properties["mood_score"]["enum"].clone()).unwrap();
+        assert_eq!(moods, (1..=10).collect::<Vec<_>>());
+    }
 
     #[test]
     fn valid_replies_are_tidied() {
