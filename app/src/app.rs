@@ -158,6 +158,19 @@ impl MindSageApp {
         self.overlay.is_open()
     }
 
+    /// Asks a question as the Ask screen's Send button does (the bench times the frames
+    /// drawn while its answer streams).
+    pub fn ask(&mut self, question: &str) {
+        self.view = View::Ask;
+        self.ask.ask(question, &self.worker);
+    }
+
+    /// The last Ask answer as shown so far (or why it failed), and whether it is still
+    /// streaming.
+    pub fn last_answer(&self) -> Option<(Result<&str, &str>, bool)> {
+        self.ask.last_answer()
+    }
+
     /// CPU time per frame, recorded whether or not the overlay shows it (the bench reads it).
     pub fn frame_times(&mut self) -> &mut FrameTimes {
         &mut self.frames

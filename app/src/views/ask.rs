@@ -109,6 +109,23 @@ impl AskView {
             .map(|e| e.stages.as_slice())
     }
 
+    /// Asks `question` as typing it and pressing Send does.
+    pub fn ask(&mut self, question: &str, worker: &Worker) {
+        self.question = question.to_owned();
+        self.send(worker);
+    }
+
+    /// The last answer as shown so far (or why it failed), and whether it is still
+    /// streaming.
+    pub fn last_answer(&self) -> Option<(Result<&str, &str>, bool)> {
+        let exchange = self.exchanges.last()?;
+        let shown = match &exchange.error {
+            Some(error) => Err(error.as_str()),
+            None => Ok(exchange.answer.as_str()),
+        };
+        Some((shown, self.streaming))
+    }
+
     fn send(&mut self, worker: &Worker) {
         let question = self.question.trim().to_owned();
         if question.is_empty() || self.streaming {

@@ -10,6 +10,11 @@
 //!   `first_rows`: to the end of the first frame that shows journal rows.
 //! * `scroll_frame`: CPU time per frame while the journal is scrolled with the wheel,
 //!   three screens per second, rows paging in as they come into view.
+//! * `stream_frame`: CPU time per frame on the Ask screen while an answer streams in
+//!   from the configured model server (`OLLAMA_HOST`), from the first answer text on
+//!   screen to the last. The journal's queue of AI work is emptied first, as on a
+//!   journal whose entries are all enriched: otherwise the job runner keeps the model
+//!   busy and the answer waits behind it. Fails, saying why, without a model server.
 //! * `rss_after_view_switches`: resident memory after 50 switches between the five
 //!   screens (Linux; the figure includes the bench's own few MB).
 
@@ -23,7 +28,7 @@ use mindsage::app::{MindSageApp, Startup};
 use mindsage::views::View;
 use mindsage::worker::Worker;
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::StorageOptions;
+use mindsage_core::db::{self, StorageOptions};
 use mindsage_core::timing::Summary;
 
 use super::{Recorder, Stage, StageContext};
@@ -37,6 +42,14 @@ const STARTUPS: usize = 5;
 const SCROLL_FRAMES: usize = 300;
 /// Longest wait for the worker's first page.
 const PATIENCE: Duration = Duration::from_secs(30);
+/// Questions whose answers stream while frames are measured: about the writer's life,
+/// so the only model call is the streamed answer itself.
+const STREAM_QUESTIONS: &[&str] = &["How did I feel last week?", "What did I write about my work?"];
+/// Longest wait for one answer to finish streaming (a small model on a busy CPU).
+const ANSWER_PATIENCE: Duration = Duration::from_secs(120);
+/// Frames in which new answer text must have arrived for the figure to be one of
+/// streaming, not of an answer that came in one piece.
+const MIN_GROWING_FRAMES: usize = 10;
 
 pub struct App;
 
@@ -62,8 +75,12 @@ impl Stage for App {
             out.push(timing(size, "scroll_frame", scroll, SCROLL_FRAMES));
             out.push(rss(
                 size,
-                on_own_thread(path, |path| rss_after_view_switches(&path)),
+                on_own_thread(path.clone(), |path| rss_after_view_switches(&path)),
             ));
+            let streamed =
+                without_queued_ai_work(&path).and_then(|()| on_own_thread(path, |path| stream_frames(&path)));
+            let frames = streamed.as_ref().map_or(0, Vec::len);
+            out.push(timing(size, "stream_frame", streamed, frames));
         }
         Ok(())
     }
@@ -88,13 +105,17 @@ struct Headless {
 }
 
 impl Headless {
+    /// The app with no model: a port nobody listens on, so the AI thread answers at once.
     fn open(path: &Path, view: View) -> Headless {
-        let ctx = egui::Context::default();
-        // No model: a port nobody listens on, so the AI thread answers at once.
         let ai = AiSettings {
             host: "http://127.0.0.1:9".to_owned(),
             ..AiSettings::default()
         };
+        Headless::open_with(path, view, ai)
+    }
+
+    fn open_with(path: &Path, view: View, ai: AiSettings) -> Headless {
+        let ctx = egui::Context::default();
         let worker = Worker::spawn(path.to_path_buf(), StorageOptions::default(), ai, ctx.clone());
         let data_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let startup = Startup::on_view(data_dir, view);
@@ -166,6 +187,50 @@ fn scroll_frames(path: &Path) -> anyhow::Result<Vec<f64>> {
         app.app.journal_rows() > mindsage_core::db::entries::PAGE_SIZE as usize,
         "the list did not scroll: no page past the first was fetched"
     );
+    Ok(samples)
+}
+
+/// Empties the journal copy's queue of AI jobs (before the app opens it, so not on its
+/// UI thread).
+fn without_queued_ai_work(path: &Path) -> anyhow::Result<()> {
+    let conn = db::open(path, &StorageOptions::default())?;
+    conn.execute("DELETE FROM ai_jobs", [])?;
+    Ok(())
+}
+
+fn stream_frames(path: &Path) -> anyhow::Result<Vec<f64>> {
+    let mut app = Headless::open_with(path, View::Ask, AiSettings::from_env());
+    app.until_rows()?;
+    let mut samples = Vec::new();
+    for question in STREAM_QUESTIONS {
+        app.app.ask(question);
+        let started = Instant::now();
+        let (mut shown, mut growing_frames) = (0, 0);
+        loop {
+            let frame = app.frame(Vec::new());
+            let (answer, streaming) = app.app.last_answer().context("the question was not asked")?;
+            let text = answer.map_err(|e| anyhow::anyhow!("{question:?}: {e}"))?;
+            if !text.is_empty() {
+                samples.push(ms(frame));
+                if text.len() > shown {
+                    shown = text.len();
+                    growing_frames += 1;
+                }
+            }
+            if !streaming {
+                break;
+            }
+            anyhow::ensure!(
+                started.elapsed() < ANSWER_PATIENCE,
+                "{question:?}: no complete answer after {ANSWER_PATIENCE:?}"
+            );
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        anyhow::ensure!(
+            growing_frames >= MIN_GROWING_FRAMES,
+            "{question:?}: the answer arrived in {growing_frames} frames, too few to call it streaming"
+        );
+    }
     Ok(samples)
 }
 
