@@ -211,6 +211,138 @@ fn dashboard_counts_follow_the_journal() {
     assert!(shows(&harness, "Current streak: 1 day"));
 }
 
+/// Writes entries straight into the journal, before the window opens (and arms the
+/// UI-thread guard): `(title, day)`, each at local noon.
+fn journal_with(data_dir: &Path, written: &[(&str, chrono::NaiveDate)]) -> Vec<db::EntryId> {
+    let mut conn = db::open(&paths::database_path(data_dir), &StorageOptions::default()).unwrap();
+    written
+        .iter()
+        .map(|(title, day)| {
+            let noon = day
+                .and_hms_opt(12, 0, 0)
+                .unwrap()
+                .and_local_timezone(chrono::Local)
+                .single()
+                .unwrap();
+            let entry = entries::NewEntry {
+                title: (*title).to_owned(),
+                body: format!("{title}."),
+                created_at: Some(noon.to_utc()),
+                ..Default::default()
+            };
+            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn dashboard_streaks_and_on_this_day_follow_the_dates_written() {
+    let today = chrono::Local::now().date_naive();
+    let ago = |days: u64| today - chrono::Days::new(days);
+    let years_ago = |years: u32| today.checked_sub_months(chrono::Months::new(12 * years)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    journal_with(
+        dir.path(),
+        &[
+            // The current streak: today and the two days before.
+            ("Today", today),
+            ("Yesterday", ago(1)),
+            ("Two days ago", ago(2)),
+            // The longest: five days in a row, ended a week ago.
+            ("Run 1", ago(14)),
+            ("Run 2", ago(13)),
+            ("Run 3", ago(12)),
+            ("Run 4", ago(11)),
+            ("Run 5", ago(10)),
+            // On this day: the same date in an earlier year, and a near miss.
+            ("A year ago today", years_ago(1)),
+            (
+                "Two years ago, the day after",
+                years_ago(2) + chrono::Days::new(1),
+            ),
+        ],
+    );
+    let mut harness = app(dir.path(), View::Dashboard);
+    wait_until(&mut harness, "the dashboard", |h| shows(h, "Entries: 10"));
+    assert!(shows(&harness, "Current streak: 3 days"));
+    assert!(shows(&harness, "Longest streak: 5 days"));
+    wait_until(&mut harness, "on this day", |h| {
+        h.query_by_label("A year ago today").is_some()
+    });
+    assert!(!shows(&harness, "Two years ago, the day after"));
+    assert!(!shows(&harness, "Nothing written on this date"));
+
+    harness.get_by_label("A year ago today").click();
+    wait_until(&mut harness, "the entry in the journal", |h| {
+        h.state().view() == View::Journal && h.query_all_by_value("A year ago today").next().is_some()
+    });
+}
+
+/// The journal's write lock, held from another connection until released: saves the
+/// app sends meanwhile wait in the writer (within its busy timeout), so "a save is on
+/// its way" lasts exactly as long as the test wants.
+struct WriteLock {
+    release: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl WriteLock {
+    fn take(data_dir: &Path) -> WriteLock {
+        let path = paths::database_path(data_dir);
+        let (taken_tx, taken) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let conn = db::open(&path, &StorageOptions::default()).unwrap();
+            conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            taken_tx.send(()).unwrap();
+            let _ = released.recv();
+            conn.execute_batch("COMMIT").unwrap();
+        });
+        taken.recv().unwrap();
+        WriteLock { release, thread }
+    }
+
+    fn release(self) {
+        self.release.send(()).unwrap();
+        self.thread.join().unwrap();
+    }
+}
+
+#[test]
+fn edits_typed_while_a_save_is_on_its_way_survive_opening_another_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let today = chrono::Local::now().date_naive();
+    journal_with(dir.path(), &[("Alpha", today), ("Beta", today)]);
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Alpha").is_some()
+    });
+    harness.get_by_role_and_label(Role::Button, "Alpha").click();
+    wait_until(&mut harness, "the entry in the editor", |h| shows(h, "Saved"));
+
+    let lock = WriteLock::take(dir.path());
+    type_into(&mut harness, Role::TextInput, "Title", " one");
+    // The autosave goes and waits behind the lock.
+    wait_until(&mut harness, "the save to be on its way", |h| shows(h, "Saving…"));
+    type_into(&mut harness, Role::TextInput, "Title", " two");
+    assert!(shows(&harness, "Saving…"), "the first save is still waiting");
+    harness.get_by_role_and_label(Role::Button, "Beta").click();
+    wait_until(&mut harness, "the other entry in the editor", |h| {
+        h.query_all_by_value("Beta.").next().is_some()
+    });
+    lock.release();
+
+    wait_until(&mut harness, "both edits in the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Alpha one two").is_some()
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Alpha one two")
+        .click();
+    wait_until(&mut harness, "the edited entry in the editor", |h| {
+        h.query_all_by_value("Alpha one two").next().is_some()
+    });
+}
+
 #[test]
 fn a_dropped_photo_appears_in_the_gallery_and_opens_its_entry() {
     let dir = tempfile::tempdir().unwrap();
