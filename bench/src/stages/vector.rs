@@ -2,18 +2,24 @@
 //!
 //! At each size (5,000 and up from `--sizes`) of 768-dimensional unit vectors, random
 //! and clustered, it times:
-//! * `exact`: our exact scan (`VectorCache`, 16-lane / AVX2+FMA dot products);
+//! * `exact`: our exact scan (`VectorCache`, four rows per pass, AVX2+FMA);
+//! * `f16_rerank`: the cache's half-precision copy scanned with F16C, then an exact
+//!   rerank from the f32 vectors, with recall@10 against exact;
 //! * `exact_stock`: sqlite-vec's own KNN on a `vec0` table in a real journal file with
-//!   mmap on (the crate's build: no SIMD flags), L2; and `exact_stock_cosine`, its
-//!   cosine distance, which has no SIMD path in any build;
+//!   mmap on, in the crate's build (no SIMD flags), L2; `exact_stock_cosine`, its
+//!   cosine distance, which has no SIMD path in any build; and `exact_sqlite_vec_avx`,
+//!   the same KNN in our AVX build of the same C source (`core/build.rs`), with whether
+//!   its top 10 equals the stock cosine top 10 query for query;
 //! * `quantized_rerank`: binary codes with Hamming distance for K candidates, then an
 //!   exact rerank, for K = 50/100/200/400, and `int8`, each with recall@10 against
 //!   exact search;
 //!
-//! and the ratio of stock to exact at p95, plus memory per representation. Recall on
-//! real embeddings (the labelled set and demo entries embedded by the configured
-//! model, questions as queries) is what decides whether a prefilter may replace exact
-//! search; synthetic vectors only bound it.
+//! and the ratios of stock to exact at p95, plus memory per representation. Each
+//! sqlite-vec scenario records its build's `vec_debug()`. Recall on real embeddings
+//! (the labelled set and a few thousand demo entries embedded by the configured model,
+//! questions as queries; embeddings cached under `$HOME/.cache/mindsage-bench/`) is
+//! what decides whether a prefilter may replace exact search; synthetic vectors only
+//! bound it.
 
 use std::time::Instant;
 
@@ -21,10 +27,10 @@ use anyhow::Context;
 use mindsage_core::ai::{AiSettings, OllamaClient};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::search::SearchFilter;
-use mindsage_core::search::kernels::{self, Scored};
+use mindsage_core::search::kernels;
 use mindsage_core::search::quality::LabelledSet;
 use mindsage_core::search::quantize::{self, BinaryCodes, Int8Vectors};
-use mindsage_core::search::vectors::{self, VectorCache};
+use mindsage_core::search::vectors::{self, ExtensionBuild, Precision, VectorCache};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -37,10 +43,13 @@ const DIM: usize = 768;
 const SEED: u64 = 768;
 const QUERIES: usize = 50;
 const PREFILTER_K: [usize; 4] = [50, 100, 200, 400];
-/// Demo entries embedded for the real-embedding recall figures.
-/// (Each long text costs the small embedding model about a sixth of a second on this
-/// machine class, so a few hundred keep the stage within minutes.)
-const REAL_TEXTS: usize = 600;
+/// Demo entries embedded for the real-embedding recall figures. Each long text costs
+/// the small embedding model a sixth of a second to a second on this machine class
+/// (more while other work shares its two cores), so the first run embeds for many
+/// minutes; later runs read the cached vectors.
+const REAL_TEXTS: usize = 1_000;
+/// Queries compared for identical top 10 between sqlite-vec's AVX L2 and stock cosine.
+const SAME_TOP_QUERIES: usize = 20;
 
 pub struct Vector;
 
@@ -148,7 +157,7 @@ impl Measurer<'_> {
         for k in [5, 10, 50] {
             let m = stats::measure(
                 &self.sampling,
-                |i| Ok(cache.search(q(i), k, &filter)),
+                |i| Ok(cache.search_with(Precision::Exact, q(i), k, &filter)),
                 |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
             )?;
             if k == 10 {
@@ -156,60 +165,157 @@ impl Measurer<'_> {
             }
             self.timing("exact", k, "f32", "l2", m, &note);
         }
-        let stock_note = format!(
-            "{} {DIM}-d, sqlite-vec {} vec0 KNN, mmap on",
-            self.data,
-            vectors::extension_version(&conn).unwrap_or_default()
+        for k in [5, 10, 50] {
+            let m = stats::measure(
+                &self.sampling,
+                |i| Ok(cache.search_with(Precision::HalfRerank, q(i), k, &filter)),
+                |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
+            )?;
+            self.timing("f16_rerank", k, "f16+f32", "l2", m, &note);
+        }
+
+        // The stock build on its own connection to the same file: one connection
+        // cannot hold two copies of the extension's functions and module.
+        let stock = db::open(
+            &path,
+            &StorageOptions {
+                vector_extension: false,
+                ..StorageOptions::default()
+            },
+        )?;
+        anyhow::ensure!(
+            vectors::register_build(&stock, ExtensionBuild::Stock),
+            "stock sqlite-vec loads"
         );
+        let stock_debug = vectors::extension_debug(&stock).unwrap_or_default();
+        let own_debug = vectors::extension_debug(&conn).unwrap_or_default();
+        let stock_note = format!(
+            "{} {DIM}-d, sqlite-vec {} vec0 KNN, mmap on, crate build",
+            self.data,
+            vectors::extension_version(&stock).unwrap_or_default()
+        );
+        let knn = |c: &rusqlite::Connection, i: usize| {
+            vectors::knn_sqlite_vec(c, DEFAULT_USER, &model, q(i), 10, &filter)
+        };
         let m = stats::measure(
             &self.sampling,
-            |i| {
-                Ok(vectors::knn_sqlite_vec(
-                    &conn,
-                    DEFAULT_USER,
-                    &model,
-                    q(i),
-                    10,
-                    &filter,
-                )?)
-            },
+            |i| Ok(knn(&stock, i)?),
             |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
         )?;
         let stock_p95 = m.stats.p95_ms;
-        self.timing("exact_stock", 10, "f32", "l2", m, &stock_note);
+        self.timing_debug("exact_stock", "f32", "l2", m, &stock_note, &stock_debug);
         let cosine_sql = format!(
             "SELECT entry_id FROM vec_entries_{} ORDER BY vec_distance_cosine(embedding, ?1) LIMIT 10",
             model.id
         );
-        let mut stmt = conn.prepare(&cosine_sql)?;
+        let mut stmt = stock.prepare(&cosine_sql)?;
+        let mut cosine_top = |i: usize| -> anyhow::Result<Vec<i64>> {
+            let blob: Vec<u8> = q(i).iter().flat_map(|x| x.to_le_bytes()).collect();
+            Ok(stmt
+                .query_map([blob], |r| r.get::<_, i64>(0))?
+                .collect::<Result<Vec<_>, _>>()?)
+        };
+        let m = stats::measure(&self.sampling, &mut cosine_top, |r| {
+            Payload::of(r.len() as u64, r.len() as u64 * 8)
+        })?;
+        let stock_cosine_p95 = m.stats.p95_ms;
+        self.timing_debug(
+            "exact_stock_cosine",
+            "f32",
+            "cosine",
+            m,
+            &stock_note,
+            &stock_debug,
+        );
+
+        let avx = vectors::ExtensionBuild::best() == ExtensionBuild::Avx;
+        let avx_note = format!(
+            "{} {DIM}-d, sqlite-vec vec0 KNN, mmap on, {}",
+            self.data,
+            if avx {
+                "built with SQLITE_VEC_ENABLE_AVX by core/build.rs"
+            } else {
+                "AVX build unavailable here: the stock build"
+            }
+        );
         let m = stats::measure(
             &self.sampling,
-            |i| {
-                let blob: Vec<u8> = q(i).iter().flat_map(|x| x.to_le_bytes()).collect();
-                Ok(stmt
-                    .query_map([blob], |r| r.get::<_, i64>(0))?
-                    .collect::<Result<Vec<_>, _>>()?)
-            },
-            |r| Payload::of(r.len() as u64, r.len() as u64 * 8),
+            |i| Ok(knn(&conn, i)?),
+            |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
         )?;
-        self.timing("exact_stock_cosine", 10, "f32", "cosine", m, &stock_note);
-        if let Some(exact) = exact_p95.filter(|e| *e > 0.0) {
-            self.value(
+        let avx_p95 = m.stats.p95_ms;
+        self.timing_debug("exact_sqlite_vec_avx", "f32", "l2", m, &avx_note, &own_debug);
+        let mut same = 0;
+        for i in 0..SAME_TOP_QUERIES {
+            let l2: Vec<i64> = knn(&conn, i)?.into_iter().map(|(id, _)| id).collect();
+            same += usize::from(l2 == cosine_top(i)?);
+        }
+        self.value(
+            "exact_sqlite_vec_avx.same_top10_as_stock_cosine",
+            same as f64 / SAME_TOP_QUERIES as f64,
+            Unit::Score,
+            "share of queries whose top 10 (in order) by the AVX build's L2 equals the stock build's cosine top 10",
+            &[("k", "10"), ("distance", "l2 vs cosine")],
+        );
+        for (name, base, base_note) in [
+            (
                 "exact.speedup_vs_stock",
-                stock_p95 / exact,
-                Unit::Score,
+                stock_p95,
                 "p95 of exact_stock ÷ p95 of exact, k=10",
+            ),
+            (
+                "exact.speedup_vs_stock_cosine",
+                stock_cosine_p95,
+                "p95 of exact_stock_cosine ÷ p95 of exact, k=10",
+            ),
+        ] {
+            if let Some(exact) = exact_p95.filter(|e| *e > 0.0) {
+                self.value(name, base / exact, Unit::Score, base_note, &[]);
+            }
+        }
+        if avx_p95 > 0.0 {
+            self.value(
+                "exact_sqlite_vec_avx.speedup_vs_stock",
+                stock_p95 / avx_p95,
+                Unit::Score,
+                "p95 of exact_stock ÷ p95 of exact_sqlite_vec_avx, k=10",
                 &[],
             );
         }
+        for (name, precision, note) in [
+            (
+                "memory.f32",
+                Precision::Exact,
+                "the cache's f32 copy of the vectors",
+            ),
+            (
+                "memory.f16",
+                Precision::HalfRerank,
+                "the cache's half-precision copy of the vectors",
+            ),
+        ] {
+            let label = if precision == Precision::Exact {
+                "f32"
+            } else {
+                "f16"
+            };
+            self.value(
+                name,
+                cache.memory_bytes_of(precision) as f64,
+                Unit::Bytes,
+                note,
+                &[("precision", label)],
+            );
+        }
         self.value(
-            "memory.f32",
-            (vectors.len() * 4) as f64,
+            "memory.cache",
+            cache.memory_bytes() as f64,
             Unit::Bytes,
-            "vector floats held in memory",
-            &[("precision", "f32")],
+            "the whole VectorCache: both copies, ids, dates, positions",
+            &[],
         );
         drop(stmt);
+        drop(stock);
         drop(conn);
         self.recall_figures(vectors, DIM, queries, &note);
         Ok(())
@@ -218,11 +324,10 @@ impl Measurer<'_> {
     /// Prefilter timings and recall@10 against exact search.
     fn recall_figures(&mut self, vectors: &[f32], dim: usize, queries: &[Vec<f32>], note: &str) {
         let exact_top = |query: &[f32]| -> Vec<usize> {
-            let scores = vectors.chunks_exact(dim).enumerate().map(|(index, v)| Scored {
-                index,
-                score: kernels::dot(v, query),
-            });
-            kernels::top_k(scores, 10).iter().map(|s| s.index).collect()
+            kernels::scan(vectors, query, 10, |_| true)
+                .iter()
+                .map(|s| s.index)
+                .collect()
         };
         let truth: Vec<Vec<usize>> = queries.iter().map(|q| exact_top(q)).collect();
         let codes = BinaryCodes::encode(vectors, dim);
@@ -276,24 +381,46 @@ impl Measurer<'_> {
                 self.timing_named(&format!("quantized_rerank.k{k}"), m, note, &params);
             }
         }
+        let halves = quantize::to_halves(vectors);
+        self.recall_and_timing(
+            "f16_rerank.raw",
+            &[("k", "10"), ("precision", "f16+f32"), ("distance", "l2")],
+            (&truth, queries, note),
+            |q| quantize::half_rerank(vectors, &halves, q, 10, |_| true),
+        );
+        self.recall_and_timing(
+            "int8",
+            &[("k", "10"), ("precision", "int8"), ("distance", "dot")],
+            (&truth, queries, note),
+            |q| int8.nearest(q, 10),
+        );
+    }
+
+    /// Recall@10 of `top` against `truth` over `queries`, and its timing.
+    fn recall_and_timing(
+        &mut self,
+        name: &str,
+        params: &[(&str, &str)],
+        (truth, queries, note): (&[Vec<usize>], &[Vec<f32>], &str),
+        top: impl Fn(&[f32]) -> Vec<kernels::Scored>,
+    ) {
         let found: Vec<Vec<usize>> = queries
             .iter()
-            .map(|q| int8.nearest(q, 10).iter().map(|s| s.index).collect())
+            .map(|q| top(q).iter().map(|s| s.index).collect())
             .collect();
-        let params = [("k", "10"), ("precision", "int8"), ("distance", "dot")];
         self.value(
-            "int8.recall_at_10",
-            mean_recall(&truth, &found),
+            &format!("{name}.recall_at_10"),
+            mean_recall(truth, &found),
             Unit::Score,
             note,
-            &params,
+            params,
         );
         if let Ok(m) = stats::measure(
             &self.sampling,
-            |i| Ok(int8.nearest(&queries[i % queries.len()], 10)),
+            |i| Ok(top(&queries[i % queries.len()])),
             |r| Payload::of(r.len() as u64, r.len() as u64 * 8),
         ) {
-            self.timing_named("int8", m, note, &params);
+            self.timing_named(name, m, note, params);
         }
     }
 
@@ -313,6 +440,25 @@ impl Measurer<'_> {
         ];
         let params: Vec<(&str, &str)> = params.iter().map(|(a, b)| (*a, b.as_str())).collect();
         self.timing_named(&format!("{name}.k{k}"), m, note, &params);
+    }
+
+    /// A sqlite-vec timing at k=10, with the build's `vec_debug()` report as a field.
+    fn timing_debug(
+        &mut self,
+        name: &str,
+        precision: &str,
+        distance: &str,
+        m: stats::Measured,
+        note: &str,
+        vec_debug: &str,
+    ) {
+        let params = [
+            ("k", "10"),
+            ("precision", precision),
+            ("distance", distance),
+            ("vec_debug", vec_debug),
+        ];
+        self.timing_named(&format!("{name}.k10"), m, note, &params);
     }
 
     fn timing_named(&mut self, name: &str, m: stats::Measured, note: &str, params: &[(&str, &str)]) {
@@ -403,20 +549,100 @@ fn real_embeddings(ctx: &StageContext) -> anyhow::Result<RealSet> {
         )
     }));
     let started = Instant::now();
-    let mut vectors = Vec::new();
-    for chunk in texts.chunks(64) {
-        for mut v in client.embed_blocking(&settings.embed_model, chunk)? {
-            kernels::normalise(&mut v);
-            vectors.push(v);
-        }
-    }
+    let mut cache = EmbeddingCache::open(&settings.embed_model)?;
+    let mut vectors = cache.embed(&client, &texts)?;
+    vectors.iter_mut().for_each(|v| kernels::normalise(v));
     eprintln!(
-        "[vector] embedded {} real texts in {:.1}s",
+        "[vector] {} real texts embedded ({} new) in {:.1}s",
         texts.len(),
+        cache.added,
         started.elapsed().as_secs_f64()
     );
     let dim = vectors.first().map_or(0, Vec::len);
     let questions: Vec<String> = set.questions.iter().map(|q| q.text.clone()).collect();
-    let queries = client.embed_blocking(&settings.embed_model, &questions)?;
+    let queries = cache.embed(&client, &questions)?;
     Ok((vectors.concat(), queries, dim, settings.embed_model))
+}
+
+/// Embeddings already computed, keyed by model and the text's SHA-256, in
+/// `$HOME/.cache/mindsage-bench/embeddings/` (one JSON-lines file per model), so reruns
+/// embed only texts they have not seen.
+struct EmbeddingCache {
+    model: String,
+    path: std::path::PathBuf,
+    known: std::collections::HashMap<String, Vec<f32>>,
+    added: usize,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CachedEmbedding {
+    text_sha256: String,
+    vector: Vec<f32>,
+}
+
+impl EmbeddingCache {
+    fn open(model: &str) -> anyhow::Result<EmbeddingCache> {
+        let dir = crate::paths::cache_dir().join("embeddings");
+        std::fs::create_dir_all(&dir)?;
+        let file_name: String = model
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(format!("{file_name}.jsonl"));
+        let mut known = std::collections::HashMap::new();
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            // A line cut short by an interrupted run is skipped and embedded again.
+            for line in text.lines() {
+                if let Ok(e) = serde_json::from_str::<CachedEmbedding>(line) {
+                    known.insert(e.text_sha256, e.vector);
+                }
+            }
+        }
+        Ok(EmbeddingCache {
+            model: model.to_owned(),
+            path,
+            known,
+            added: 0,
+        })
+    }
+
+    /// Vectors of `texts` in order, embedding (and appending to the file) only the
+    /// texts not cached yet.
+    fn embed(&mut self, client: &OllamaClient, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
+        use std::io::Write;
+        let keys: Vec<String> = texts
+            .iter()
+            .map(|t| mindsage_core::media::sha256_hex(t.as_bytes()))
+            .collect();
+        let missing: Vec<usize> = (0..texts.len())
+            .filter(|i| !self.known.contains_key(&keys[*i]))
+            .collect();
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        // Small batches: a batch of 64 long texts outlasted the client's 180 s timeout
+        // on a busy machine, losing the whole batch.
+        for chunk in missing.chunks(16) {
+            let batch: Vec<String> = chunk.iter().map(|i| texts[*i].clone()).collect();
+            let embedded = client.embed_blocking(&self.model, &batch)?;
+            anyhow::ensure!(embedded.len() == batch.len(), "one embedding per text");
+            for (i, vector) in chunk.iter().zip(embedded) {
+                let line = serde_json::to_string(&CachedEmbedding {
+                    text_sha256: keys[*i].clone(),
+                    vector: vector.clone(),
+                })?;
+                writeln!(file, "{line}")?;
+                self.known.insert(keys[*i].clone(), vector);
+                self.added += 1;
+            }
+        }
+        Ok(keys.iter().map(|k| self.known[k].clone()).collect())
+    }
 }
