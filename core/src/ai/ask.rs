@@ -408,7 +408,7 @@ async fn model_plan(client: &OllamaClient, question: &str, now: DateTime<Local>)
     let (raw, _) = client
         .chat_json::<PlanReply>(&client.settings().text_model, &messages, options)
         .await?;
-    let Ok(reply) = serde_json::from_str::<PlanReply>(&raw) else {
+    let Ok(reply) = super::json_reply::parse::<PlanReply>(&raw) else {
         return Ok(Plan {
             query: Some(SearchQuery::new(question, CONTEXT_ENTRIES)),
             local: false,

@@ -153,7 +153,7 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
 /// Checks and tidies the model's reply. The error describes the problem without
 /// quoting the reply (it may repeat journal text, and errors end up in logs).
 pub fn validate(text: &str) -> Result<Enrichment, String> {
-    let reply: Reply = serde_json::from_str(text).map_err(|e| {
+    let reply: Reply = super::json_reply::parse(text).map_err(|e| {
         format!(
             "the reply is not the expected JSON ({:?} error at line {}, column {})",
             e.classify(),

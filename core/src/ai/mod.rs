@@ -13,6 +13,7 @@
 //! * [`health`]: is Ollama running, are the models pulled, and what to tell the person.
 //! * [`enrich`]: title, mood and summary of an entry in one call, then its embedding.
 //! * [`jobs`]: the `ai_jobs` queue that makes enrichment survive restarts and outages.
+//! * [`json_reply`]: reads a model's JSON reply, raw line breaks inside strings included.
 //! * [`ask`]: the Ask pipeline (plan, embed, search, answer) with timed stages.
 //!
 //! Privacy: journal text is sent only to the configured host, and nothing here logs
@@ -28,6 +29,7 @@ pub mod client;
 pub mod enrich;
 pub mod health;
 pub mod jobs;
+pub mod json_reply;
 
 pub mod settings;
 
