@@ -24,7 +24,8 @@ use mindsage_core::db::stats::{self as dashboard, StatsCache};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, plan};
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::search::vectors;
+use mindsage_core::search::keyword::{self, LastWord};
+use mindsage_core::search::{SearchFilter, vectors};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -44,6 +45,13 @@ const GALLERY_SHUFFLE: usize = 12;
 const TRASH_EVERY: i64 = 97;
 /// Smallest believable answer of a read that returns text.
 const MIN_READ_BYTES: u64 = 64;
+
+/// Search box texts for `search.keyword`, all present in the demo journal.
+const KEYWORD_QUERIES: &[&str] = &["knee", "glaze", "Priya", "deployment rollback", "river run"];
+
+/// Keyword hits the search box asks for: it shows fifty results and fuses four times as
+/// many candidates from each ranking (`search::candidates`).
+const SEARCH_RESULTS: usize = 200;
 
 const WRITER_NOTE: &str = "through db::writer::Writer (wal_autocheckpoint=0; checkpoints \
     when idle or every 256 commits), timed from submit to reply";
@@ -306,6 +314,21 @@ impl Journal {
         );
         let note = "StatsCache::get right after an edit committed by the writer (untimed)";
         rec.timing("dashboard.stats_after_write", q, MIN_READ_BYTES, Some(note), m);
+
+        // What people type into the search box: a common word, a rarer one, a name and
+        // two-word phrases, in turn, so one cached plan or posting list cannot carry it.
+        let typed = KEYWORD_QUERIES;
+        let m = stats::measure(
+            &sampling,
+            |i| {
+                let text = typed[i % typed.len()];
+                let filter = SearchFilter::default();
+                Ok(keyword::search(reader, USER, text, LastWord::Prefix, &filter, SEARCH_RESULTS)?)
+            },
+            |hits| json_payload(hits.len(), hits),
+        );
+        let note = format!("FTS5 BM25 with snippets, top {SEARCH_RESULTS}, over {typed:?} in turn");
+        rec.timing("search.keyword", "search.keyword", MIN_READ_BYTES, Some(&note), m);
 
         let m = stats::measure(
             &sampling,
