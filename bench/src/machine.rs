@@ -59,10 +59,7 @@ impl Build {
             &["-C", &root, "status", "--porcelain", "--untracked-files=no"],
         )
         .unwrap_or_default();
-        let dirty_paths: Vec<String> = status
-            .lines()
-            .filter_map(|l| l.get(3..).map(str::to_owned))
-            .collect();
+        let dirty_paths = changed_paths(&status);
         Build {
             git_commit: command_output("git", &["-C", &root, "rev-parse", "HEAD"]),
             git_dirty: !dirty_paths.is_empty(),
@@ -107,6 +104,17 @@ fn parse_kib(value: &str) -> Option<u64> {
 }
 
 /// A command's trimmed standard output, `None` when it cannot run or fails.
+/// Paths from `git status --porcelain` lines ("XY path"). The status code is read as a
+/// word, not as three columns: the output arrives trimmed, and a first line of " M
+/// README.md" would otherwise lose the path's first letter.
+fn changed_paths(status: &str) -> Vec<String> {
+    status
+        .lines()
+        .filter_map(|line| line.trim_start().split_once(char::is_whitespace))
+        .map(|(_, path)| path.trim().to_owned())
+        .collect()
+}
+
 fn command_output(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
     out.status
@@ -117,6 +125,12 @@ fn command_output(program: &str, args: &[&str]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changed_paths_keep_their_first_letter() {
+        let status = "M README.md\n M docs/a b.md\nA  bench/new.json";
+        assert_eq!(changed_paths(status), ["README.md", "docs/a b.md", "bench/new.json"]);
+    }
 
     #[test]
     fn reads_proc_fields() {

@@ -240,7 +240,8 @@ impl Scenario {
 }
 
 /// A figure as reports print it: ms with enough digits for sub-millisecond queries,
-/// bytes with a binary unit, counts as integers.
+/// bytes with a binary unit, counts as integers unless they are averages (1.4 model calls
+/// per entry must not print as 1).
 pub fn format_value(value: f64, unit: &str) -> String {
     match unit {
         "ms" if value < 1.0 => format!("{value:.4} ms"),
@@ -249,6 +250,7 @@ pub fn format_value(value: f64, unit: &str) -> String {
         "bytes" if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
         "bytes" => format!("{value:.0} B"),
         "score" => format!("{value:.3}"),
+        _ if value.fract() != 0.0 => format!("{value:.2}"),
         _ => format!("{value:.0}"),
     }
 }
@@ -330,6 +332,13 @@ pub(crate) mod tests {
     /// a flagged payload.
     pub(crate) fn fixture() -> Run {
         Run::parse(include_str!("../tests/fixtures/run-small.json")).unwrap()
+    }
+
+    #[test]
+    fn averaged_counts_keep_their_fraction() {
+        assert_eq!(format_value(1.4, "count"), "1.40");
+        assert_eq!(format_value(3.0, "count"), "3");
+        assert_eq!(format_value(0.5, "ms"), "0.5000 ms");
     }
 
     #[test]
