@@ -129,7 +129,10 @@ mod tests {
     #[test]
     fn changed_paths_keep_their_first_letter() {
         let status = "M README.md\n M docs/a b.md\nA  bench/new.json";
-        assert_eq!(changed_paths(status), ["README.md", "docs/a b.md", "bench/new.json"]);
+        assert_eq!(
+            changed_paths(status),
+            ["README.md", "docs/a b.md", "bench/new.json"]
+        );
     }
 
     #[test]

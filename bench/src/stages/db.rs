@@ -323,7 +323,14 @@ impl Journal {
             |i| {
                 let text = typed[i % typed.len()];
                 let filter = SearchFilter::default();
-                Ok(keyword::search(reader, USER, text, LastWord::Prefix, &filter, SEARCH_RESULTS)?)
+                Ok(keyword::search(
+                    reader,
+                    USER,
+                    text,
+                    LastWord::Prefix,
+                    &filter,
+                    SEARCH_RESULTS,
+                )?)
             },
             |hits| json_payload(hits.len(), hits),
         );
