@@ -193,31 +193,18 @@ fn create_read_update_and_list() {
     );
     assert_eq!(got.tags, ["home"]);
     assert_eq!(list_tags(&conn), ["home"]);
-    entries::update(
-        &mut conn,
-        USER,
-        id,
-        &EntryEdit {
+    let retag = |conn: &mut rusqlite::Connection, tags: &[&str]| {
+        let edit = EntryEdit {
             title: String::new(),
             body: "just two".into(),
-            tags: vec![],
+            tags: tags.iter().map(|t| t.to_string()).collect(),
             mood_score: None,
-        },
-    )
-    .unwrap();
+        };
+        entries::update(conn, USER, id, &edit).unwrap();
+    };
+    retag(&mut conn, &[]);
     assert!(list_tags(&conn).is_empty());
-    entries::update(
-        &mut conn,
-        USER,
-        id,
-        &EntryEdit {
-            title: String::new(),
-            body: "just two".into(),
-            tags: vec!["home".into()],
-            mood_score: None,
-        },
-    )
-    .unwrap();
+    retag(&mut conn, &["home"]);
     // The tag nobody uses any more is gone with its name.
     assert_eq!(entries::all_tags(&conn, USER).unwrap(), ["home"]);
 
@@ -531,4 +518,31 @@ fn gallery_pages_and_random_picks_skip_trashed_entries() {
         .unwrap();
     assert_eq!(data_mime, "image/png");
     assert_eq!(mindsage_core::media::sha256_hex(&data).len(), 64);
+}
+
+#[test]
+fn a_save_waits_for_another_connections_write_lock_instead_of_failing() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let id = entries::create(&mut conn, USER, &entry("Held", "body", &[])).unwrap();
+    let holder = journal.open();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        holder.execute_batch("COMMIT").unwrap();
+    });
+    // An update reads the entry before writing it: as a deferred transaction it would
+    // get SQLITE_BUSY at once here, without waiting for the lock.
+    let edit = EntryEdit {
+        title: "Held".into(),
+        body: "changed while locked".into(),
+        tags: vec![],
+        mood_score: None,
+    };
+    entries::update(&mut conn, USER, id, &edit).unwrap();
+    release.join().unwrap();
+    assert_eq!(
+        entries::get(&conn, USER, id).unwrap().body,
+        "changed while locked"
+    );
 }

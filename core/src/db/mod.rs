@@ -111,7 +111,7 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
             source,
         })?;
     }
-    let conn = Connection::open_with_flags(
+    let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -125,6 +125,11 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
         crate::search::vectors::register(&conn);
     }
     apply_pragmas(&conn, options).map_err(open_err)?;
+    // Every transaction this code opens writes, so it takes the write lock when it
+    // begins. A deferred one that reads first and then writes cannot wait for a lock
+    // another connection holds (SQLite answers BUSY at once to avoid a deadlock), so a
+    // save would fail instead of waiting out busy_timeout.
+    conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     migrate::migrate(&conn, path)?;
     Ok(conn)
 }
