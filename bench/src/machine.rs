@@ -104,14 +104,17 @@ fn parse_kib(value: &str) -> Option<u64> {
 }
 
 /// A command's trimmed standard output, `None` when it cannot run or fails.
-/// Paths from `git status --porcelain` lines ("XY path"). The status code is read as a
-/// word, not as three columns: the output arrives trimmed, and a first line of " M
-/// README.md" would otherwise lose the path's first letter.
+/// Changed code paths from `git status --porcelain` lines ("XY path"). The status code
+/// is read as a word, not as three columns: the output arrives trimmed, and a first line
+/// of " M README.md" would otherwise lose the path's first letter. Stored runs are left
+/// out: they are the bench's own output, and `noise` writes its first run before making
+/// the second, which must still count as the same code.
 fn changed_paths(status: &str) -> Vec<String> {
     status
         .lines()
         .filter_map(|line| line.trim_start().split_once(char::is_whitespace))
         .map(|(_, path)| path.trim().to_owned())
+        .filter(|path| !path.starts_with("bench/runs/"))
         .collect()
 }
 
@@ -128,7 +131,7 @@ mod tests {
 
     #[test]
     fn changed_paths_keep_their_first_letter() {
-        let status = "M README.md\n M docs/a b.md\nA  bench/new.json";
+        let status = "M README.md\n M docs/a b.md\nA  bench/new.json\n M bench/runs/noise-a.json";
         assert_eq!(
             changed_paths(status),
             ["README.md", "docs/a b.md", "bench/new.json"]
