@@ -25,7 +25,7 @@ use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, plan};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::search::keyword::{self, LastWord};
-use mindsage_core::search::{SearchFilter, vectors};
+use mindsage_core::search::{self, SearchFilter, vectors};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -49,9 +49,8 @@ const MIN_READ_BYTES: u64 = 64;
 /// Search box texts for `search.keyword`, all present in the demo journal.
 const KEYWORD_QUERIES: &[&str] = &["knee", "glaze", "Priya", "deployment rollback", "river run"];
 
-/// Keyword hits the search box asks for: it shows fifty results and fuses four times as
-/// many candidates from each ranking (`search::candidates`).
-const SEARCH_RESULTS: usize = 200;
+/// Results the search box shows; its keyword search fetches `search::candidates` of that.
+const SEARCH_RESULTS: usize = 50;
 
 const WRITER_NOTE: &str = "through db::writer::Writer (wal_autocheckpoint=0; checkpoints \
     when idle or every 256 commits), timed from submit to reply";
@@ -323,18 +322,20 @@ impl Journal {
             |i| {
                 let text = typed[i % typed.len()];
                 let filter = SearchFilter::default();
+                let depth = search::candidates(SEARCH_RESULTS);
                 Ok(keyword::search(
                     reader,
                     USER,
                     text,
                     LastWord::Prefix,
                     &filter,
-                    SEARCH_RESULTS,
+                    depth,
                 )?)
             },
             |hits| json_payload(hits.len(), hits),
         );
-        let note = format!("FTS5 BM25 with snippets, top {SEARCH_RESULTS}, over {typed:?} in turn");
+        let depth = search::candidates(SEARCH_RESULTS);
+        let note = format!("FTS5 BM25 with snippets, top {depth}, over {typed:?} in turn");
         rec.timing("search.keyword", "search.keyword", MIN_READ_BYTES, Some(&note), m);
 
         let m = stats::measure(

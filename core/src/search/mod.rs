@@ -138,8 +138,9 @@ pub struct SearchOutcome {
     pub mode: SearchMode,
 }
 
-/// Candidates taken from each method before fusion.
-fn candidates(limit: usize) -> usize {
+/// Candidates taken from each method before fusion for a list of `limit` results (the
+/// bench times keyword search at this depth).
+pub fn candidates(limit: usize) -> usize {
     (limit * 4).max(50)
 }
 
