@@ -189,7 +189,8 @@ fn vectors_round_trip_and_both_paths_agree() {
     for seed in [3u64, 77, 150] {
         let query: Vec<f32> = fake_vector(seed, dim).iter().map(|x| x * 7.5).collect();
         let ours: Vec<i64> = cache
-            .search(&query, 10, &SearchFilter::default())
+            .search(&conn, &query, 10, &SearchFilter::default())
+            .unwrap()
             .iter()
             .map(|h| h.0)
             .collect();

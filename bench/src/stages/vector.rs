@@ -3,8 +3,12 @@
 //! At each size (5,000 and up from `--sizes`) of 768-dimensional unit vectors, random
 //! and clustered, it times:
 //! * `exact`: our exact scan (`VectorCache`, four rows per pass, AVX2+FMA);
-//! * `f16_rerank`: the cache's half-precision copy scanned with F16C, then an exact
-//!   rerank from the f32 vectors, with recall@10 against exact;
+//! * `f16_rerank` and `int8_rerank`: a cache holding only a half-precision or int8
+//!   copy, scanned (F16C, AVX2 integer) for a few more candidates than asked for, whose
+//!   f32 vectors are then read from the journal file and re-scored exactly (int8 is
+//!   the app's choice from `REDUCED_FROM` vectors); `int8_rerank.file_reads` times
+//!   those reads alone; `*.raw` gives their recall@10 against exact with the rerank
+//!   from memory (the same candidates and kernels);
 //! * `exact_stock`: sqlite-vec's own KNN on a `vec0` table in a real journal file with
 //!   mmap on, in the crate's build (no SIMD flags), L2; `exact_stock_cosine`, its
 //!   cosine distance, which has no SIMD path in any build; and `exact_sqlite_vec_avx`,
@@ -146,33 +150,67 @@ impl Measurer<'_> {
             vectors::store_embedding(&tx, DEFAULT_USER, id, "bench-768", chunk)?;
         }
         tx.commit()?;
-        let mut cache = VectorCache::default();
-        cache.refresh(&conn, DEFAULT_USER)?;
+        // One cache per copy, all read from the same file, plus the app's own choice
+        // for this size (for its memory figure).
+        let caches = [Precision::Exact, Precision::HalfRerank, Precision::Int8Rerank].map(|p| {
+            let mut cache = VectorCache::with_precision(p);
+            cache.refresh(&conn, DEFAULT_USER).map(|()| cache)
+        });
+        let [exact_cache, half_cache, int8_cache] = caches;
+        let (exact_cache, half_cache, int8_cache) = (exact_cache?, half_cache?, int8_cache?);
+        let mut app_cache = VectorCache::default();
+        app_cache.refresh(&conn, DEFAULT_USER)?;
         let model = vectors::active_model(&conn, DEFAULT_USER)?.context("vectors stored")?;
         let filter = SearchFilter::default();
         let q = |i: usize| &queries[i % queries.len()];
         let note = format!("{} {DIM}-d unit vectors, {}", self.data, kernels::kernel_name());
 
         let mut exact_p95 = None;
-        for k in [5, 10, 50] {
-            let m = stats::measure(
-                &self.sampling,
-                |i| Ok(cache.search_with(Precision::Exact, q(i), k, &filter)),
-                |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
-            )?;
-            if k == 10 {
-                exact_p95 = Some(m.stats.p95_ms);
+        for (name, cache, precision) in [
+            ("exact", &exact_cache, "f32"),
+            ("f16_rerank", &half_cache, "f16+f32 file"),
+            ("int8_rerank", &int8_cache, "int8+f32 file"),
+        ] {
+            for k in [5, 10, 50] {
+                let m = stats::measure(
+                    &self.sampling,
+                    |i| Ok(cache.search(&conn, q(i), k, &filter)?),
+                    |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
+                )?;
+                if (name, k) == ("exact", 10) {
+                    exact_p95 = Some(m.stats.p95_ms);
+                }
+                self.timing(name, k, precision, "l2", m, &note);
             }
-            self.timing("exact", k, "f32", "l2", m, &note);
         }
-        for k in [5, 10, 50] {
-            let m = stats::measure(
-                &self.sampling,
-                |i| Ok(cache.search_with(Precision::HalfRerank, q(i), k, &filter)),
-                |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
-            )?;
-            self.timing("f16_rerank", k, "f16+f32", "l2", m, &note);
-        }
+        // The rerank's share: reading the f32 vectors of as many candidates as a top 10
+        // hands it (the exact top ones, so their places in the file are realistic).
+        let pool = quantize::rerank_pool(10);
+        let candidates: Vec<Vec<i64>> = queries
+            .iter()
+            .map(|query| -> anyhow::Result<Vec<i64>> {
+                let top = exact_cache.search(&conn, query, pool, &filter)?;
+                Ok(top.into_iter().map(|(id, _)| id).collect())
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let m = stats::measure(
+            &self.sampling,
+            |i| {
+                Ok(vectors::stored_scores(
+                    &conn,
+                    &model,
+                    q(i),
+                    &candidates[i % candidates.len()],
+                )?)
+            },
+            |r| Payload::of(r.len() as u64, r.len() as u64 * 4),
+        )?;
+        self.timing_named(
+            "int8_rerank.file_reads.k10",
+            m,
+            &format!("{note}; the {pool} f32 vectors a top-10 rerank reads from the vec0 table"),
+            &[("k", "10"), ("precision", "f32 file"), ("distance", "l2")],
+        );
 
         // The stock build on its own connection to the same file: one connection
         // cannot hold two copies of the extension's functions and module.
@@ -282,26 +320,24 @@ impl Measurer<'_> {
                 &[],
             );
         }
-        for (name, precision, note) in [
-            (
-                "memory.f32",
-                Precision::Exact,
-                "the cache's f32 copy of the vectors",
-            ),
+        for (name, cache, label, note) in [
+            ("memory.f32", &exact_cache, "f32", "the f32 copy of the vectors"),
             (
                 "memory.f16",
-                Precision::HalfRerank,
-                "the cache's half-precision copy of the vectors",
+                &half_cache,
+                "f16",
+                "the half-precision copy of the vectors",
+            ),
+            (
+                "memory.int8_cache",
+                &int8_cache,
+                "int8",
+                "the int8 copy of the vectors, with its scales",
             ),
         ] {
-            let label = if precision == Precision::Exact {
-                "f32"
-            } else {
-                "f16"
-            };
             self.value(
                 name,
-                cache.memory_bytes_of(precision) as f64,
+                cache.vector_bytes() as f64,
                 Unit::Bytes,
                 note,
                 &[("precision", label)],
@@ -309,9 +345,12 @@ impl Measurer<'_> {
         }
         self.value(
             "memory.cache",
-            cache.memory_bytes() as f64,
+            app_cache.memory_bytes() as f64,
             Unit::Bytes,
-            "the whole VectorCache: both copies, ids, dates, positions",
+            &format!(
+                "the app's VectorCache at this size ({:?}): the vector copy, ids, dates, positions",
+                app_cache.precision()
+            ),
             &[],
         );
         drop(stmt);
@@ -387,6 +426,12 @@ impl Measurer<'_> {
             &[("k", "10"), ("precision", "f16+f32"), ("distance", "l2")],
             (&truth, queries, note),
             |q| quantize::half_rerank(vectors, &halves, q, 10, |_| true),
+        );
+        self.recall_and_timing(
+            "int8_rerank.raw",
+            &[("k", "10"), ("precision", "int8+f32"), ("distance", "l2")],
+            (&truth, queries, note),
+            |q| quantize::int8_rerank(vectors, &int8, q, 10, |_| true),
         );
         self.recall_and_timing(
             "int8",

@@ -217,55 +217,209 @@ unsafe fn dot4_f16c(rows: [&[f16]; 4], q: &[f32]) -> [f32; 4] {
 
 /// The `k` rows of `rows` (row-major, `query.len()` values each) with the highest dot
 /// product with `query`, best first, among the rows `keep` accepts.
-pub fn scan(rows: &[f32], query: &[f32], k: usize, keep: impl FnMut(usize) -> bool) -> Vec<Scored> {
+pub fn scan(rows: &[f32], query: &[f32], k: usize, keep: impl Fn(usize) -> bool + Sync) -> Vec<Scored> {
+    let rows = Rows::new(rows, query.len());
     #[cfg(target_arch = "x86_64")]
     {
         if has_avx2_fma() {
             // SAFETY: the CPU supports AVX2 and FMA (checked above).
-            return scan_rows(rows, query.len(), k, keep, |r| unsafe { dot4_avx2_fma(r, query) });
+            return scan_rows(rows.count, k, keep, |b| unsafe {
+                dot4_avx2_fma(rows.block(b), query)
+            });
         }
     }
-    scan_rows(rows, query.len(), k, keep, |r| {
-        r.map(|row| dot_portable(row, query))
+    scan_rows(rows.count, k, keep, |b| {
+        rows.block(b).map(|row| dot_portable(row, query))
     })
 }
 
 /// [`scan`] over half-precision rows: approximate scores (a half keeps about three
 /// significant digits), for a first pass that an exact rerank then corrects.
-pub fn scan_f16(rows: &[f16], query: &[f32], k: usize, keep: impl FnMut(usize) -> bool) -> Vec<Scored> {
+pub fn scan_f16(rows: &[f16], query: &[f32], k: usize, keep: impl Fn(usize) -> bool + Sync) -> Vec<Scored> {
+    let rows = Rows::new(rows, query.len());
     #[cfg(target_arch = "x86_64")]
     {
         if has_f16c() {
             // SAFETY: the CPU supports AVX2, FMA and F16C (checked above).
-            return scan_rows(rows, query.len(), k, keep, |r| unsafe { dot4_f16c(r, query) });
+            return scan_rows(rows.count, k, keep, |b| unsafe {
+                dot4_f16c(rows.block(b), query)
+            });
         }
     }
-    scan_rows(rows, query.len(), k, keep, |r| {
-        r.map(|row| dot_f16_portable(row, query))
+    scan_rows(rows.count, k, keep, |b| {
+        rows.block(b).map(|row| dot_f16_portable(row, query))
     })
 }
 
-/// Feeds accepted rows to `dot4` four at a time; a last partial block repeats its
-/// first row, so every score comes from the same kernel.
-fn scan_rows<T>(
-    rows: &[T],
-    dim: usize,
+/// [`scan`] over int8 rows, row `i` standing for `rows[i] × scales[i]`: approximate
+/// scores for a first pass that an exact rerank corrects. The query is rounded to
+/// 16-bit integers (see [`QueryI16`]), so the rows' rounding is nearly all the error.
+pub fn scan_i8(
+    rows: &[i8],
+    scales: &[f32],
+    query: &[f32],
     k: usize,
-    mut keep: impl FnMut(usize) -> bool,
-    dot4: impl Fn([&[T]; 4]) -> [f32; 4],
+    keep: impl Fn(usize) -> bool + Sync,
 ) -> Vec<Scored> {
-    if dim == 0 {
-        return Vec::new();
+    let q = QueryI16::new(query);
+    let rows = Rows::new(rows, query.len());
+    let scored = |b: [usize; 4], dots: [i32; 4]| -> [f32; 4] {
+        std::array::from_fn(|i| dots[i] as f32 * scales[b[i]] * q.scale)
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 (checked above).
+            return scan_rows(rows.count, k, keep, |b| {
+                scored(b, unsafe { dot4_i8_avx2(rows.block(b), &q.values) })
+            });
+        }
     }
+    scan_rows(rows.count, k, keep, |b| {
+        scored(b, rows.block(b).map(|row| dot_i8_portable(row, &q.values)))
+    })
+}
+
+/// A query rounded to 16-bit integers for [`scan_i8`]: `values[i] × scale ≈ query[i]`.
+/// The largest component maps to the largest magnitude for which no sum of
+/// `127 × |value|` over the dimension can overflow an i32, so integer dot products
+/// are exact.
+struct QueryI16 {
+    values: Vec<i16>,
+    scale: f32,
+}
+
+impl QueryI16 {
+    fn new(query: &[f32]) -> QueryI16 {
+        let limit = (i32::MAX as usize / (127 * query.len().max(1))).min(i16::MAX as usize) as f32;
+        let max = query.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / limit } else { 1.0 };
+        QueryI16 {
+            values: query.iter().map(|x| (x / scale).round() as i16).collect(),
+            scale,
+        }
+    }
+}
+
+fn dot_i8_portable(row: &[i8], query: &[i16]) -> i32 {
+    row.iter()
+        .zip(query)
+        .map(|(a, b)| i32::from(*a) * i32::from(*b))
+        .sum()
+}
+
+/// Integer dot products of four int8 rows with an i16 query: each 16 bytes of a row
+/// are widened to i16 and multiplied pairwise into i32 lanes (`vpmaddwd`). Integer
+/// sums are exact, so every path gives the same score.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dot4_i8_avx2(rows: [&[i8]; 4], q: &[i16]) -> [i32; 4] {
+    use std::arch::x86_64::*;
+    const STEP: usize = 16;
+    let n = q.len();
+    debug_assert!(rows.iter().all(|r| r.len() == n));
+    let chunks = n / STEP;
+    // One __m128i is sixteen i8, one __m256i sixteen i16: pointer offsets count chunks.
+    let p = rows.map(|r| r.as_ptr().cast::<__m128i>());
+    let pq = q.as_ptr().cast::<__m256i>();
+    let mut acc = [_mm256_setzero_si256(); 4];
+    // SAFETY: chunk c reads bytes c*16..c*16+16 of each row and i16s c*16..c*16+16
+    // of the query, all below chunks * 16 <= n; every row holds n values.
+    unsafe {
+        for c in 0..chunks {
+            let qv = _mm256_loadu_si256(pq.add(c));
+            for r in 0..4 {
+                prefetch_next_block(p[r].wrapping_add(n / STEP * 4 + c));
+                let v = _mm256_cvtepi8_epi16(_mm_loadu_si128(p[r].add(c)));
+                acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(v, qv));
+            }
+        }
+    }
+    std::array::from_fn(|r| {
+        let mut lanes = [0i32; 8];
+        // SAFETY: `lanes` holds exactly eight i32.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), acc[r]) };
+        lanes.iter().sum::<i32>() + dot_i8_portable(&rows[r][chunks * STEP..], &q[chunks * STEP..])
+    })
+}
+
+/// Rows from which a scan is split over the CPU's cores. A scan of this many rows
+/// takes about a millisecond on one core, so a thread's start (tens of microseconds)
+/// is small beside it; fewer rows are scanned on the calling thread.
+const PARALLEL_FROM: usize = 16_384;
+
+/// Threads a scan of `n` rows uses: one per core, at most one per [`PARALLEL_FROM`]
+/// rows.
+fn scan_threads(n: usize) -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |c| c.get()));
+    cores.min(n / PARALLEL_FROM).max(1)
+}
+
+/// Row-major rows of `dim` values.
+#[derive(Clone, Copy)]
+struct Rows<'a, T> {
+    values: &'a [T],
+    dim: usize,
+    count: usize,
+}
+
+impl<'a, T> Rows<'a, T> {
+    fn new(values: &'a [T], dim: usize) -> Rows<'a, T> {
+        let count = values.len().checked_div(dim).unwrap_or(0);
+        Rows { values, dim, count }
+    }
+
+    fn block(&self, indices: [usize; 4]) -> [&'a [T]; 4] {
+        indices.map(|i| &self.values[i * self.dim..(i + 1) * self.dim])
+    }
+}
+
+/// Scores the rows (of `count`) that `keep` accepts, four at a time with `score4`, and
+/// keeps the `k` best, best first. A scan of 50,000 rows is bound by memory bandwidth,
+/// which one core does not use up, so a large scan is split into one contiguous range
+/// of rows per core, each with its own top-k, and the lists are merged.
+fn scan_rows(
+    count: usize,
+    k: usize,
+    keep: impl Fn(usize) -> bool + Sync,
+    score4: impl Fn([usize; 4]) -> [f32; 4] + Sync,
+) -> Vec<Scored> {
+    let threads = scan_threads(count);
+    let share = count.div_ceil(threads);
+    let range = |t: usize| (t * share).min(count)..((t + 1) * share).min(count);
+    let (keep, score4) = (&keep, &score4);
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads)
+            .map(|t| s.spawn(move || scan_range(range(t), k, keep, score4)))
+            .collect();
+        let mut best = scan_range(range(0), k, keep, score4);
+        for other in others {
+            // A scan thread only does arithmetic on slices of the rows; if it panicked,
+            // that panic goes on here.
+            let other = other.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            other.heap.into_iter().for_each(|s| best.push(s));
+        }
+        best.into_sorted()
+    })
+}
+
+/// One thread's share of [`scan_rows`]: accepted rows go to `score4` four at a time; a
+/// last partial block repeats its first row, so every score comes from the same kernel.
+fn scan_range(
+    range: std::ops::Range<usize>,
+    k: usize,
+    keep: &impl Fn(usize) -> bool,
+    score4: &impl Fn([usize; 4]) -> [f32; 4],
+) -> TopK {
     let mut best = TopK::new(k);
-    let row = |i: usize| &rows[i * dim..(i + 1) * dim];
     let mut block = [0usize; 4];
     let mut filled = 0;
-    for index in (0..rows.len() / dim).filter(|i| keep(*i)) {
+    for index in range.filter(|i| keep(*i)) {
         block[filled] = index;
         filled += 1;
         if filled == 4 {
-            let scores = dot4(block.map(row));
+            let scores = score4(block);
             for (index, score) in block.into_iter().zip(scores) {
                 best.push(Scored { index, score });
             }
@@ -275,10 +429,10 @@ fn scan_rows<T>(
     for &index in &block[..filled] {
         best.push(Scored {
             index,
-            score: dot4([row(index); 4])[0],
+            score: score4([index; 4])[0],
         });
     }
-    best.into_sorted()
+    best
 }
 
 /// Scales a vector to unit length (a zero vector stays zero).
@@ -443,5 +597,45 @@ pub(crate) mod tests {
             let portable = dot_f16_portable(&halves[s.index * dim..(s.index + 1) * dim], &query);
             assert!((s.score - portable).abs() < 1e-5, "row {}", s.index);
         }
+    }
+
+    #[test]
+    fn the_int8_scan_sums_integers_exactly_on_every_path() {
+        for (n, dim) in [(9, 768), (13, 40), (5, 7)] {
+            let rows = unit_rows(n, dim, 11);
+            let int8 = crate::search::quantize::Int8Vectors::encode(&rows, dim);
+            let query = unit_rows(1, dim, 13);
+            let q = QueryI16::new(&query);
+            let found = scan_i8(&int8.values, &int8.scales, &query, n, |_| true);
+            assert_eq!(found.len(), n);
+            for s in found {
+                let row = &int8.values[s.index * dim..(s.index + 1) * dim];
+                let expected = dot_i8_portable(row, &q.values) as f32 * int8.scales[s.index] * q.scale;
+                assert_eq!(s.score, expected, "{n}×{dim} row {}", s.index);
+                let exact = dot(&rows[s.index * dim..(s.index + 1) * dim], &query);
+                assert!((s.score - exact).abs() < 0.02, "{n}×{dim} row {}", s.index);
+            }
+        }
+    }
+
+    #[test]
+    fn a_scan_split_over_threads_finds_what_one_pass_finds() {
+        let (n, dim) = (2 * PARALLEL_FROM + 7, 16);
+        let rows = unit_rows(n, dim, 21);
+        let query = unit_rows(1, dim, 23);
+        let every = |keep: &dyn Fn(usize) -> bool| {
+            top_k(
+                rows.chunks_exact(dim)
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(index, v)| Scored {
+                        index,
+                        score: dot(v, &query),
+                    }),
+                25,
+            )
+        };
+        assert_eq!(scan(&rows, &query, 25, |_| true), every(&|_| true));
+        assert_eq!(scan(&rows, &query, 25, |i| i % 3 == 0), every(&|i| i % 3 == 0));
     }
 }

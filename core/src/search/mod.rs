@@ -207,8 +207,8 @@ impl Searcher {
         let vector_hits = vector_ranking(conn, user, embedding, |_, e| {
             cache.refresh(conn, user)?;
             let found = crate::timing::timed("search.vector", || {
-                cache.search(e, candidates(query.limit), &query.filter)
-            });
+                cache.search(conn, e, candidates(query.limit), &query.filter)
+            })?;
             Ok(found.into_iter().map(|(id, _)| id).collect())
         })?;
         fuse(conn, user, query, vector_hits)

@@ -340,7 +340,7 @@ pub fn evaluate(
         let hybrid = searcher.hybrid(&conn, user, &query, Some(qv))?;
         let vector: Vec<i64> = searcher
             .cache()
-            .search(qv, RANKED, &query.filter)
+            .search(&conn, qv, RANKED, &query.filter)?
             .into_iter()
             .map(|(id, _)| id)
             .collect();

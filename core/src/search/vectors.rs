@@ -10,9 +10,10 @@
 //! exactly as cosine similarity does, and L2 is the metric with a SIMD path in
 //! sqlite-vec and the one our own scan ([`VectorCache`]) computes as a dot product.
 //!
-//! [`VectorCache`] is an in-memory copy of one user's active vector set for fast exact
-//! scans. The file stays the source of truth: the cache is filled from it and catches up
-//! through `vector_changes`, a log of every vector write.
+//! [`VectorCache`] is an in-memory copy of one user's active vector set for fast scans:
+//! f32 for small sets, int8 with an exact rerank from the file for large ones. The file
+//! stays the source of truth: the cache is filled from it and catches up through
+//! `vector_changes`, a log of every vector write.
 
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int};
@@ -21,7 +22,7 @@ use half::f16;
 use rusqlite::{Connection, OptionalExtension, ffi, params};
 
 use super::SearchFilter;
-use super::kernels;
+use super::kernels::{self, Scored};
 use super::quantize;
 use crate::clock;
 use crate::db::{EntryId, Result, UserId};
@@ -372,38 +373,103 @@ pub fn knn_sqlite_vec(
         .collect())
 }
 
-/// How [`VectorCache::search_with`] scans.
+/// Which copy of the vectors a [`VectorCache`] keeps in memory and scans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Precision {
-    /// Every f32 vector is compared.
+    /// The f32 vectors: every one is compared exactly.
     Exact,
-    /// The half-precision copy is scanned for a widened candidate list, which is then
-    /// re-scored from the f32 vectors: final scores are exact, and only a candidate
-    /// whose half-precision score fell outside the widened list could be missed.
+    /// Half-precision vectors are scanned for a widened candidate list, whose f32
+    /// vectors are then read from the journal file and re-scored: final scores are
+    /// exact, and only a candidate whose rounded score fell outside the list could be
+    /// missed.
     HalfRerank,
+    /// As [`Precision::HalfRerank`], from int8 vectors with one scale each: half the
+    /// bytes of f16.
+    Int8Rerank,
 }
 
 impl Precision {
-    /// The scan [`VectorCache::search`] uses for a set of `vectors` vectors.
+    /// The copy a cache of `vectors` vectors keeps unless told otherwise.
     pub fn for_size(vectors: usize) -> Precision {
-        if vectors >= HALF_PRECISION_FROM {
-            Precision::HalfRerank
+        if vectors >= REDUCED_FROM {
+            Precision::Int8Rerank
         } else {
             Precision::Exact
         }
     }
 }
 
-/// Vectors from which [`VectorCache::search`] scans the half-precision copy. An exact
-/// scan of 5,000 vectors took about 1 ms, so small journals keep it; at 50,000 the
-/// half-precision pass read half the bytes and ran about a third faster. On real
-/// embeddings (1,040 texts, 38 questions) its recall@10 after the rerank was 1.0
-/// (bench `vector` stage, `real.f16_rerank.raw.recall_at_10`).
-pub const HALF_PRECISION_FROM: usize = 20_000;
+/// Vectors from which a [`VectorCache`] keeps the int8 copy instead of f32. An exact
+/// scan of 5,000 vectors took about 1 ms, so small journals keep f32 and read nothing
+/// back from the file; at 50,000 × 768 the int8 copy is a quarter of f32's 154 MB and
+/// its scan read a quarter of the bytes. On real embeddings (1,040 texts, 38 questions)
+/// and on synthetic ones its recall@10 after the rerank was 1.0 (bench `vector` stage,
+/// `*.int8_rerank.raw.recall_at_10`).
+pub const REDUCED_FROM: usize = 20_000;
 
-/// An in-memory copy of one user's active vectors, scanned with SIMD: exactly, or
-/// (above [`HALF_PRECISION_FROM`] vectors) from a half-precision copy with an exact
-/// rerank.
+/// The cache's copy of the vectors, row for row with its ids.
+enum Rows {
+    Exact(Vec<f32>),
+    Half(Vec<f16>),
+    Int8(quantize::Int8Vectors),
+}
+
+impl Rows {
+    fn new(precision: Precision, dim: usize) -> Rows {
+        match precision {
+            Precision::Exact => Rows::Exact(Vec::new()),
+            Precision::HalfRerank => Rows::Half(Vec::new()),
+            Precision::Int8Rerank => Rows::Int8(quantize::Int8Vectors {
+                dim,
+                ..Default::default()
+            }),
+        }
+    }
+
+    fn precision(&self) -> Precision {
+        match self {
+            Rows::Exact(_) => Precision::Exact,
+            Rows::Half(_) => Precision::HalfRerank,
+            Rows::Int8(_) => Precision::Int8Rerank,
+        }
+    }
+
+    fn push(&mut self, vector: &[f32]) {
+        match self {
+            Rows::Exact(rows) => rows.extend_from_slice(vector),
+            Rows::Half(rows) => rows.extend(quantize::to_halves(vector)),
+            Rows::Int8(rows) => rows.push(vector),
+        }
+    }
+
+    fn swap_remove(&mut self, index: usize, dim: usize) {
+        match self {
+            Rows::Exact(rows) => quantize::swap_remove_row(rows, index, dim),
+            Rows::Half(rows) => quantize::swap_remove_row(rows, index, dim),
+            Rows::Int8(rows) => rows.swap_remove(index),
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        match self {
+            Rows::Exact(rows) => rows.len() * 4,
+            Rows::Half(rows) => rows.len() * 2,
+            Rows::Int8(rows) => rows.memory_bytes(),
+        }
+    }
+}
+
+impl Default for Rows {
+    fn default() -> Rows {
+        Rows::Exact(Vec::new())
+    }
+}
+
+/// An in-memory copy of one user's active vectors, scanned with SIMD. Below
+/// [`REDUCED_FROM`] vectors it holds them in f32 and scans exactly; from there on it
+/// holds only an int8 copy, scans that for a few more candidates than asked for, and
+/// re-scores those from the f32 vectors in the journal file. The file stays the source
+/// of truth: the cache is filled from it and catches up through `vector_changes`.
 #[derive(Default)]
 pub struct VectorCache {
     model: Option<VectorModel>,
@@ -412,29 +478,39 @@ pub struct VectorCache {
     seq: i64,
     ids: Vec<EntryId>,
     created_at: Vec<String>,
-    /// Row-major, `dim` floats per entry.
-    vectors: Vec<f32>,
-    /// The same vectors rounded to half precision, row for row.
-    halves: Vec<f16>,
+    /// Set by [`VectorCache::with_precision`]; otherwise the copy follows the size.
+    fixed: Option<Precision>,
+    rows: Rows,
     position: HashMap<EntryId, usize>,
 }
 
 impl VectorCache {
+    /// A cache that always keeps `precision`'s copy, whatever its size: for the bench
+    /// and tests, which compare the copies on the same file.
+    pub fn with_precision(precision: Precision) -> VectorCache {
+        VectorCache {
+            fixed: Some(precision),
+            rows: Rows::new(precision, 0),
+            ..Default::default()
+        }
+    }
+
     /// Bytes the cache holds, for the memory figures in runs and the overlay.
     pub fn memory_bytes(&self) -> usize {
-        self.memory_bytes_of(Precision::Exact)
-            + self.memory_bytes_of(Precision::HalfRerank)
+        self.rows.memory_bytes()
             + self.ids.len() * 8
             + self.created_at.iter().map(|s| s.len() + 24).sum::<usize>()
             + self.position.len() * 24
     }
 
-    /// Bytes of one copy of the vectors: f32, or half precision.
-    pub fn memory_bytes_of(&self, precision: Precision) -> usize {
-        match precision {
-            Precision::Exact => self.vectors.len() * 4,
-            Precision::HalfRerank => self.halves.len() * 2,
-        }
+    /// Bytes of the vector copy alone.
+    pub fn vector_bytes(&self) -> usize {
+        self.rows.memory_bytes()
+    }
+
+    /// The copy held now.
+    pub fn precision(&self) -> Precision {
+        self.rows.precision()
     }
 
     pub fn len(&self) -> usize {
@@ -447,6 +523,10 @@ impl VectorCache {
 
     pub fn model(&self) -> Option<&VectorModel> {
         self.model.as_ref()
+    }
+
+    fn dim(&self) -> usize {
+        self.model.as_ref().map_or(0, |m| m.dim)
     }
 
     /// Brings the cache in step with the file: a full load when the active model
@@ -485,8 +565,12 @@ impl VectorCache {
     }
 
     fn reload(&mut self, conn: &Connection, user: UserId, model: Option<VectorModel>) -> Result<()> {
+        let start = self.fixed.unwrap_or(Precision::Exact);
         *self = VectorCache {
             user,
+            fixed: self.fixed,
+            rows: Rows::new(start, model.as_ref().map_or(0, |m| m.dim)),
+            model: model.clone(),
             ..Default::default()
         };
         let Some(model) = model else {
@@ -509,17 +593,22 @@ impl VectorCache {
                 self.push(row.get(0)?, row.get(2)?, &from_blob(&blob));
             }
             Ok::<_, crate::db::DbError>(())
-        })?;
-        self.model = Some(model);
-        Ok(())
+        })
     }
 
     fn push(&mut self, entry: EntryId, created_at: String, vector: &[f32]) {
         self.position.insert(entry, self.ids.len());
         self.ids.push(entry);
         self.created_at.push(created_at);
-        self.vectors.extend_from_slice(vector);
-        self.halves.extend(quantize::to_halves(vector));
+        self.rows.push(vector);
+        if self.fixed.is_none()
+            && self.rows.precision() != Precision::for_size(self.ids.len())
+            && let Rows::Exact(exact) = &self.rows
+        {
+            // The set grew past REDUCED_FROM: the int8 copy replaces the f32 one. A set
+            // that shrinks again keeps int8 until its next full load.
+            self.rows = Rows::Int8(quantize::Int8Vectors::encode(exact, self.dim()));
+        }
     }
 
     /// Removes an entry by moving the last one into its place.
@@ -527,53 +616,99 @@ impl VectorCache {
         let Some(index) = self.position.remove(&entry) else {
             return;
         };
-        let dim = self.model.as_ref().map_or(0, |m| m.dim);
-        let last = self.ids.len() - 1;
-        if index != last {
-            self.ids.swap(index, last);
-            self.created_at.swap(index, last);
-            let (head, tail) = self.vectors.split_at_mut(last * dim);
-            head[index * dim..(index + 1) * dim].copy_from_slice(&tail[..dim]);
-            let (head, tail) = self.halves.split_at_mut(last * dim);
-            head[index * dim..(index + 1) * dim].copy_from_slice(&tail[..dim]);
-            self.position.insert(self.ids[index], index);
+        self.ids.swap_remove(index);
+        self.created_at.swap_remove(index);
+        self.rows.swap_remove(index, self.dim());
+        if let Some(moved) = self.ids.get(index) {
+            self.position.insert(*moved, index);
         }
-        self.ids.pop();
-        self.created_at.pop();
-        self.vectors.truncate(last * dim);
-        self.halves.truncate(last * dim);
     }
 
     /// The `k` nearest entries to `query` within the filter: (entry, cosine similarity),
-    /// best first. Scores are exact; the half-precision pass is used from
-    /// [`HALF_PRECISION_FROM`] vectors on.
-    pub fn search(&self, query: &[f32], k: usize, filter: &SearchFilter) -> Vec<(EntryId, f32)> {
-        self.search_with(Precision::for_size(self.len()), query, k, filter)
-    }
-
-    /// [`VectorCache::search`] with the scan chosen by the caller.
-    pub fn search_with(
+    /// best first. Scores are exact: with a reduced copy, the candidates' f32 vectors
+    /// are read from `conn`'s journal file, which should be the file the cache was
+    /// last refreshed from.
+    pub fn search(
         &self,
-        precision: Precision,
+        conn: &Connection,
         query: &[f32],
         k: usize,
         filter: &SearchFilter,
-    ) -> Vec<(EntryId, f32)> {
+    ) -> Result<Vec<(EntryId, f32)>> {
         let Some(model) = &self.model else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         if query.len() != model.dim || self.ids.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let mut unit = query.to_vec();
         kernels::normalise(&mut unit);
         let keep = |i: usize| filter.is_empty() || filter.contains(&self.created_at[i]);
-        let best = match precision {
-            Precision::Exact => kernels::scan(&self.vectors, &unit, k, keep),
-            Precision::HalfRerank => quantize::half_rerank(&self.vectors, &self.halves, &unit, k, keep),
+        let pool = quantize::rerank_pool(k);
+        let best = match &self.rows {
+            Rows::Exact(rows) => kernels::scan(rows, &unit, k, keep),
+            Rows::Half(rows) => {
+                let candidates = kernels::scan_f16(rows, &unit, pool, keep);
+                self.rerank_from_file(conn, model, &unit, &candidates, k)?
+            }
+            Rows::Int8(rows) => {
+                let candidates = rows.scan(&unit, pool, keep);
+                self.rerank_from_file(conn, model, &unit, &candidates, k)?
+            }
         };
-        best.into_iter().map(|s| (self.ids[s.index], s.score)).collect()
+        Ok(best.into_iter().map(|s| (self.ids[s.index], s.score)).collect())
     }
+
+    /// Re-scores `candidates` from the f32 vectors stored in the file and keeps the
+    /// best `k`; a candidate no longer in the file was removed since the last refresh
+    /// and is dropped.
+    fn rerank_from_file(
+        &self,
+        conn: &Connection,
+        model: &VectorModel,
+        unit: &[f32],
+        candidates: &[Scored],
+        k: usize,
+    ) -> Result<Vec<Scored>> {
+        let entries: Vec<EntryId> = candidates.iter().map(|c| self.ids[c.index]).collect();
+        let scores = stored_scores(conn, model, unit, &entries)?;
+        let exact = candidates.iter().zip(scores).filter_map(|(c, score)| {
+            Some(Scored {
+                index: c.index,
+                score: score?,
+            })
+        });
+        Ok(kernels::top_k(exact, k))
+    }
+}
+
+/// Dot products of a unit `query` with the stored vectors of `entries`, in order
+/// (`None` for an entry with no vector), scored by the kernel the scans use. Each is one
+/// point lookup in the `vec0` table, about 5 to 30 µs by how far into its 1,024-vector
+/// chunk the row lies (sqlite-vec reads the vector from the chunk's blob, whose
+/// overflow pages SQLite walks from the start).
+pub fn stored_scores(
+    conn: &Connection,
+    model: &VectorModel,
+    query: &[f32],
+    entries: &[EntryId],
+) -> Result<Vec<Option<f32>>> {
+    timing::timed("vectors.rerank_read", || {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT embedding FROM {} WHERE entry_id = ?1",
+            model.table()
+        ))?;
+        let mut scores = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let score = stmt
+                .query_row(params![entry], |row| {
+                    Ok(kernels::dot(&from_blob(row.get_ref(0)?.as_blob()?), query))
+                })
+                .optional()?;
+            scores.push(score);
+        }
+        Ok(scores)
+    })
 }
 
 #[cfg(test)]
@@ -581,9 +716,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn large_sets_scan_half_precision_and_small_ones_exactly() {
+    fn large_sets_keep_int8_and_small_ones_f32() {
         assert_eq!(Precision::for_size(0), Precision::Exact);
-        assert_eq!(Precision::for_size(HALF_PRECISION_FROM - 1), Precision::Exact);
-        assert_eq!(Precision::for_size(HALF_PRECISION_FROM), Precision::HalfRerank);
+        assert_eq!(Precision::for_size(REDUCED_FROM - 1), Precision::Exact);
+        assert_eq!(Precision::for_size(REDUCED_FROM), Precision::Int8Rerank);
     }
 }
