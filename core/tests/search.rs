@@ -10,7 +10,8 @@ use chrono::TimeZone;
 use common::TempJournal;
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
-use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
+use mindsage_core::demo::{self, DemoOptions};
+use mindsage_core::search::keyword::{self, HIGHLIGHT_END, HIGHLIGHT_START, LastWord, Matching, QueryWords};
 use mindsage_core::search::vectors::{self, VectorCache};
 use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searcher};
 
@@ -105,6 +106,99 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
         ids(&search::hybrid(&conn, USER, &typing, None).unwrap()),
         [pottery]
     );
+}
+
+#[test]
+fn keyword_ranking_keeps_to_one_profile_and_shows_only_its_text() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    conn.execute(
+        "INSERT INTO profiles (id, name, created_at) VALUES (2, 'Other', '2026-01-01T00:00:00Z')",
+        [],
+    )
+    .unwrap();
+    // The other profile's entries match better (the word in the title), so FTS5's own
+    // top places are theirs and the ranking has to filter before it ranks.
+    for i in 0..30 {
+        entries::create(
+            &mut conn,
+            2,
+            &NewEntry {
+                title: "Glaze glaze".into(),
+                body: format!("Other profile's glaze notes {i}."),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    }
+    let mine = add(&mut conn, "Pottery", "Tried a celadon glaze today.", &[]);
+    let found = search::hybrid(&conn, USER, &SearchQuery::new("glaze", 5), None).unwrap();
+    assert_eq!(ids(&found), [mine]);
+    assert_eq!(
+        found.hits[0].snippet,
+        format!("Tried a celadon {HIGHLIGHT_START}glaze{HIGHLIGHT_END} today.")
+    );
+}
+
+#[test]
+fn typed_words_put_entries_with_all_of_them_first() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    // BM25 alone puts the entry that repeats one word first.
+    let one_word = add(
+        &mut conn,
+        "River river river",
+        "River, river and more river.",
+        &[],
+    );
+    let both = add(
+        &mut conn,
+        "Notes",
+        "A long day; later a short run along the river.",
+        &[],
+    );
+    let other_word = add(&mut conn, "Run", "Run.", &[]);
+    let asked = search::hybrid(&conn, USER, &SearchQuery::new("river run", 5), None).unwrap();
+    assert_eq!(ids(&asked)[0], one_word);
+    let typed = SearchQuery::new("river run", 5).typed();
+    let found = search::hybrid(&conn, USER, &typed, None).unwrap();
+    assert_eq!(ids(&found)[0], both);
+    assert_eq!(
+        ids(&found)[1..]
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>(),
+        [one_word, other_word].into()
+    );
+    // Scores go down the list, whichever way it was ranked.
+    assert!(found.hits.windows(2).all(|w| w[0].score > w[1].score));
+}
+
+#[test]
+fn ranking_split_over_connections_matches_one_connection() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, USER, &DemoOptions::fixed(5_000, 7)).unwrap();
+    let mut helpers = vec![journal.open()];
+    for text in ["knee", "river run", "glaze deployment", "priya"] {
+        let words = QueryWords::parse(text, LastWord::Whole).unwrap();
+        let rank = |helpers: &mut [rusqlite::Connection], limit| {
+            keyword::rank(
+                &conn,
+                helpers,
+                USER,
+                &words,
+                &SearchFilter::default(),
+                limit,
+                Matching::AnyWord,
+            )
+            .unwrap()
+        };
+        let alone = rank(&mut [], 200);
+        assert!(!alone.is_empty(), "{text}");
+        assert_eq!(rank(&mut helpers, 200), alone, "{text}");
+        assert_eq!(rank(&mut helpers, 7), alone[..7.min(alone.len())], "{text}");
+    }
 }
 
 #[test]

@@ -284,24 +284,65 @@ pub const SEARCH_INDEX_ENTRY: NamedQuery = q(
 pub const SEARCH_INDEX_DELETE: NamedQuery =
     q("search.index_delete", "DELETE FROM entries_fts WHERE rowid = ?1");
 
-/// Keyword search: BM25 (title weighs most, then tags, then body) over live entries in
-/// a date range, with a snippet from the best-matching column.
+/// BM25 with the title weighing most, then tags, then body. A macro, not a const, so
+/// both keyword statements splice in the same ranking. Both order equal scores by id,
+/// so a ranking split into parts comes out as the same ranking in one piece.
+macro_rules! keyword_rank {
+    () => {
+        "bm25(entries_fts, 3.0, 1.0, 2.0)"
+    };
+}
+
+/// Keyword ranking over the whole journal: FTS5 ranks its matches alone, and only the
+/// best ?3 are joined to their entries, so a common word costs one BM25 per match
+/// rather than a join per match. Every row comes back with whether it is a live entry
+/// of ?1; when one is not (another person's entry in the same file), the caller ranks
+/// again with [`SEARCH_KEYWORD`], which filters before it ranks.
+/// ?1 user, ?2 FTS query (built by search::keyword, never raw user text), ?3 limit,
+/// ?4..=?5 the entry ids ranked (a part of the journal, so parts can rank in parallel).
+pub const SEARCH_KEYWORD_TOP: NamedQuery = NamedQuery {
+    name: "search.keyword_top",
+    sql: concat!(
+        "SELECT top.id, top.rank, coalesce(e.user_id = ?1 AND e.is_deleted = 0, 0) \
+         FROM (SELECT rowid AS id, ",
+        keyword_rank!(),
+        " AS rank FROM entries_fts WHERE entries_fts MATCH ?2 AND rowid BETWEEN ?4 AND ?5 \
+         ORDER BY rank, rowid LIMIT ?3) AS top \
+         LEFT JOIN journal_entries AS e ON e.id = top.id ORDER BY top.rank, top.id"
+    ),
+    allowed_scans: &[AllowedScan {
+        table: "top",
+        reason: "the at most ?3 rows FTS5 has already ranked",
+    }],
+};
+
+/// Keyword ranking over live entries of one person in a date range.
 /// ?1 user, ?2 FTS query (built by search::keyword, never raw user text), ?3 from, ?4 to, ?5 limit.
 pub const SEARCH_KEYWORD: NamedQuery = NamedQuery {
     name: "search.keyword",
-    sql: "SELECT e.id, bm25(entries_fts, 3.0, 1.0, 2.0) AS rank, \
-          snippet(entries_fts, -1, char(2), char(3), '…', 16), e.created_at, e.title \
-          FROM entries_fts CROSS JOIN journal_entries AS e ON e.id = entries_fts.rowid \
-          WHERE entries_fts MATCH ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
-          AND e.created_at >= ?3 AND e.created_at < ?4 \
-          ORDER BY rank LIMIT ?5",
+    sql: concat!(
+        "SELECT e.id, ",
+        keyword_rank!(),
+        " AS rank FROM entries_fts CROSS JOIN journal_entries AS e ON e.id = entries_fts.rowid \
+         WHERE entries_fts MATCH ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
+         AND e.created_at >= ?3 AND e.created_at < ?4 \
+         ORDER BY rank, e.id LIMIT ?5"
+    ),
     allowed_scans: &[],
 };
 
-/// Title, date and opening of one live entry, for results found by vectors alone.
-pub const SEARCH_HIT_DETAILS: NamedQuery = q(
-    "search.hit_details",
-    "SELECT created_at, title, preview FROM journal_entries WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
+/// The lowest and highest entry id in the file, to split keyword ranking into parts.
+/// Two subqueries, because SQLite reads a lone min() or max() off the end of the key but
+/// scans the table for both in one select.
+pub const ENTRY_ID_RANGE: NamedQuery = q(
+    "entries.id_range",
+    "SELECT (SELECT min(id) FROM journal_entries), (SELECT max(id) FROM journal_entries)",
+);
+
+/// Date, title and body of one live entry, for a shown search result.
+pub const SEARCH_HIT_TEXT: NamedQuery = q(
+    "search.hit_text",
+    "SELECT created_at, title, body FROM journal_entries WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
 );
 
 /// The most recently used chats (Ask history). ?1 user, ?2 limit.
@@ -351,8 +392,10 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &SEARCH_INDEX_INSERT,
     &SEARCH_INDEX_DELETE,
     &SEARCH_INDEX_ENTRY,
+    &ENTRY_ID_RANGE,
+    &SEARCH_KEYWORD_TOP,
     &SEARCH_KEYWORD,
-    &SEARCH_HIT_DETAILS,
+    &SEARCH_HIT_TEXT,
     &CHATS_RECENT,
     &CHAT_MESSAGES,
 ];

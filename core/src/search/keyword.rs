@@ -1,4 +1,4 @@
-//! Keyword search: FTS5 with BM25 ranking and highlighted snippets.
+//! Keyword ranking: FTS5 with BM25 (snippets for the hits shown are made by [`super::snippet`]).
 //!
 //! User text never reaches FTS5's query syntax. It is split into words exactly as the
 //! index splits text (runs of letters and digits), each word becomes a quoted string,
@@ -8,9 +8,9 @@
 
 use rusqlite::{Connection, params};
 
-use super::{SearchFilter, SearchHit};
-use crate::db::queries::SEARCH_KEYWORD;
-use crate::db::{Result, UserId};
+use super::SearchFilter;
+use crate::db::queries::{ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_TOP};
+use crate::db::{EntryId, Result, UserId};
 use crate::timing;
 
 /// Marks the start of a matched term in a snippet (STX). Chosen because no journal text
@@ -156,61 +156,224 @@ pub enum LastWord {
     Prefix,
 }
 
-/// Turns free text into a safe FTS5 query, or `None` when it has no words worth matching.
-pub fn fts_query(text: &str, last: LastWord) -> Option<String> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let ends_mid_word = text.chars().last().is_some_and(char::is_alphanumeric);
-    let last_index = words.len().saturating_sub(1);
-    let mut seen = std::collections::HashSet::new();
-    let terms: Vec<String> = words
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| !STOPWORDS.contains(&w.as_str()))
-        .filter(|(_, w)| seen.insert(w.as_str()))
-        .map(|(i, w)| {
-            // Only letters and digits remain, so quoting cannot be escaped out of.
-            let prefix = last == LastWord::Prefix && i == last_index && ends_mid_word;
-            format!("\"{w}\"{}", if prefix { "*" } else { "" })
-        })
-        .collect();
-    (!terms.is_empty()).then(|| terms.join(" OR "))
+/// The words of a query that are worth matching: lowercased, stopwords removed, each
+/// once, in the order typed. Both the FTS5 query and the snippet's highlighting are
+/// made from them, so they agree on what matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryWords {
+    pub words: Vec<String>,
+    /// Whether the last word is half typed and matches any word it begins.
+    pub last_is_prefix: bool,
 }
 
-/// The best keyword matches, best first, with snippets.
-pub fn search(
+impl QueryWords {
+    /// The words of `text`, or `None` when it has none worth matching.
+    pub fn parse(text: &str, last: LastWord) -> Option<QueryWords> {
+        let all: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let ends_mid_word = text.chars().last().is_some_and(char::is_alphanumeric);
+        let last_kept = all.last().is_some_and(|w| !STOPWORDS.contains(&w.as_str()));
+        let mut seen = std::collections::HashSet::new();
+        let words: Vec<String> = all
+            .iter()
+            .filter(|w| !STOPWORDS.contains(&w.as_str()))
+            .filter(|w| seen.insert(w.as_str()))
+            .cloned()
+            .collect();
+        // A repeated last word was kept at its first place, where it is whole.
+        let last_is_prefix = last == LastWord::Prefix
+            && ends_mid_word
+            && last_kept
+            && all.iter().filter(|w| Some(*w) == all.last()).count() == 1;
+        (!words.is_empty()).then_some(QueryWords {
+            words,
+            last_is_prefix,
+        })
+    }
+
+    /// The FTS5 query matching any of the words: each word quoted (only letters and
+    /// digits remain, so quoting cannot be escaped out of), joined with OR.
+    pub fn fts_query(&self) -> String {
+        self.joined(" OR ")
+    }
+
+    /// The FTS5 query matching entries that contain every word.
+    fn fts_query_all(&self) -> String {
+        self.joined(" AND ")
+    }
+
+    fn joined(&self, operator: &str) -> String {
+        let last = self.words.len() - 1;
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let prefix = self.last_is_prefix && i == last;
+                format!("\"{w}\"{}", if prefix { "*" } else { "" })
+            })
+            .collect::<Vec<_>>()
+            .join(operator)
+    }
+}
+
+/// How entries matching only some of the words are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matching {
+    /// By BM25 alone: for questions, whose words are rarely all in one entry.
+    AnyWord,
+    /// Entries with every word first, then the others, each by BM25: for words typed
+    /// into the search box, where each word added should narrow what comes first.
+    AllWordsFirst,
+}
+
+/// Turns free text into a safe FTS5 query, or `None` when it has no words worth matching.
+pub fn fts_query(text: &str, last: LastWord) -> Option<String> {
+    QueryWords::parse(text, last).map(|w| w.fts_query())
+}
+
+/// Journals with fewer entries than this rank on one connection: their matches take
+/// well under a millisecond to score, less than handing half to a thread is worth.
+const SPLIT_FROM_ENTRIES: i64 = 4096;
+
+/// Ids of `user`'s live entries matching `words` in `filter`, best first, at most
+/// `limit`. No text is read: snippets are made only for the hits a list shows
+/// ([`super::snippet::load_hit`]).
+///
+/// BM25 costs about a microsecond per matching entry, so a common word in a large
+/// journal is the slow case. Without a date filter the matches are split by id range
+/// between `conn` and the `helpers` (other connections to the same file), each ranked
+/// on its own thread, and the best of all parts kept. With
+/// [`Matching::AllWordsFirst`], entries with every word usually fill the list, and
+/// those with only some are not scored at all.
+pub fn rank(
     conn: &Connection,
+    helpers: &mut [Connection],
     user: UserId,
-    text: &str,
-    last: LastWord,
+    words: &QueryWords,
     filter: &SearchFilter,
     limit: usize,
-) -> Result<Vec<SearchHit>> {
-    let Some(query) = fts_query(text, last) else {
-        return Ok(Vec::new());
-    };
+    matching: Matching,
+) -> Result<Vec<EntryId>> {
     timing::timed(SEARCH_KEYWORD.name, || {
-        let mut stmt = conn.prepare_cached(SEARCH_KEYWORD.sql)?;
-        let hits = stmt
-            .query_map(
-                params![user, query, filter.lower(), filter.upper(), limit as i64],
-                |row| {
-                    Ok(SearchHit {
-                        entry_id: row.get(0)?,
-                        // BM25 is lower-is-better; flip it so every score is higher-is-better.
-                        score: -row.get::<_, f64>(1)?,
-                        snippet: row.get(2)?,
-                        created_at: row.get(3)?,
-                        title: row.get(4)?,
-                    })
-                },
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(hits)
+        let mut ranked = Vec::new();
+        if matching == Matching::AllWordsFirst && words.words.len() > 1 {
+            ranked = rank_query(conn, helpers, user, &words.fts_query_all(), filter, limit)?;
+            if ranked.len() == limit {
+                return Ok(ranked);
+            }
+        }
+        for id in rank_query(conn, helpers, user, &words.fts_query(), filter, limit)? {
+            if ranked.len() == limit {
+                break;
+            }
+            if !ranked.contains(&id) {
+                ranked.push(id);
+            }
+        }
+        Ok(ranked)
     })
+}
+
+/// The best `limit` matches of one FTS5 query, best first.
+fn rank_query(
+    conn: &Connection,
+    helpers: &mut [Connection],
+    user: UserId,
+    query: &str,
+    filter: &SearchFilter,
+    limit: usize,
+) -> Result<Vec<EntryId>> {
+    if filter.is_empty()
+        && let Some(ranked) = rank_all(conn, helpers, user, query, limit)?
+    {
+        return Ok(ranked);
+    }
+    let mut stmt = conn.prepare_cached(SEARCH_KEYWORD.sql)?;
+    let ranked = stmt
+        .query_map(
+            params![user, query, filter.lower(), filter.upper(), limit as i64],
+            |row| row.get(0),
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(ranked)
+}
+
+/// The ranking over every entry in the file, or `None` when a top place belongs to
+/// another profile (then only a ranking that filters first is right).
+fn rank_all(
+    conn: &Connection,
+    helpers: &mut [Connection],
+    user: UserId,
+    query: &str,
+    limit: usize,
+) -> Result<Option<Vec<EntryId>>> {
+    let (first, last): (Option<EntryId>, Option<EntryId>) =
+        conn.query_row(ENTRY_ID_RANGE.sql, [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let (Some(first), Some(last)) = (first, last) else {
+        return Ok(Some(Vec::new()));
+    };
+    let parts = if last - first < SPLIT_FROM_ENTRIES {
+        1
+    } else {
+        helpers.len() + 1
+    };
+    let span = (last - first) / parts as i64 + 1;
+    let bounds = |part: usize| (first + span * part as i64, first + span * (part as i64 + 1) - 1);
+    let mut rows = std::thread::scope(|scope| -> Result<Vec<TopRow>> {
+        let threads: Vec<_> = helpers
+            .iter_mut()
+            .take(parts - 1)
+            .enumerate()
+            .map(|(i, helper)| scope.spawn(move || top_rows(helper, user, query, bounds(i + 1), limit)))
+            .collect();
+        let mut rows = top_rows(conn, user, query, bounds(0), limit)?;
+        for thread in threads {
+            rows.extend(
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
+            );
+        }
+        Ok(rows)
+    })?;
+    if !rows.iter().all(|row| row.mine) {
+        return Ok(None);
+    }
+    // BM25 is lower-is-better; equal scores go by id, as within one part.
+    rows.sort_by(|a, b| a.bm25.total_cmp(&b.bm25).then(a.id.cmp(&b.id)));
+    rows.truncate(limit);
+    Ok(Some(rows.into_iter().map(|row| row.id).collect()))
+}
+
+/// One ranked match from [`SEARCH_KEYWORD_TOP`].
+struct TopRow {
+    id: EntryId,
+    bm25: f64,
+    /// A live entry of the user searching.
+    mine: bool,
+}
+
+fn top_rows(
+    conn: &Connection,
+    user: UserId,
+    query: &str,
+    ids: (i64, i64),
+    limit: usize,
+) -> Result<Vec<TopRow>> {
+    let mut stmt = conn.prepare_cached(SEARCH_KEYWORD_TOP.sql)?;
+    let rows = stmt
+        .query_map(params![user, query, limit as i64, ids.0, ids.1], |row| {
+            Ok(TopRow {
+                id: row.get(0)?,
+                bm25: row.get(1)?,
+                mine: row.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
 }
 
 #[cfg(test)]

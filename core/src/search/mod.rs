@@ -15,14 +15,14 @@ pub mod kernels;
 pub mod keyword;
 pub mod quality;
 pub mod quantize;
+pub mod snippet;
 pub mod vectors;
 
 use chrono::{DateTime, Local};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
-use crate::db::queries::SEARCH_HIT_DETAILS;
 use crate::db::{EntryId, Result, UserId};
-use keyword::LastWord;
+use keyword::{LastWord, Matching, QueryWords};
 use vectors::VectorCache;
 
 /// A created_at range: `from` inclusive, `to` exclusive, both stored timestamps.
@@ -64,6 +64,9 @@ pub struct SearchQuery {
     pub keyword_weight: f64,
     /// Whether the last word may be a prefix (search box) or is whole (questions).
     pub last_word: LastWord,
+    /// Whether entries with every word come first (search box) or BM25 alone orders
+    /// them (questions).
+    pub matching: Matching,
 }
 
 impl SearchQuery {
@@ -76,14 +79,17 @@ impl SearchQuery {
             rrf_k: fusion::DEFAULT_K,
             keyword_weight: fusion::QUESTION_KEYWORD_WEIGHT,
             last_word: LastWord::Whole,
+            matching: Matching::AnyWord,
         }
     }
 
     /// The same query as typed into the search box: the last word may be half typed,
-    /// and the words typed weigh as much as the meaning.
+    /// entries with every word come first, and the words typed weigh as much as the
+    /// meaning.
     pub fn typed(self) -> SearchQuery {
         SearchQuery {
             last_word: LastWord::Prefix,
+            matching: Matching::AllWordsFirst,
             keyword_weight: fusion::TYPED_KEYWORD_WEIGHT,
             ..self
         }
@@ -155,7 +161,7 @@ pub fn hybrid(
         let found = vectors::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
         Ok(found.into_iter().map(|(id, _)| id).collect())
     })?;
-    fuse(conn, user, query, vector_hits)
+    fuse(conn, &mut [], user, query, vector_hits)
 }
 
 /// The vector half's ranking from `find`, or why there is none (no embedding, no
@@ -183,16 +189,29 @@ fn vector_source(conn: &Connection, user: UserId) -> Result<Result<vectors::Vect
     Ok(vectors::active_model(conn, user)?.ok_or_else(|| "no entry has been embedded yet".to_owned()))
 }
 
-/// Search with an in-memory vector copy; keep one per reader connection.
+/// Search with an in-memory vector copy and, for keyword ranking, connections of its
+/// own to rank parts of a large journal in parallel; keep one per reader connection.
 #[derive(Default)]
 pub struct Searcher {
     cache: VectorCache,
+    /// Opened on the first search: one per core beyond the first, up to
+    /// `MAX_RANKING_THREADS` in all. Empty for an in-memory database or when opening
+    /// failed, and ranking then runs on the reader alone.
+    rankers: Option<Vec<Connection>>,
 }
+
+/// Threads one keyword ranking uses at most; past a few, merging costs what splitting saves.
+const MAX_RANKING_THREADS: usize = 4;
 
 impl Searcher {
     /// The vector copy, for memory figures and the bench.
     pub fn cache(&self) -> &VectorCache {
         &self.cache
+    }
+
+    /// Threads a keyword ranking of a large journal runs on (1 before the first search).
+    pub fn ranking_threads(&self) -> usize {
+        1 + self.rankers.as_ref().map_or(0, Vec::len)
     }
 
     /// Hybrid search; the vector half scans every stored vector exactly.
@@ -211,80 +230,78 @@ impl Searcher {
             })?;
             Ok(found.into_iter().map(|(id, _)| id).collect())
         })?;
-        fuse(conn, user, query, vector_hits)
+        let rankers = self.rankers.get_or_insert_with(|| open_rankers(conn));
+        fuse(conn, rankers, user, query, vector_hits)
     }
 }
 
-/// Keyword search, then fusion with the vector ranking when there is one.
+/// Extra connections to `conn`'s file for parallel keyword ranking.
+fn open_rankers(conn: &Connection) -> Vec<Connection> {
+    let Some(path) = conn.path().filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let options = crate::db::StorageOptions {
+        vector_extension: false,
+        ..Default::default()
+    };
+    let opened: Result<Vec<Connection>> = (1..threads.min(MAX_RANKING_THREADS))
+        .map(|_| crate::db::open(std::path::Path::new(path), &options))
+        .collect();
+    opened.unwrap_or_else(|error| {
+        tracing::warn!(%error, "keyword ranking stays on one connection");
+        Vec::new()
+    })
+}
+
+/// Keyword ranking, fused with the vector ranking when there is one; then the shown
+/// hits' text, and only theirs.
 fn fuse(
     conn: &Connection,
+    rankers: &mut [Connection],
     user: UserId,
     query: &SearchQuery,
     vector_hits: std::result::Result<Vec<EntryId>, String>,
 ) -> Result<SearchOutcome> {
-    let has_words = keyword::fts_query(&query.text, query.last_word).is_some();
-    if !has_words && !query.filter.is_empty() {
-        return date_only(conn, user, query);
-    }
-    let keyword_hits = keyword::search(
-        conn,
-        user,
-        &query.text,
-        query.last_word,
-        &query.filter,
-        candidates(query.limit),
-    )?;
-    let vector_ids = match vector_hits {
-        Ok(ids) => ids,
-        Err(reason) => {
-            let mut hits = keyword_hits;
-            hits.truncate(query.limit);
-            return Ok(SearchOutcome {
-                hits,
-                mode: SearchMode::KeywordOnly { reason },
-            });
+    let words = QueryWords::parse(&query.text, query.last_word);
+    let keyword_ids = match &words {
+        Some(words) => {
+            let depth = candidates(query.limit);
+            keyword::rank(conn, rankers, user, words, &query.filter, depth, query.matching)?
         }
+        None if !query.filter.is_empty() => return date_only(conn, user, query),
+        None => Vec::new(),
     };
-    let keyword_ids: Vec<EntryId> = keyword_hits.iter().map(|h| h.entry_id).collect();
-    let fused = fusion::weighted_reciprocal_rank_fusion(
-        &[(&keyword_ids, query.keyword_weight), (&vector_ids, 1.0)],
-        query.rrf_k,
-    );
+    // A single list fused alone keeps its order and gets scores on the same scale as
+    // a fused list's.
+    let (lists, mode) = match &vector_hits {
+        Err(reason) => (
+            vec![(keyword_ids.as_slice(), 1.0)],
+            SearchMode::KeywordOnly {
+                reason: reason.clone(),
+            },
+        ),
+        Ok(vector_ids) => (
+            vec![
+                (keyword_ids.as_slice(), query.keyword_weight),
+                (vector_ids.as_slice(), 1.0),
+            ],
+            SearchMode::Hybrid,
+        ),
+    };
+    let ranked = fusion::weighted_reciprocal_rank_fusion(&lists, query.rrf_k);
     let mut hits = Vec::with_capacity(query.limit);
-    for (id, score) in fused {
+    for (id, score) in ranked {
         if hits.len() == query.limit {
             break;
         }
-        match keyword_hits.iter().find(|h| h.entry_id == id) {
-            Some(hit) => hits.push(SearchHit { score, ..hit.clone() }),
-            // Vector-only hits: the entry's opening stands in for a snippet. Trashed or
-            // purged entries have no details and are skipped.
-            None => {
-                if let Some(hit) = hit_details(conn, user, id, score)? {
-                    hits.push(hit);
-                }
-            }
+        // Entries trashed or purged since the vector copy was refreshed have no text
+        // and are skipped.
+        if let Some(hit) = snippet::load_hit(conn, user, id, score, words.as_ref())? {
+            hits.push(hit);
         }
     }
-    Ok(SearchOutcome {
-        hits,
-        mode: SearchMode::Hybrid,
-    })
-}
-
-fn hit_details(conn: &Connection, user: UserId, id: EntryId, score: f64) -> Result<Option<SearchHit>> {
-    Ok(conn
-        .prepare_cached(SEARCH_HIT_DETAILS.sql)?
-        .query_row(params![user, id], |row| {
-            Ok(SearchHit {
-                entry_id: id,
-                created_at: row.get(0)?,
-                title: row.get(1)?,
-                snippet: row.get(2)?,
-                score,
-            })
-        })
-        .optional()?)
+    Ok(SearchOutcome { hits, mode })
 }
 
 fn date_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<SearchOutcome> {

@@ -1,0 +1,246 @@
+//! What a search result shows: the entry's date and title, and the words around the
+//! match with the matched words highlighted.
+//!
+//! The snippet is made here rather than by FTS5's `snippet()`, which re-reads and
+//! re-tokenises every column of a row and cost more than the ranking itself when it was
+//! asked for every candidate. Ranking ([`super::keyword::rank`]) now returns ids only,
+//! and only the hits a list shows are given a snippet, each from the body already read
+//! for the row.
+//!
+//! Words are compared the way the index compares them, closely enough for highlighting:
+//! lowercased, and reduced to their stem (English Snowball, where the index uses the
+//! original Porter stemmer; the two agree on nearly all words), so "knees" lights up for
+//! "knee". A half-typed last word matches any word it begins.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::SearchHit;
+use super::keyword::{HIGHLIGHT_END, HIGHLIGHT_START, QueryWords};
+use crate::db::entries::preview_of;
+use crate::db::queries::SEARCH_HIT_TEXT;
+use crate::db::{EntryId, Result, UserId};
+
+/// Words shown around the best match, as FTS5's snippet showed.
+const WINDOW_WORDS: usize = 16;
+
+/// A shown result for entry `id`, or `None` when it is not a live entry of `user` (it
+/// was trashed or purged after it was ranked). The snippet is the body around the
+/// query's words, or the body's opening when the body does not contain them (a match in
+/// the title or tags, or a hit found by meaning).
+pub fn load_hit(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    score: f64,
+    words: Option<&QueryWords>,
+) -> Result<Option<SearchHit>> {
+    let row = conn
+        .prepare_cached(SEARCH_HIT_TEXT.sql)?
+        .query_row(params![user, id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+            ))
+        })
+        .optional()?;
+    Ok(row.map(|(created_at, title, body)| SearchHit {
+        entry_id: id,
+        snippet: words
+            .and_then(|w| highlight(&body, w))
+            .unwrap_or_else(|| preview_of(&body)),
+        created_at,
+        title,
+        score,
+    }))
+}
+
+/// The `WINDOW_WORDS` words of `text` holding the most distinct query words, matched
+/// words wrapped in the highlight marks, on one line, with "…" where text was cut.
+/// `None` when no word matches.
+pub fn highlight(text: &str, words: &QueryWords) -> Option<String> {
+    let matcher = Matcher::new(words);
+    let tokens: Vec<Token> = tokens(text)
+        .map(|(start, end)| Token {
+            start,
+            end,
+            word: matcher.word_of(&text[start..end]),
+        })
+        .collect();
+    let first = best_window(&tokens)?;
+    let last = (first + WINDOW_WORDS).min(tokens.len()) - 1;
+    let mut out = String::new();
+    if first > 0 {
+        out.push('…');
+    }
+    let mut at = tokens[first].start;
+    for token in &tokens[first..=last] {
+        push_one_line(&mut out, &text[at..token.start]);
+        let piece = &text[token.start..token.end];
+        if token.word.is_some() {
+            out.push(HIGHLIGHT_START);
+            out.push_str(piece);
+            out.push(HIGHLIGHT_END);
+        } else {
+            out.push_str(piece);
+        }
+        at = token.end;
+    }
+    if last + 1 < tokens.len() {
+        out.push('…');
+    } else {
+        push_one_line(&mut out, text[at..].trim_end());
+    }
+    Some(out)
+}
+
+/// A word of the text: byte range, and which query word it matches if any.
+struct Token {
+    start: usize,
+    end: usize,
+    word: Option<usize>,
+}
+
+/// Byte ranges of runs of letters and digits, which is how the index splits text.
+fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let (start, _) = chars.by_ref().find(|(_, c)| c.is_alphanumeric())?;
+        let mut end = text.len();
+        while let Some(&(i, c)) = chars.peek() {
+            if !c.is_alphanumeric() {
+                end = i;
+                break;
+            }
+            chars.next();
+        }
+        Some((start, end))
+    })
+}
+
+/// Start of the window with the most distinct query words, the earliest of equals.
+fn best_window(tokens: &[Token]) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for start in tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.word.is_some())
+        .map(|(i, _)| i)
+    {
+        let end = (start + WINDOW_WORDS).min(tokens.len());
+        let mut seen: Vec<usize> = tokens[start..end].iter().filter_map(|t| t.word).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        if best.is_none_or(|(_, count)| seen.len() > count) {
+            best = Some((start, seen.len()));
+        }
+    }
+    // Open a few words before the match, so it is read in its sentence.
+    best.map(|(start, _)| start.saturating_sub(WINDOW_WORDS / 4))
+}
+
+/// Appends text between words, with line breaks turned into spaces.
+fn push_one_line(out: &mut String, between: &str) {
+    out.extend(between.chars().map(|c| if c.is_whitespace() { ' ' } else { c }));
+}
+
+/// Query words in the form text words are compared with.
+struct Matcher {
+    stemmer: Stemmer,
+    stems: Vec<String>,
+    /// The half-typed last word, matched as the beginning of a text word.
+    prefix: Option<String>,
+    /// The first letters of every stem and of the prefix. Stemming changes only a
+    /// word's ending, so a text word can match only a query word it begins like;
+    /// checking that first spares stemming nearly every word of the text.
+    heads: Vec<String>,
+}
+
+/// Letters compared before stemming (see `Matcher::heads`).
+const HEAD_CHARS: usize = 2;
+
+fn head(word: &str) -> String {
+    word.chars()
+        .flat_map(char::to_lowercase)
+        .take(HEAD_CHARS)
+        .collect()
+}
+
+impl Matcher {
+    fn new(words: &QueryWords) -> Matcher {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let stems: Vec<String> = words.words.iter().map(|w| stemmer.stem(w).into_owned()).collect();
+        let prefix = words
+            .last_is_prefix
+            .then(|| words.words.last().cloned())
+            .flatten();
+        let heads = stems.iter().chain(&prefix).map(|w| head(w)).collect();
+        Matcher {
+            stemmer,
+            stems,
+            prefix,
+            heads,
+        }
+    }
+
+    /// Which query word `text_word` matches, if any.
+    fn word_of(&self, text_word: &str) -> Option<usize> {
+        let text_head = head(text_word);
+        if !self
+            .heads
+            .iter()
+            .any(|h| text_head.starts_with(h.as_str()) || h.starts_with(&text_head))
+        {
+            return None;
+        }
+        let lower = text_word.to_lowercase();
+        if let Some(prefix) = &self.prefix
+            && lower.starts_with(prefix.as_str())
+        {
+            return Some(self.stems.len() - 1);
+        }
+        let stem = self.stemmer.stem(&lower);
+        self.stems.iter().position(|s| *s == stem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::keyword::LastWord;
+
+    fn words(text: &str, last: LastWord) -> QueryWords {
+        QueryWords::parse(text, last).unwrap()
+    }
+
+    #[test]
+    fn stems_and_prefixes_are_highlighted() {
+        let w = words("knee glaz", LastWord::Prefix);
+        assert_eq!(
+            highlight("My knees ached.\nThen the glazing class.", &w).unwrap(),
+            "My \u{2}knees\u{3} ached. Then the \u{2}glazing\u{3} class."
+        );
+        assert_eq!(highlight("Nothing here", &w), None);
+    }
+
+    #[test]
+    fn the_window_with_most_query_words_is_shown() {
+        let filler = "word ".repeat(40);
+        let text = format!("river {filler} river run together {filler}");
+        let shown = highlight(&text, &words("river run", LastWord::Whole)).unwrap();
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert!(
+            shown.contains("\u{2}river\u{3} \u{2}run\u{3} together"),
+            "{shown}"
+        );
+        assert_eq!(shown.split_whitespace().count(), WINDOW_WORDS);
+    }
+
+    #[test]
+    fn text_of_any_script_is_cut_on_char_boundaries() {
+        let w = words("café", LastWord::Whole);
+        let shown = highlight("Ünïcödé — café ☕ naïve", &w).unwrap();
+        assert_eq!(shown, "Ünïcödé — \u{2}café\u{3} ☕ naïve");
+    }
+}
