@@ -3,10 +3,15 @@
 //!
 //! The reference app made two generations per save; one JSON reply
 //! `{title, mood_score, mood_tags, summary}` carries all of it. The reply is requested
-//! with a JSON schema (Ollama constrains the output to it) and still validated with
-//! serde and our own rules, because a small model can fill a valid shape with nonsense
-//! (a mood of 0, an empty title). Invalid output is retried a bounded number of times
-//! with a different seed; a deterministic model would otherwise repeat its mistake.
+//! with a JSON schema (Ollama constrains the output to it) that bounds every string, and
+//! the token limit leaves room for the longest reply the schema allows: a reply cut off
+//! by the limit is unparseable, and that was every rejected reply of the small test
+//! model (a mood tag written as an endless string). It is then tidied rather than
+//! refused wherever the meaning is not in doubt (an over-long title cut at a word,
+//! mood tags trimmed, lowercased, split at commas, unusable ones dropped); only output
+//! with nothing usable (no title or summary, JSON that does not parse) is retried, a
+//! bounded number of times with a different seed, since a deterministic model would
+//! otherwise repeat its mistake.
 //!
 //! Everything is written by [`apply`] in one transaction: title (never over a title the
 //! person typed, `title_by_user`), mood (never over a mood the person chose), summary,
@@ -43,26 +48,40 @@ const MAX_SUMMARY_CHARS: usize = 600;
 /// Mood tags kept per entry.
 const MAX_MOOD_TAGS: usize = 3;
 
+/// Longest mood tag the model may write, in characters: one word for a feeling fits
+/// easily ("overwhelmed"), and the bound stops a tag from running on for the whole
+/// token budget.
+const MAX_MOOD_TAG_CHARS: usize = 24;
+
+/// Tokens the enrichment call may generate: twice the characters the schema lets the
+/// strings hold, so the longest reply the schema allows is never cut off (a cut reply
+/// does not parse and costs another call). A token is rarely shorter than a character;
+/// the margin covers escapes, the JSON around the strings and the grammar's spaces. A
+/// reply that ends sooner costs nothing for the limit.
+const MAX_REPLY_TOKENS: i32 =
+    2 * (MAX_TITLE_CHARS + MAX_MOOD_TAGS * MAX_MOOD_TAG_CHARS + MAX_SUMMARY_CHARS) as i32;
+
 const SYSTEM_PROMPT: &str = "You read one private journal entry and describe it. \
 Reply with a JSON object only: \
 \"title\": a short title of at most 8 words; \
 \"mood_score\": an integer from 1 (awful) to 10 (wonderful) for the writer's mood; \
-\"mood_tags\": one to three lowercase single words naming the feelings; \
+\"mood_tags\": one to three lowercase single words naming the feelings, such as \"calm\"; \
 \"summary\": one or two sentences saying what happened and how the writer felt.";
 
 /// The model's reply as it must be shaped (also the schema sent to Ollama, which
 /// turns it into a grammar the output must follow). The lengths bound the generation
-/// itself: a small model that rambles in a title would otherwise run to `num_predict`
-/// and be cut off. The mood is given as a list as well as a range because llama.cpp's
-/// grammar builders honour `enum` in every version but `minimum`/`maximum` only in
-/// recent ones (llama-cpp-python's does not), and a mood of 0 costs a second call.
+/// itself, every string included: a small model that rambles in a title or a mood tag
+/// would otherwise run to `num_predict` and be cut off. The mood is given as a list as
+/// well as a range because llama.cpp's grammar builders honour `enum` in every version
+/// but `minimum`/`maximum` only in recent ones (llama-cpp-python's does not), and a
+/// mood of 0 costs a second call.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct Reply {
     #[schemars(length(min = 1, max = MAX_TITLE_CHARS))]
     title: String,
     #[schemars(range(min = 1, max = 10), extend("enum" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))]
     mood_score: i64,
-    #[schemars(length(min = 1, max = MAX_MOOD_TAGS))]
+    #[schemars(length(min = 1, max = MAX_MOOD_TAGS), inner(length(min = 1, max = MAX_MOOD_TAG_CHARS)))]
     mood_tags: Vec<String>,
     #[schemars(length(min = 1, max = MAX_SUMMARY_CHARS))]
     summary: String,
@@ -107,7 +126,7 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
         let options = ollama_rs::models::ModelOptions::default()
             .temperature(0.3)
             .seed(attempt as i32)
-            .num_predict(256);
+            .num_predict(MAX_REPLY_TOKENS);
         let (text, stats) = match client
             .chat_json::<Reply>(&settings.text_model, &messages, options)
             .await
@@ -161,45 +180,75 @@ pub fn validate(text: &str) -> Result<Enrichment, String> {
             e.column()
         )
     })?;
-    let title = one_line(&reply.title, MAX_TITLE_CHARS);
-    if title.is_empty() {
+    let title = clip(&one_line(&reply.title), MAX_TITLE_CHARS);
+    if !has_words(&title) {
         return Err("the title is empty".to_owned());
     }
     let mood_score = u8::try_from(reply.mood_score)
         .ok()
         .filter(|m| (1..=10).contains(m))
         .ok_or_else(|| format!("mood_score {} is outside 1–10", reply.mood_score))?;
-    let summary = one_line(&reply.summary, MAX_SUMMARY_CHARS);
-    if summary.is_empty() {
+    let summary = clip(&one_line(&reply.summary), MAX_SUMMARY_CHARS);
+    if !has_words(&summary) {
         return Err("the summary is empty".to_owned());
     }
-    let words: Vec<String> = reply
-        .mood_tags
-        .iter()
-        .map(|t| t.trim().to_lowercase())
-        .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_alphabetic() || c == '-'))
-        .collect();
-    let mut mood_tags = entries::normalise_tags(&words);
-    mood_tags.truncate(MAX_MOOD_TAGS);
     Ok(Enrichment {
         title,
         mood_score,
-        mood_tags,
+        mood_tags: mood_tags(&reply.mood_tags),
         summary,
     })
 }
 
-/// Whitespace collapsed, quotes the model likes to wrap titles in removed, cut at a
-/// character limit.
-fn one_line(text: &str, max_chars: usize) -> String {
+/// Whether `text` has a letter or digit: punctuation alone (")") is as empty as a blank.
+fn has_words(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
+}
+
+/// Whitespace collapsed, the quotes and asterisks the model likes to wrap text in
+/// removed, and punctuation no phrase begins with (") The walk", ", then") dropped
+/// from the start.
+fn one_line(text: &str) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     joined
         .trim_matches(|c: char| c == '"' || c == '\'' || c == '*')
-        .chars()
-        .take(max_chars)
-        .collect::<String>()
+        .trim_start_matches(|c: char| c.is_whitespace() || ")]},.;:!?|".contains(c))
         .trim()
         .to_owned()
+}
+
+/// `text` cut to fewer than `max` characters at a word boundary, marked with "…".
+/// Text that reaches `max` is cut too: the schema bounds the string at `max`, so the
+/// grammar most likely ended it there mid-word. A cut title or summary still says what
+/// the model meant; refusing it would cost a model call for nothing. A single word
+/// longer than the limit is cut where the limit falls.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() < max {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(max - 1).collect();
+    let whole_words = match head.rfind(' ') {
+        Some(space) if space > 0 => &head[..space],
+        _ => head.as_str(),
+    };
+    let kept = whole_words.trim_end_matches(|c: char| c.is_whitespace() || ",;:-–—".contains(c));
+    format!("{kept}…")
+}
+
+/// The model's mood tags as tags: split at list punctuation ("calm, hopeful"), stripped
+/// of surrounding punctuation ("#calm", "calm."), lowercased; a piece that is not one
+/// word ("two words", "x:25") is dropped rather than the reply refused, and so are
+/// repeats beyond [`MAX_MOOD_TAGS`].
+fn mood_tags(raw: &[String]) -> Vec<String> {
+    let words: Vec<String> = raw
+        .iter()
+        .flat_map(|tag| tag.split([',', ';', '/', '|']))
+        .map(|tag| tag.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|tag| !tag.is_empty() && tag.chars().all(|c| c.is_alphabetic() || c == '-'))
+        .collect();
+    let mut tags = entries::normalise_tags(&words);
+    tags.truncate(MAX_MOOD_TAGS);
+    tags
 }
 
 /// Writes an enrichment in one transaction: the entry's title (unless the person typed
@@ -254,6 +303,7 @@ mod tests {
         assert_eq!(properties["title"]["maxLength"], MAX_TITLE_CHARS);
         assert_eq!(properties["summary"]["minLength"], 1);
         assert_eq!(properties["mood_tags"]["maxItems"], MAX_MOOD_TAGS);
+        assert_eq!(properties["mood_tags"]["items"]["maxLength"], MAX_MOOD_TAG_CHARS);
         let moods: Vec<i64> = serde_json::from_value(properties["mood_score"]["enum"].clone()).unwrap();
         assert_eq!(moods, (1..=10).collect::<Vec<_>>());
     }
@@ -271,6 +321,36 @@ mod tests {
     }
 
     #[test]
+    fn what_can_be_tidied_is_not_refused() {
+        let reply = |title: &str, tags: &str, summary: &str| {
+            validate(&format!(
+                r#"{{"title": "{title}", "mood_score": 4, "mood_tags": {tags}, "summary": "{summary}"}}"#
+            ))
+            .unwrap()
+        };
+        // A title the grammar cut at its bound loses its partial last word.
+        let long = "word ".repeat(15) + "endless";
+        let e = reply(&long[..MAX_TITLE_CHARS], "[]", "s");
+        assert!(e.title.chars().count() < MAX_TITLE_CHARS, "{}", e.title);
+        assert!(e.title.ends_with("word…"), "{}", e.title);
+        // One word too long for the limit is cut where the limit falls.
+        let e = reply(&"x".repeat(MAX_TITLE_CHARS), "[]", "s");
+        assert_eq!(e.title.chars().count(), MAX_TITLE_CHARS);
+        // Mood tags: split, stripped, lowercased; unusable ones dropped, not the reply.
+        let e = reply(
+            "t",
+            r##"["Tired, Hopeful", "#calm.", "x:25", "", "two words"]"##,
+            "s",
+        );
+        assert_eq!(e.mood_tags, ["tired", "hopeful", "calm"]);
+        let e = reply("t", r#"["]]", "?"]"#, "s");
+        assert!(e.mood_tags.is_empty());
+        // Stray punctuation at the start goes; a short title or summary is kept as written.
+        let e = reply(") A day", "[]", ", Fine.");
+        assert_eq!((e.title.as_str(), e.summary.as_str()), ("A day", "Fine."));
+    }
+
+    #[test]
     fn invalid_replies_are_refused_without_quoting_them() {
         let refuse = |text: &str| validate(text).unwrap_err();
         assert!(
@@ -281,6 +361,10 @@ mod tests {
         );
         assert!(
             refuse(r#"{"title": "t", "mood_score": 5, "mood_tags": [], "summary": ""}"#).contains("summary")
+        );
+        // Punctuation alone is no title.
+        assert!(
+            refuse(r#"{"title": "][", "mood_score": 5, "mood_tags": [], "summary": "s"}"#).contains("title")
         );
         let problem = refuse(r#"{"title": "secret words", "mood_score": "high"}"#);
         assert!(
