@@ -1,5 +1,5 @@
 //! The Ask pipeline end to end against a real server: sources, streaming, one model
-//! call for a personal question, retries with `Reset`, and every failure ending in a
+//! call for a personal question and for one in the journal's own words, retries with `Reset`, and every failure ending in a
 //! correct answer or a clear error within a bounded time, never duplicated text.
 
 mod ollama_server;
@@ -123,6 +123,20 @@ fn answers_with_sources_in_one_model_call_and_saves_the_chat() {
         .unwrap();
     assert_eq!(count, 2);
     assert!(sources.contains("Lighthouse"));
+}
+
+#[test]
+fn a_question_in_the_journals_own_words_needs_no_planning_call() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    script(server, "");
+    let (_dir, conn) = journal(&server.settings());
+    // No personal word and no date, but the journal talks about lighthouses and walks.
+    let (_, result) = ask(&server.settings(), &conn, "Summarise the lighthouse walks.");
+    let answer = result.unwrap();
+    assert_eq!((answer.model_calls, answer.planned_locally), (1, true));
+    assert_eq!(answer.sources[0].title, "Lighthouse");
+    assert_eq!(answer.text, ANSWER);
 }
 
 #[test]

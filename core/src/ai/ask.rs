@@ -2,11 +2,11 @@
 //!
 //! Stages, each timed and reported as it ends:
 //! 1. **plan**: decide whether the question needs the journal and which dates it
-//!    means. A local rule decides without a model when it can: the question plainly
-//!    speaks about the writer's life ("I", "my", "felt", …) or names explicit dates,
-//!    which [`crate::search::dates`] parses. Only otherwise does one JSON call
-//!    `{needs_context, date_from, date_to, search_phrase}` run. In the reference app
-//!    planning was 6.2 of 14 seconds; skipping it is the biggest saving here.
+//!    means ([`super::plan`]). A local rule decides without a model when the question
+//!    plainly needs the journal: it speaks about the writer's life, names explicit
+//!    dates, or asks about things the journal mentions. Only otherwise does one JSON
+//!    planning call run. In the reference app planning was 6.2 of 14 seconds; skipping
+//!    it is the biggest saving here.
 //! 2. **embed** the search phrase (falls back to keyword search if that fails).
 //! 3. **search**: hybrid search, top 5, date filter.
 //! 4. **answer**: one streamed call with each found entry's summary (or the trimmed
@@ -34,9 +34,9 @@ use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
 use super::client::Message;
-use super::{AiError, OllamaClient, Result, block_on};
+use super::{AiError, OllamaClient, Result, block_on, plan};
 use crate::db::{self, UserId, entries};
-use crate::search::{self, SearchFilter, SearchQuery};
+use crate::search;
 use crate::{clock, timing};
 
 /// Entries given to the model as context.
@@ -47,15 +47,6 @@ const CONTEXT_BODY_CHARS: usize = 500;
 
 /// Answer calls per question: the first, and one retry after a broken or invalid reply.
 pub const ANSWER_ATTEMPTS: u32 = 2;
-
-/// Words that mark a question about the writer's own life: such a question needs the
-/// journal, and its own words are a fine search phrase. Only the writer's pronouns, the
-/// journal itself and feelings: verbs any question uses ("did", "was", "wrote") would
-/// send "Who wrote Hamlet?" to the journal without asking the planner.
-const JOURNAL_WORDS: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "me", "my", "mine", "myself", "we", "our", "us", "journal", "entry",
-    "entries", "felt", "feel", "feeling", "mood", "remember",
-];
 
 /// Something the screen should show, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,27 +103,6 @@ pub struct AskAnswer {
     /// Why vector search was not used, when it was not.
     pub keyword_only: Option<String>,
 }
-
-/// The planning call's reply.
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-struct PlanReply {
-    needs_context: bool,
-    /// YYYY-MM-DD or empty.
-    date_from: String,
-    /// YYYY-MM-DD or empty.
-    date_to: String,
-    search_phrase: String,
-}
-
-struct Plan {
-    query: Option<SearchQuery>,
-    local: bool,
-}
-
-const PLAN_PROMPT: &str = "You plan how to answer a question asked inside a personal journal app. \
-Reply with JSON only: \"needs_context\": true if answering needs the person's journal entries; \
-\"date_from\" and \"date_to\": the dates the question is about as YYYY-MM-DD, or empty strings; \
-\"search_phrase\": a few words to search the journal with.";
 
 const ANSWER_PROMPT: &str = "You are MindSage, a kind assistant inside a private journal. \
 Answer the person's question briefly and warmly, using only the journal entries given. \
@@ -211,11 +181,11 @@ async fn run(
 ) -> Result<(String, Vec<Source>, Option<String>)> {
     // 1. Plan.
     let stage = Instant::now();
-    let planned = match local_plan(question, now) {
+    let planned = match plan::local(conn, user, question, now)? {
         Some(plan) => Ok(plan),
         None => {
             cost.model_calls += 1;
-            model_plan(client, question, now).await
+            plan::with_model(client, question, now).await
         }
     };
     let plan_time = stage.elapsed();
@@ -381,60 +351,6 @@ fn stage_done(emit: &mut dyn FnMut(AskEvent), name: &'static str, started: Insta
     elapsed
 }
 
-/// The plan when no model is needed: the question speaks about the writer's life or
-/// names dates. `None` leaves the decision to the model.
-fn local_plan(question: &str, now: DateTime<Local>) -> Option<Plan> {
-    let (query, range) = SearchQuery::from_text(question, now, CONTEXT_ENTRIES);
-    let lower = question.to_lowercase();
-    let personal = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .any(|word| JOURNAL_WORDS.contains(&word));
-    (personal || range.is_some()).then_some(Plan {
-        query: Some(query),
-        local: true,
-    })
-}
-
-/// The planning call. An unusable reply is not retried (that would cost a second
-/// call): the question is then searched as written.
-async fn model_plan(client: &OllamaClient, question: &str, now: DateTime<Local>) -> Result<Plan> {
-    let messages = [
-        Message::system(format!("{PLAN_PROMPT} Today is {}.", now.format("%Y-%m-%d"))),
-        Message::user(question),
-    ];
-    let options = ollama_rs::models::ModelOptions::default()
-        .temperature(0.0)
-        .num_predict(120);
-    let (raw, _) = client
-        .chat_json::<PlanReply>(&client.settings().text_model, &messages, options)
-        .await?;
-    let Ok(reply) = super::json_reply::parse::<PlanReply>(&raw) else {
-        return Ok(Plan {
-            query: Some(SearchQuery::new(question, CONTEXT_ENTRIES)),
-            local: false,
-        });
-    };
-    if !reply.needs_context {
-        return Ok(Plan {
-            query: None,
-            local: false,
-        });
-    }
-    let phrase = Some(reply.search_phrase.trim())
-        .filter(|p| !p.is_empty())
-        .unwrap_or(question);
-    let mut query = SearchQuery::new(phrase, CONTEXT_ENTRIES);
-    query.filter = SearchFilter {
-        from: clock::parse_date(reply.date_from.trim()).map(clock::local_day_start_utc),
-        to: clock::parse_date(reply.date_to.trim())
-            .map(|d| clock::local_day_start_utc(d + chrono::Duration::days(1))),
-    };
-    Ok(Plan {
-        query: Some(query),
-        local: false,
-    })
-}
-
 /// One entry as context: its date, title and summary, or the opening of its body.
 fn context_block(n: usize, entry: &entries::Entry) -> String {
     let text = match entry.summary.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -504,30 +420,4 @@ pub fn save_chat(
     )?;
     tx.commit()?;
     Ok(chat_id)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn personal_or_dated_questions_skip_the_planning_call() {
-        let now = Local::now();
-        // Personal or dated questions skip it; questions with no such mark do not, even
-        // with the verbs every question uses.
-        for (question, local) in [
-            ("How did I feel last week?", true),
-            ("What did I write about my knee?", true),
-            ("What happened in April 2026?", true),
-            ("when was I happiest", true),
-            ("What is the capital of France?", false),
-            ("Who wrote Hamlet?", false),
-            ("When was the Eiffel Tower built?", false),
-            ("What did the Romans eat?", false),
-        ] {
-            assert_eq!(local_plan(question, now).is_some(), local, "{question}");
-        }
-        let plan = local_plan("What did I do yesterday?", now).unwrap();
-        assert!(plan.query.unwrap().filter.from.is_some());
-    }
 }

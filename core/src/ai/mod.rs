@@ -15,6 +15,8 @@
 //! * [`jobs`]: the `ai_jobs` queue that makes enrichment survive restarts and outages.
 //! * [`json_reply`]: reads a model's JSON reply, raw line breaks inside strings included.
 //! * [`ask`]: the Ask pipeline (plan, embed, search, answer) with timed stages.
+//! * [`plan`]: Ask's first stage, the local rule that spares the planning call and the
+//!   call itself.
 //!
 //! Privacy: journal text is sent only to the configured host, and nothing here logs
 //! entry text, prompts or model output: ids, counts, model names and timings only.
@@ -30,7 +32,7 @@ pub mod enrich;
 pub mod health;
 pub mod jobs;
 pub mod json_reply;
-
+pub mod plan;
 pub mod settings;
 
 use std::future::Future;
