@@ -8,8 +8,9 @@
 //! by the limit is unparseable, and that was every rejected reply of the small test
 //! model (a mood tag written as an endless string). It is then tidied rather than
 //! refused wherever the meaning is not in doubt (an over-long title cut at a word,
-//! mood tags trimmed, lowercased, split at commas, unusable ones dropped); only output
-//! with nothing usable (no title or summary, JSON that does not parse) is retried, a
+//! mood tags trimmed, lowercased, split at commas, unusable ones dropped, a missing
+//! title made from the summary's opening); only output with nothing usable (no
+//! summary, a mood outside 1–10, JSON that does not parse) is retried, a
 //! bounded number of times with a different seed, since a deterministic model would
 //! otherwise repeat its mistake.
 //!
@@ -41,6 +42,9 @@ const MAX_BODY_CHARS: usize = 6000;
 
 /// Longest title kept, in characters.
 const MAX_TITLE_CHARS: usize = 80;
+
+/// Words in a title made from the summary: the most the prompt asks a title to have.
+const TITLE_WORDS: usize = 8;
 
 /// Longest summary kept, in characters.
 const MAX_SUMMARY_CHARS: usize = 600;
@@ -180,10 +184,6 @@ pub fn validate(text: &str) -> Result<Enrichment, String> {
             e.column()
         )
     })?;
-    let title = clip(&one_line(&reply.title), MAX_TITLE_CHARS);
-    if !has_words(&title) {
-        return Err("the title is empty".to_owned());
-    }
     let mood_score = u8::try_from(reply.mood_score)
         .ok()
         .filter(|m| (1..=10).contains(m))
@@ -192,12 +192,26 @@ pub fn validate(text: &str) -> Result<Enrichment, String> {
     if !has_words(&summary) {
         return Err("the summary is empty".to_owned());
     }
+    // A title of punctuation alone (")") with a usable summary: the summary's opening
+    // words say the same, and asking again would cost a whole model call for a title.
+    let title = Some(clip(&one_line(&reply.title), MAX_TITLE_CHARS))
+        .filter(|t| has_words(t))
+        .unwrap_or_else(|| title_from(&summary));
     Ok(Enrichment {
         title,
         mood_score,
         mood_tags: mood_tags(&reply.mood_tags),
         summary,
     })
+}
+
+/// The first words of `summary`'s first sentence, as many as the prompt allows a title.
+fn title_from(summary: &str) -> String {
+    let sentence = summary.split_inclusive(['.', '!', '?']).next().unwrap_or(summary);
+    let words: Vec<&str> = sentence.split_whitespace().take(TITLE_WORDS).collect();
+    let title = words.join(" ");
+    let title = title.trim_end_matches(|c: char| !c.is_alphanumeric());
+    clip(title, MAX_TITLE_CHARS)
 }
 
 /// Whether `text` has a letter or digit: punctuation alone (")") is as empty as a blank.
@@ -348,6 +362,13 @@ mod tests {
         // Stray punctuation at the start goes; a short title or summary is kept as written.
         let e = reply(") A day", "[]", ", Fine.");
         assert_eq!((e.title.as_str(), e.summary.as_str()), ("A day", "Fine."));
+        // No title, or punctuation alone: the summary's opening words stand in.
+        let summary = "A long walk along the cliffs with Sam and the dog, then rain. Tired.";
+        for title in [" ", "][", ")"] {
+            let e = reply(title, "[]", summary);
+            assert_eq!(e.title, "A long walk along the cliffs with Sam");
+        }
+        assert_eq!(reply("", "[]", "Rain!").title, "Rain");
     }
 
     #[test]
@@ -357,14 +378,10 @@ mod tests {
             refuse(r#"{"title": "x", "mood_score": 0, "mood_tags": [], "summary": "s"}"#).contains("outside")
         );
         assert!(
-            refuse(r#"{"title": " ", "mood_score": 5, "mood_tags": [], "summary": "s"}"#).contains("title")
-        );
-        assert!(
             refuse(r#"{"title": "t", "mood_score": 5, "mood_tags": [], "summary": ""}"#).contains("summary")
         );
-        // Punctuation alone is no title.
         assert!(
-            refuse(r#"{"title": "][", "mood_score": 5, "mood_tags": [], "summary": "s"}"#).contains("title")
+            refuse(r#"{"title": "", "mood_score": 5, "mood_tags": [], "summary": ")"}"#).contains("summary")
         );
         let problem = refuse(r#"{"title": "secret words", "mood_score": "high"}"#);
         assert!(
