@@ -11,7 +11,9 @@ use common::TempJournal;
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::search::keyword::{self, HIGHLIGHT_END, HIGHLIGHT_START, LastWord, Matching, QueryWords};
+use mindsage_core::search::keyword::{
+    self, HIGHLIGHT_END, HIGHLIGHT_START, LastWord, Matching, QueryWords, RankingConnections,
+};
 use mindsage_core::search::vectors::{self, VectorCache};
 use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searcher};
 
@@ -179,10 +181,10 @@ fn ranking_split_over_connections_matches_one_connection() {
     let journal = TempJournal::new();
     let mut conn = journal.open();
     demo::seed(&mut conn, USER, &DemoOptions::fixed(5_000, 7)).unwrap();
-    let mut helpers = vec![journal.open()];
+    let mut helpers = RankingConnections::default();
     for text in ["knee", "river run", "glaze deployment", "priya"] {
         let words = QueryWords::parse(text, LastWord::Whole).unwrap();
-        let rank = |helpers: &mut [rusqlite::Connection], limit| {
+        let rank = |helpers: &mut RankingConnections, limit| {
             keyword::rank(
                 &conn,
                 helpers,
@@ -194,11 +196,13 @@ fn ranking_split_over_connections_matches_one_connection() {
             )
             .unwrap()
         };
-        let alone = rank(&mut [], 200);
+        let alone = rank(&mut RankingConnections::none(), 200);
         assert!(!alone.is_empty(), "{text}");
         assert_eq!(rank(&mut helpers, 200), alone, "{text}");
         assert_eq!(rank(&mut helpers, 7), alone[..7.min(alone.len())], "{text}");
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(helpers.opened(), cores.min(4) - 1, "the ranking was split");
 }
 
 #[test]

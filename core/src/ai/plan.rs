@@ -22,7 +22,7 @@ use super::ask::CONTEXT_ENTRIES;
 use super::client::Message;
 use crate::clock;
 use crate::db::{self, UserId};
-use crate::search::keyword::{self, LastWord, Matching, QueryWords};
+use crate::search::keyword::{self, LastWord, Matching, QueryWords, RankingConnections};
 use crate::search::{SearchFilter, SearchQuery};
 
 /// Words that mark a question about the writer's own life: such a question needs the
@@ -111,7 +111,15 @@ fn journal_uses_words(conn: &Connection, user: UserId, question: &str) -> db::Re
             last_is_prefix: false,
         };
         let filter = SearchFilter::default();
-        let hits = keyword::rank(conn, &mut [], user, &one_word, &filter, 1, Matching::AnyWord)?;
+        let hits = keyword::rank(
+            conn,
+            &mut RankingConnections::none(),
+            user,
+            &one_word,
+            &filter,
+            1,
+            Matching::AnyWord,
+        )?;
         found += usize::from(!hits.is_empty());
         if found >= needed {
             return Ok(true);

@@ -250,7 +250,7 @@ const SPLIT_FROM_ENTRIES: i64 = 4096;
 /// those with only some are not scored at all.
 pub fn rank(
     conn: &Connection,
-    helpers: &mut [Connection],
+    helpers: &mut RankingConnections,
     user: UserId,
     words: &QueryWords,
     filter: &SearchFilter,
@@ -280,7 +280,7 @@ pub fn rank(
 /// The best `limit` matches of one FTS5 query, best first.
 fn rank_query(
     conn: &Connection,
-    helpers: &mut [Connection],
+    helpers: &mut RankingConnections,
     user: UserId,
     query: &str,
     filter: &SearchFilter,
@@ -301,11 +301,60 @@ fn rank_query(
     Ok(ranked)
 }
 
+/// Threads one keyword ranking uses at most; past a few, merging costs what splitting saves.
+const MAX_RANKING_THREADS: usize = 4;
+
+/// Other connections to the caller's file that a large ranking is split over: one per
+/// core beyond the first, up to `MAX_RANKING_THREADS` in all. They are opened the
+/// first time a ranking is large enough to split, so a small journal never pays for
+/// them; an in-memory database or a failure to open leaves ranking on the caller's
+/// connection alone.
+#[derive(Default)]
+pub struct RankingConnections {
+    opened: Option<Vec<Connection>>,
+}
+
+impl RankingConnections {
+    /// None at all: every ranking stays on the caller's connection (one-off searches).
+    pub fn none() -> RankingConnections {
+        RankingConnections {
+            opened: Some(Vec::new()),
+        }
+    }
+
+    /// How many are open.
+    pub fn opened(&self) -> usize {
+        self.opened.as_ref().map_or(0, Vec::len)
+    }
+
+    fn open(&mut self, conn: &Connection) -> &mut [Connection] {
+        self.opened.get_or_insert_with(|| open_helpers(conn))
+    }
+}
+
+fn open_helpers(conn: &Connection) -> Vec<Connection> {
+    let Some(path) = conn.path().filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let options = crate::db::StorageOptions {
+        vector_extension: false,
+        ..Default::default()
+    };
+    let opened: Result<Vec<Connection>> = (1..threads.min(MAX_RANKING_THREADS))
+        .map(|_| crate::db::open(std::path::Path::new(path), &options))
+        .collect();
+    opened.unwrap_or_else(|error| {
+        tracing::warn!(%error, "keyword ranking stays on one connection");
+        Vec::new()
+    })
+}
+
 /// The ranking over every entry in the file, or `None` when a top place belongs to
 /// another profile (then only a ranking that filters first is right).
 fn rank_all(
     conn: &Connection,
-    helpers: &mut [Connection],
+    helpers: &mut RankingConnections,
     user: UserId,
     query: &str,
     limit: usize,
@@ -315,11 +364,12 @@ fn rank_all(
     let (Some(first), Some(last)) = (first, last) else {
         return Ok(Some(Vec::new()));
     };
-    let parts = if last - first < SPLIT_FROM_ENTRIES {
-        1
+    let helpers: &mut [Connection] = if last - first < SPLIT_FROM_ENTRIES {
+        &mut []
     } else {
-        helpers.len() + 1
+        helpers.open(conn)
     };
+    let parts = helpers.len() + 1;
     let span = (last - first) / parts as i64 + 1;
     let bounds = |part: usize| (first + span * part as i64, first + span * (part as i64 + 1) - 1);
     let mut rows = std::thread::scope(|scope| -> Result<Vec<TopRow>> {

@@ -22,7 +22,7 @@ use chrono::{DateTime, Local};
 use rusqlite::Connection;
 
 use crate::db::{EntryId, Result, UserId};
-use keyword::{LastWord, Matching, QueryWords};
+use keyword::{LastWord, Matching, QueryWords, RankingConnections};
 use vectors::VectorCache;
 
 /// A created_at range: `from` inclusive, `to` exclusive, both stored timestamps.
@@ -161,7 +161,7 @@ pub fn hybrid(
         let found = vectors::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
         Ok(found.into_iter().map(|(id, _)| id).collect())
     })?;
-    fuse(conn, &mut [], user, query, vector_hits)
+    fuse(conn, &mut RankingConnections::none(), user, query, vector_hits)
 }
 
 /// The vector half's ranking from `find`, or why there is none (no embedding, no
@@ -194,14 +194,8 @@ fn vector_source(conn: &Connection, user: UserId) -> Result<Result<vectors::Vect
 #[derive(Default)]
 pub struct Searcher {
     cache: VectorCache,
-    /// Opened on the first search: one per core beyond the first, up to
-    /// `MAX_RANKING_THREADS` in all. Empty for an in-memory database or when opening
-    /// failed, and ranking then runs on the reader alone.
-    rankers: Option<Vec<Connection>>,
+    rankers: RankingConnections,
 }
-
-/// Threads one keyword ranking uses at most; past a few, merging costs what splitting saves.
-const MAX_RANKING_THREADS: usize = 4;
 
 impl Searcher {
     /// The vector copy, for memory figures and the bench.
@@ -209,9 +203,9 @@ impl Searcher {
         &self.cache
     }
 
-    /// Threads a keyword ranking of a large journal runs on (1 before the first search).
+    /// Threads a keyword ranking of a large journal runs on (1 until one needed more).
     pub fn ranking_threads(&self) -> usize {
-        1 + self.rankers.as_ref().map_or(0, Vec::len)
+        1 + self.rankers.opened()
     }
 
     /// Hybrid search; the vector half scans every stored vector exactly.
@@ -230,35 +224,15 @@ impl Searcher {
             })?;
             Ok(found.into_iter().map(|(id, _)| id).collect())
         })?;
-        let rankers = self.rankers.get_or_insert_with(|| open_rankers(conn));
-        fuse(conn, rankers, user, query, vector_hits)
+        fuse(conn, &mut self.rankers, user, query, vector_hits)
     }
-}
-
-/// Extra connections to `conn`'s file for parallel keyword ranking.
-fn open_rankers(conn: &Connection) -> Vec<Connection> {
-    let Some(path) = conn.path().filter(|p| !p.is_empty()) else {
-        return Vec::new();
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let options = crate::db::StorageOptions {
-        vector_extension: false,
-        ..Default::default()
-    };
-    let opened: Result<Vec<Connection>> = (1..threads.min(MAX_RANKING_THREADS))
-        .map(|_| crate::db::open(std::path::Path::new(path), &options))
-        .collect();
-    opened.unwrap_or_else(|error| {
-        tracing::warn!(%error, "keyword ranking stays on one connection");
-        Vec::new()
-    })
 }
 
 /// Keyword ranking, fused with the vector ranking when there is one; then the shown
 /// hits' text, and only theirs.
 fn fuse(
     conn: &Connection,
-    rankers: &mut [Connection],
+    rankers: &mut RankingConnections,
     user: UserId,
     query: &SearchQuery,
     vector_hits: std::result::Result<Vec<EntryId>, String>,
