@@ -52,6 +52,11 @@ pub enum Command {
     /// Regenerate the performance section of README.md and docs/PERFORMANCE.md from
     /// the stored runs.
     Report,
+    /// Used by the `app` stage: opens the app on a journal in this fresh process,
+    /// switches views 50 times and prints the process's resident bytes, so the figure
+    /// holds the app alone and nothing earlier stages left allocated.
+    #[command(hide = true)]
+    AppRss { journal: std::path::PathBuf },
 }
 
 #[derive(Debug, Clone, Args)]

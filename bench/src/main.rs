@@ -88,6 +88,7 @@ fn main() -> anyhow::Result<()> {
             let noise = NoiseTable::load(&paths::noise_file())?;
             report::write(&paths::workspace_root(), &board, &run, noise.as_ref())?;
         }
+        Command::AppRss { journal } => println!("{}", stages::app::rss_after_view_switches(&journal)?),
     }
     Ok(())
 }

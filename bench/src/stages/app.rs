@@ -73,10 +73,7 @@ impl Stage for App {
             out.push(timing(size, "first_rows", first_rows, STARTUPS));
             let scroll = on_own_thread(path.clone(), |path| scroll_frames(&path));
             out.push(timing(size, "scroll_frame", scroll, SCROLL_FRAMES));
-            out.push(rss(
-                size,
-                on_own_thread(path.clone(), |path| rss_after_view_switches(&path)),
-            ));
+            out.push(rss(size, rss_in_fresh_process(&path)));
             let streamed =
                 without_queued_ai_work(&path).and_then(|()| on_own_thread(path, |path| stream_frames(&path)));
             let frames = streamed.as_ref().map_or(0, Vec::len);
@@ -234,7 +231,28 @@ fn stream_frames(path: &Path) -> anyhow::Result<Vec<f64>> {
     Ok(samples)
 }
 
-fn rss_after_view_switches(path: &Path) -> anyhow::Result<u64> {
+/// [`rss_after_view_switches`] in a new `mindsage-bench app-rss` process: in this one
+/// the figure would include whatever earlier stages left allocated (two runs of the
+/// same code differed by tens of MiB that way).
+fn rss_in_fresh_process(path: &Path) -> anyhow::Result<u64> {
+    let output = std::process::Command::new(std::env::current_exe()?)
+        .arg("app-rss")
+        .arg(path)
+        .output()
+        .context("starting mindsage-bench app-rss")?;
+    anyhow::ensure!(
+        output.status.success(),
+        "app-rss failed: {}",
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    let printed = String::from_utf8_lossy(&output.stdout);
+    printed
+        .trim()
+        .parse()
+        .with_context(|| format!("app-rss printed {printed:?}, not a byte count"))
+}
+
+pub fn rss_after_view_switches(path: &Path) -> anyhow::Result<u64> {
     let mut app = Headless::open(path, View::Journal);
     app.until_rows()?;
     let keys = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
@@ -313,6 +331,6 @@ fn rss(size: usize, bytes: anyhow::Result<u64>) -> Scenario {
         size,
         "rss_after_view_switches",
         measure,
-        "resident memory after 50 switches between the five screens, bench process included",
+        "resident memory after 50 switches between the five screens, in a fresh bench process",
     )
 }

@@ -7,7 +7,7 @@
 //! never a silent skip, so a run can't quietly measure less than it claims.
 
 mod ai;
-mod app;
+pub mod app;
 mod db;
 mod retrieval;
 mod size;
