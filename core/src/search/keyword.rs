@@ -6,6 +6,8 @@
 //! higher instead of requiring all of them. No input can therefore produce an FTS
 //! syntax error (quotes, `NEAR(`, `*`, `-`, column filters are all just text).
 
+use std::ops::RangeInclusive;
+
 use rusqlite::{Connection, params};
 
 use super::SearchFilter;
@@ -258,14 +260,22 @@ pub fn rank(
     matching: Matching,
 ) -> Result<Vec<EntryId>> {
     timing::timed(SEARCH_KEYWORD.name, || {
+        // Read once for both queries of an all-words-first ranking.
+        let (first, last): (Option<EntryId>, Option<EntryId>) =
+            conn.query_row(ENTRY_ID_RANGE.sql, [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        let (Some(first), Some(last)) = (first, last) else {
+            return Ok(Vec::new());
+        };
+        let ids = first..=last;
         let mut ranked = Vec::new();
         if matching == Matching::AllWordsFirst && words.words.len() > 1 {
-            ranked = rank_query(conn, helpers, user, &words.fts_query_all(), filter, limit)?;
+            let query = words.fts_query_all();
+            ranked = rank_query(conn, helpers, user, &query, &ids, filter, limit)?;
             if ranked.len() == limit {
                 return Ok(ranked);
             }
         }
-        for id in rank_query(conn, helpers, user, &words.fts_query(), filter, limit)? {
+        for id in rank_query(conn, helpers, user, &words.fts_query(), &ids, filter, limit)? {
             if ranked.len() == limit {
                 break;
             }
@@ -277,17 +287,19 @@ pub fn rank(
     })
 }
 
-/// The best `limit` matches of one FTS5 query, best first.
+/// The best `limit` matches of one FTS5 query, best first; `ids` spans every entry id
+/// in the file.
 fn rank_query(
     conn: &Connection,
     helpers: &mut RankingConnections,
     user: UserId,
     query: &str,
+    ids: &RangeInclusive<EntryId>,
     filter: &SearchFilter,
     limit: usize,
 ) -> Result<Vec<EntryId>> {
     if filter.is_empty()
-        && let Some(ranked) = rank_all(conn, helpers, user, query, limit)?
+        && let Some(ranked) = rank_all(conn, helpers, user, query, ids, limit)?
     {
         return Ok(ranked);
     }
@@ -357,13 +369,10 @@ fn rank_all(
     helpers: &mut RankingConnections,
     user: UserId,
     query: &str,
+    ids: &RangeInclusive<EntryId>,
     limit: usize,
 ) -> Result<Option<Vec<EntryId>>> {
-    let (first, last): (Option<EntryId>, Option<EntryId>) =
-        conn.query_row(ENTRY_ID_RANGE.sql, [], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    let (Some(first), Some(last)) = (first, last) else {
-        return Ok(Some(Vec::new()));
-    };
+    let (first, last) = (*ids.start(), *ids.end());
     let helpers: &mut [Connection] = if last - first < SPLIT_FROM_ENTRIES {
         &mut []
     } else {
