@@ -264,6 +264,7 @@ fn fuse(
         ),
     };
     let ranked = fusion::weighted_reciprocal_rank_fusion(&lists, query.rrf_k);
+    let matcher = words.as_ref().map(snippet::Matcher::new);
     let mut hits = Vec::with_capacity(query.limit);
     for (id, score) in ranked {
         if hits.len() == query.limit {
@@ -271,7 +272,7 @@ fn fuse(
         }
         // Entries trashed or purged since the vector copy was refreshed have no text
         // and are skipped.
-        if let Some(hit) = snippet::load_hit(conn, user, id, score, words.as_ref())? {
+        if let Some(hit) = snippet::load_hit(conn, user, id, score, matcher.as_ref())? {
             hits.push(hit);
         }
     }

@@ -33,7 +33,7 @@ pub fn load_hit(
     user: UserId,
     id: EntryId,
     score: f64,
-    words: Option<&QueryWords>,
+    matcher: Option<&Matcher>,
 ) -> Result<Option<SearchHit>> {
     let row = conn
         .prepare_cached(SEARCH_HIT_TEXT.sql)?
@@ -47,8 +47,8 @@ pub fn load_hit(
         .optional()?;
     Ok(row.map(|(created_at, title, body)| SearchHit {
         entry_id: id,
-        snippet: words
-            .and_then(|w| highlight(&body, w))
+        snippet: matcher
+            .and_then(|m| highlight(&body, m))
             .unwrap_or_else(|| preview_of(&body)),
         created_at,
         title,
@@ -59,8 +59,7 @@ pub fn load_hit(
 /// The `WINDOW_WORDS` words of `text` holding the most distinct query words, matched
 /// words wrapped in the highlight marks, on one line, with "…" where text was cut.
 /// `None` when no word matches.
-pub fn highlight(text: &str, words: &QueryWords) -> Option<String> {
-    let matcher = Matcher::new(words);
+pub fn highlight(text: &str, matcher: &Matcher) -> Option<String> {
     let tokens: Vec<Token> = tokens(text)
         .map(|(start, end)| Token {
             start,
@@ -145,8 +144,8 @@ fn push_one_line(out: &mut String, between: &str) {
     out.extend(between.chars().map(|c| if c.is_whitespace() { ' ' } else { c }));
 }
 
-/// Query words in the form text words are compared with.
-struct Matcher {
+/// Query words in the form text words are compared with; made once per result list.
+pub struct Matcher {
     stemmer: Stemmer,
     stems: Vec<String>,
     /// The half-typed last word, matched as the beginning of a text word.
@@ -168,7 +167,7 @@ fn head(word: &str) -> String {
 }
 
 impl Matcher {
-    fn new(words: &QueryWords) -> Matcher {
+    pub fn new(words: &QueryWords) -> Matcher {
         let stemmer = Stemmer::create(Algorithm::English);
         let stems: Vec<String> = words.words.iter().map(|w| stemmer.stem(w).into_owned()).collect();
         let prefix = words
@@ -210,13 +209,13 @@ mod tests {
     use super::*;
     use crate::search::keyword::LastWord;
 
-    fn words(text: &str, last: LastWord) -> QueryWords {
-        QueryWords::parse(text, last).unwrap()
+    fn matcher(text: &str, last: LastWord) -> Matcher {
+        Matcher::new(&QueryWords::parse(text, last).unwrap())
     }
 
     #[test]
     fn stems_and_prefixes_are_highlighted() {
-        let w = words("knee glaz", LastWord::Prefix);
+        let w = matcher("knee glaz", LastWord::Prefix);
         assert_eq!(
             highlight("My knees ached.\nThen the glazing class.", &w).unwrap(),
             "My \u{2}knees\u{3} ached. Then the \u{2}glazing\u{3} class."
@@ -228,7 +227,7 @@ mod tests {
     fn the_window_with_most_query_words_is_shown() {
         let filler = "word ".repeat(40);
         let text = format!("river {filler} river run together {filler}");
-        let shown = highlight(&text, &words("river run", LastWord::Whole)).unwrap();
+        let shown = highlight(&text, &matcher("river run", LastWord::Whole)).unwrap();
         assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
         assert!(
             shown.contains("\u{2}river\u{3} \u{2}run\u{3} together"),
@@ -239,7 +238,7 @@ mod tests {
 
     #[test]
     fn text_of_any_script_is_cut_on_char_boundaries() {
-        let w = words("café", LastWord::Whole);
+        let w = matcher("café", LastWord::Whole);
         let shown = highlight("Ünïcödé — café ☕ naïve", &w).unwrap();
         assert_eq!(shown, "Ünïcödé — \u{2}café\u{3} ☕ naïve");
     }
