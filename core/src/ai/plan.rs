@@ -22,7 +22,7 @@ use super::ask::CONTEXT_ENTRIES;
 use super::client::Message;
 use crate::clock;
 use crate::db::{self, UserId};
-use crate::search::keyword::{self, LastWord, Matching, QueryWords, RankingConnections};
+use crate::search::keyword::{self, LastWord, QueryWords};
 use crate::search::{SearchFilter, SearchQuery};
 
 /// Words that mark a question about the writer's own life: such a question needs the
@@ -95,9 +95,9 @@ fn is_personal(question: &str) -> bool {
 /// journal, not all in one entry: the writer describes one event across entries and in
 /// words of their own, so requiring them together would miss most such questions.
 ///
-/// Each word is one indexed keyword lookup of a single id (the same FTS index,
-/// tokenizer and stemming search uses, so "walks" finds "walked"), and the lookups stop
-/// as soon as the outcome is certain.
+/// Each word is one keyword lookup that stops at its first match (the same FTS index,
+/// tokenizer and stemming search uses, so "walks" finds "walked"), and the lookups
+/// stop as soon as the outcome is certain.
 fn journal_uses_words(conn: &Connection, user: UserId, question: &str) -> db::Result<bool> {
     let words = content_words(question);
     let needed = words.len() / 2 + 1;
@@ -110,17 +110,7 @@ fn journal_uses_words(conn: &Connection, user: UserId, question: &str) -> db::Re
             words: vec![word.clone()],
             last_is_prefix: false,
         };
-        let filter = SearchFilter::default();
-        let hits = keyword::rank(
-            conn,
-            &mut RankingConnections::none(),
-            user,
-            &one_word,
-            &filter,
-            1,
-            Matching::AnyWord,
-        )?;
-        found += usize::from(!hits.is_empty());
+        found += usize::from(keyword::occurs(conn, user, &one_word)?);
         if found >= needed {
             return Ok(true);
         }

@@ -331,6 +331,14 @@ pub const SEARCH_KEYWORD: NamedQuery = NamedQuery {
     allowed_scans: &[],
 };
 
+/// Whether any live entry of ?1 matches FTS query ?2: stops at the first match, where a
+/// ranking would score every one. ?2 is built by search::keyword, never raw user text.
+pub const SEARCH_KEYWORD_OCCURS: NamedQuery = q(
+    "search.keyword_occurs",
+    "SELECT EXISTS (SELECT 1 FROM entries_fts CROSS JOIN journal_entries AS e ON e.id = entries_fts.rowid \
+     WHERE entries_fts MATCH ?2 AND e.user_id = ?1 AND e.is_deleted = 0)",
+);
+
 /// The lowest and highest entry id in the file, to split keyword ranking into parts.
 /// Two subqueries, because SQLite reads a lone min() or max() off the end of the key but
 /// scans the table for both in one select.
@@ -395,6 +403,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &ENTRY_ID_RANGE,
     &SEARCH_KEYWORD_TOP,
     &SEARCH_KEYWORD,
+    &SEARCH_KEYWORD_OCCURS,
     &SEARCH_HIT_TEXT,
     &CHATS_RECENT,
     &CHAT_MESSAGES,

@@ -11,7 +11,7 @@ use std::ops::RangeInclusive;
 use rusqlite::{Connection, params};
 
 use super::SearchFilter;
-use crate::db::queries::{ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_TOP};
+use crate::db::queries::{ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_OCCURS, SEARCH_KEYWORD_TOP};
 use crate::db::{EntryId, Result, UserId};
 use crate::timing;
 
@@ -359,6 +359,14 @@ fn open_helpers(conn: &Connection) -> Vec<Connection> {
     opened.unwrap_or_else(|error| {
         tracing::warn!(%error, "keyword ranking stays on one connection");
         Vec::new()
+    })
+}
+
+/// Whether any of `user`'s live entries matches `words`, without ranking the matches.
+pub fn occurs(conn: &Connection, user: UserId, words: &QueryWords) -> Result<bool> {
+    timing::timed(SEARCH_KEYWORD_OCCURS.name, || {
+        let mut stmt = conn.prepare_cached(SEARCH_KEYWORD_OCCURS.sql)?;
+        Ok(stmt.query_row(params![user, words.fts_query()], |row| row.get(0))?)
     })
 }
 
