@@ -6,8 +6,10 @@
 //! `mindsage_core::search::quality`, which asks every question through the app's own
 //! search path. Each option the project has considered is scored side by side: the
 //! app's defaults, title and opening sentences instead of whole entries, task prefixes
-//! (which models such as nomic-embed-text are trained with), and fusion with the
-//! keyword ranking at half and at equal weight. A set's figures carry its entry count
+//! (which models such as nomic-embed-text are trained with), and reciprocal-rank
+//! fusion in place of the questions' meaning-first fusion, with the keyword ranking at
+//! a tenth of the vector ranking's weight (the questions' fusion until meaning first
+//! replaced it) and at equal weight (the search box's). A set's figures carry its entry count
 //! as their size. Figures are precision@1, recall@5 and MRR, stored as scores (higher
 //! is better); two runs give identical numbers because every step is deterministic.
 //!
@@ -19,6 +21,7 @@ use std::collections::HashMap;
 
 use anyhow::Context;
 use mindsage_core::ai::{self, AiSettings, OllamaClient};
+use mindsage_core::search::fusion::{self, Fusion};
 use mindsage_core::search::quality::{self, DocumentText, LabelledSet, METHODS, QualityOptions, Scores};
 
 use super::{Recorder, Stage, StageContext};
@@ -127,16 +130,19 @@ fn variants(model: &str) -> Vec<(&'static str, QualityOptions)> {
             },
         ),
         (
-            "half_weight",
+            "rrf",
             QualityOptions {
-                keyword_weight: 0.5,
+                fusion: Fusion::ReciprocalRank {
+                    k: fusion::DEFAULT_K,
+                    keyword_weight: 0.1,
+                },
                 ..defaults.clone()
             },
         ),
         (
-            "equal_weight",
+            "rrf_equal_weight",
             QualityOptions {
-                keyword_weight: 1.0,
+                fusion: Fusion::TYPED,
                 ..defaults
             },
         ),
@@ -145,8 +151,8 @@ fn variants(model: &str) -> Vec<(&'static str, QualityOptions)> {
 
 fn describe(o: &QualityOptions) -> String {
     format!(
-        "embeds {:?}, prefixes {:?}/{:?}, RRF k={} keyword weight {}",
-        o.document_text, o.document_prefix, o.query_prefix, o.rrf_k, o.keyword_weight
+        "embeds {:?}, prefixes {:?}/{:?}, fusion {:?}",
+        o.document_text, o.document_prefix, o.query_prefix, o.fusion
     )
 }
 

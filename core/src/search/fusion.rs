@@ -1,29 +1,115 @@
-//! Reciprocal-rank fusion: one ranking from several.
+//! Fusing the keyword and vector rankings into one list.
 //!
-//! BM25 scores and vector distances live on different scales, so we fuse ranks, not
-//! scores: an entry's fused score is the sum of 1 / (k + rank) over the lists it
-//! appears in (rank counted from 1). A larger `k` flattens the advantage of the top
-//! places; 60 is the value from the original paper and works well without tuning.
+//! Two ways, chosen per use ([`Fusion`]):
+//!
+//! - **Reciprocal-rank fusion** for text typed into the search box. BM25 scores and
+//!   vector similarities live on different scales, so it fuses ranks: an entry's score
+//!   is the sum of `weight / (k + rank)` over the lists it appears in (rank counted
+//!   from 1). A larger `k` flattens the advantage of the top places; 60 is the value
+//!   from the original paper. Typed words weigh as much as meaning there, because people
+//!   type the words they remember.
+//! - **Meaning first** for questions (Ask, `mindsage ask`, the retrieval stage).
+//!   Questions to a journal are paraphrases ("knee pain" for "my knee was throbbing"),
+//!   where word matching is the weaker signal; rank fusion gives a keyword first place
+//!   as much pull as a vector first place whatever the margins, and on both labelled
+//!   sets it ranked worse than the vectors alone at every weight and `k` tried. Here the
+//!   vector similarity orders the list and a keyword match adds at most
+//!   [`KEYWORD_MARGIN`] of cosine similarity, in proportion to its BM25 score against
+//!   the best match's: keyword matches decide between entries whose meaning the
+//!   vectors cannot tell apart, and cannot lift a clearly less similar one.
 
 use std::collections::HashMap;
 
-/// The default `k`.
+/// The default `k` of reciprocal-rank fusion.
 pub const DEFAULT_K: f64 = 60.0;
 
-/// The keyword ranking's weight against the vector ranking's 1.0 for questions (Ask,
-/// `mindsage ask`). Questions to a journal are paraphrases ("knee pain" for "my knee
-/// was throbbing"), where word matching is the weaker signal, and rank fusion gives a
-/// keyword first place as much pull as a vector first place whatever the margins: on
-/// both labelled sets every weight from 1 down to 0.1 traded vector first places for
-/// keyword near-misses, less so the lower it went (compare `hybrid.*` with
-/// `hybrid.*.half_weight` and `hybrid.*.equal_weight` in the `retrieval` stage). At a
-/// tenth, keyword matches still order what the vectors leave undecided and bring in
-/// entries the vectors missed (names, rare words).
-pub const QUESTION_KEYWORD_WEIGHT: f64 = 0.1;
-
-/// The keyword ranking's weight for text typed into the search box: there people type
-/// the words they remember, so an entry containing them should come first.
+/// The keyword ranking's weight against the vector ranking's 1.0 in reciprocal-rank
+/// fusion for text typed into the search box.
 pub const TYPED_KEYWORD_WEIGHT: f64 = 1.0;
+
+/// The most cosine similarity a keyword match adds to an entry when questions are fused
+/// meaning first (the best BM25 match gets all of it). Similarities of an entry that
+/// answers a question and one that does not are often a few hundredths apart with small
+/// embedding models; a fiftieth lets keyword matches settle those near-ties without
+/// overturning clear ones. Scored against reciprocal-rank fusion on both labelled sets:
+/// compare `hybrid.*` with `hybrid.*.rrf` in the `retrieval` stage.
+pub const KEYWORD_MARGIN: f64 = 0.02;
+
+/// How a keyword and a vector ranking become one list.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// Weighted reciprocal-rank fusion: ranks only, the keyword list weighing
+    /// `keyword_weight` against the vector list's 1.
+    ReciprocalRank { k: f64, keyword_weight: f64 },
+    /// Vector similarity first, a keyword match adding at most `keyword_margin`.
+    MeaningFirst { keyword_margin: f64 },
+}
+
+impl Fusion {
+    /// For questions: meaning first.
+    pub const QUESTIONS: Fusion = Fusion::MeaningFirst {
+        keyword_margin: KEYWORD_MARGIN,
+    };
+
+    /// For the search box: rank fusion, typed words weighing as much as meaning.
+    pub const TYPED: Fusion = Fusion::ReciprocalRank {
+        k: DEFAULT_K,
+        keyword_weight: TYPED_KEYWORD_WEIGHT,
+    };
+
+    /// One list from the keyword ranking (id, score: higher is better, e.g. negated
+    /// BM25) and the vector ranking (id, cosine similarity), both best first.
+    pub fn fuse(self, keyword: &[(i64, f64)], vector: &[(i64, f64)]) -> Vec<(i64, f64)> {
+        match self {
+            Fusion::ReciprocalRank { k, keyword_weight } => {
+                weighted_reciprocal_rank_fusion(&[(&ids(keyword), keyword_weight), (&ids(vector), 1.0)], k)
+            }
+            Fusion::MeaningFirst { keyword_margin } => meaning_first(keyword, vector, keyword_margin),
+        }
+    }
+}
+
+/// The ids of a scored ranking, in order.
+pub fn ids(ranking: &[(i64, f64)]) -> Vec<i64> {
+    ranking.iter().map(|(id, _)| *id).collect()
+}
+
+/// Vector similarity plus up to `margin` for a keyword match, in proportion to its
+/// score against the best keyword score. An entry only the keyword list holds was not
+/// among the vector list's nearest, so it is given the lowest similarity listed, an
+/// upper bound on its own. Ties keep vector order, then keyword order.
+pub fn meaning_first(keyword: &[(i64, f64)], vector: &[(i64, f64)], margin: f64) -> Vec<(i64, f64)> {
+    let best_keyword = keyword.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+    let keyword_share: HashMap<i64, f64> = keyword
+        .iter()
+        .map(|(id, s)| {
+            let share = if best_keyword > 0.0 {
+                s.max(0.0) / best_keyword
+            } else {
+                0.0
+            };
+            (*id, share)
+        })
+        .collect();
+    let floor = vector.last().map_or(0.0, |(_, similarity)| *similarity);
+    let mut seen = std::collections::HashSet::new();
+    let mut fused: Vec<(i64, f64)> = vector
+        .iter()
+        .copied()
+        .chain(keyword.iter().map(|(id, _)| (*id, floor)))
+        .filter(|(id, _)| seen.insert(*id))
+        .map(|(id, similarity)| {
+            (
+                id,
+                similarity + margin * keyword_share.get(&id).copied().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    // A stable sort keeps first-seen order among equal scores.
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+    fused
+}
 
 /// Fuses ranked lists of ids (best first) into one list of (id, fused score), best first.
 /// Ties keep the order in which ids were first seen, so results are deterministic.
@@ -77,5 +163,39 @@ mod tests {
         let lists: [&[i64]; 2] = [&[1, 2], &[2, 3]];
         let sharp = reciprocal_rank_fusion(&lists, 1.0);
         assert_eq!(sharp[0].0, 2); // 1/3 + 1/2 vs 1/2
+    }
+
+    #[test]
+    fn keyword_matches_settle_near_ties_only() {
+        let keyword = [(2, 5.0)];
+        let near = meaning_first(&keyword, &[(1, 0.50), (2, 0.49)], 0.02);
+        assert_eq!(near.iter().map(|f| f.0).collect::<Vec<_>>(), [2, 1]);
+        assert!((near[0].1 - 0.51).abs() < 1e-12);
+        let clear = meaning_first(&keyword, &[(1, 0.60), (2, 0.49)], 0.02);
+        assert_eq!(clear.iter().map(|f| f.0).collect::<Vec<_>>(), [1, 2]);
+    }
+
+    #[test]
+    fn keyword_share_follows_the_best_match_and_keyword_only_entries_get_the_floor() {
+        // 3 is not among the vector list's nearest: it gets 0.3, the lowest listed.
+        let fused = meaning_first(&[(3, 4.0), (1, 2.0)], &[(1, 0.5), (2, 0.3)], 0.02);
+        assert_eq!(fused.iter().map(|f| f.0).collect::<Vec<_>>(), [1, 3, 2]);
+        assert!((fused[0].1 - 0.51).abs() < 1e-12);
+        assert!((fused[1].1 - 0.32).abs() < 1e-12);
+        // Without vectors the keyword order stands.
+        let alone = meaning_first(&[(3, 4.0), (4, 2.0)], &[], 0.02);
+        assert_eq!(alone.iter().map(|f| f.0).collect::<Vec<_>>(), [3, 4]);
+        // Equal scores keep vector order.
+        let tied = meaning_first(&[], &[(7, 0.4), (6, 0.4)], 0.02);
+        assert_eq!(tied.iter().map(|f| f.0).collect::<Vec<_>>(), [7, 6]);
+    }
+
+    #[test]
+    fn rank_fusion_ignores_the_scores() {
+        let keyword = [(1, 9.0), (7, 0.1)];
+        let vector = [(9, 0.9), (7, 0.8)];
+        let fused = Fusion::TYPED.fuse(&keyword, &vector);
+        let by_ids = weighted_reciprocal_rank_fusion(&[(&[1, 7], 1.0), (&[9, 7], 1.0)], DEFAULT_K);
+        assert_eq!(fused, by_ids);
     }
 }

@@ -240,8 +240,8 @@ pub fn fts_query(text: &str, last: LastWord) -> Option<String> {
 /// well under a millisecond to score, less than handing half to a thread is worth.
 const SPLIT_FROM_ENTRIES: i64 = 4096;
 
-/// Ids of `user`'s live entries matching `words` in `filter`, best first, at most
-/// `limit`. No text is read: snippets are made only for the hits a list shows
+/// `user`'s live entries matching `words` in `filter`, best first, at most `limit`,
+/// each with its keyword score (BM25 negated: higher is better). No text is read: snippets are made only for the hits a list shows
 /// ([`super::snippet::load_hit`]).
 ///
 /// BM25 costs about a microsecond per matching entry, so a common word in a large
@@ -258,7 +258,7 @@ pub fn rank(
     filter: &SearchFilter,
     limit: usize,
     matching: Matching,
-) -> Result<Vec<EntryId>> {
+) -> Result<Vec<(EntryId, f64)>> {
     timing::timed(SEARCH_KEYWORD.name, || {
         // Read once for both queries of an all-words-first ranking.
         let (first, last): (Option<EntryId>, Option<EntryId>) =
@@ -275,20 +275,20 @@ pub fn rank(
                 return Ok(ranked);
             }
         }
-        for id in rank_query(conn, helpers, user, &words.fts_query(), &ids, filter, limit)? {
+        for (id, score) in rank_query(conn, helpers, user, &words.fts_query(), &ids, filter, limit)? {
             if ranked.len() == limit {
                 break;
             }
-            if !ranked.contains(&id) {
-                ranked.push(id);
+            if !ranked.iter().any(|(known, _)| *known == id) {
+                ranked.push((id, score));
             }
         }
         Ok(ranked)
     })
 }
 
-/// The best `limit` matches of one FTS5 query, best first; `ids` spans every entry id
-/// in the file.
+/// The best `limit` matches of one FTS5 query with their scores, best first; `ids`
+/// spans every entry id in the file.
 fn rank_query(
     conn: &Connection,
     helpers: &mut RankingConnections,
@@ -297,7 +297,7 @@ fn rank_query(
     ids: &RangeInclusive<EntryId>,
     filter: &SearchFilter,
     limit: usize,
-) -> Result<Vec<EntryId>> {
+) -> Result<Vec<(EntryId, f64)>> {
     if filter.is_empty()
         && let Some(ranked) = rank_all(conn, helpers, user, query, ids, limit)?
     {
@@ -307,7 +307,7 @@ fn rank_query(
     let ranked = stmt
         .query_map(
             params![user, query, filter.lower(), filter.upper(), limit as i64],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, -row.get::<_, f64>(1)?)),
         )?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(ranked)
@@ -379,7 +379,7 @@ fn rank_all(
     query: &str,
     ids: &RangeInclusive<EntryId>,
     limit: usize,
-) -> Result<Option<Vec<EntryId>>> {
+) -> Result<Option<Vec<(EntryId, f64)>>> {
     let (first, last) = (*ids.start(), *ids.end());
     let helpers: &mut [Connection] = if last - first < SPLIT_FROM_ENTRIES {
         &mut []
@@ -412,7 +412,7 @@ fn rank_all(
     // BM25 is lower-is-better; equal scores go by id, as within one part.
     rows.sort_by(|a, b| a.bm25.total_cmp(&b.bm25).then(a.id.cmp(&b.id)));
     rows.truncate(limit);
-    Ok(Some(rows.into_iter().map(|row| row.id).collect()))
+    Ok(Some(rows.into_iter().map(|row| (row.id, -row.bm25)).collect()))
 }
 
 /// One ranked match from [`SEARCH_KEYWORD_TOP`].

@@ -1,5 +1,5 @@
 //! Finding the right entry: keyword (FTS5, BM25), vector (sqlite-vec, exact SIMD scan)
-//! and their reciprocal-rank fusion, with dates in the question applied as a filter.
+//! and their fusion ([`fusion::Fusion`]), with dates in the question applied as a filter.
 //!
 //! Two entry points share everything but where vectors come from:
 //! [`hybrid`] asks sqlite-vec for nearest neighbours (no state, used by one-off callers
@@ -58,10 +58,8 @@ pub struct SearchQuery {
     pub text: String,
     pub filter: SearchFilter,
     pub limit: usize,
-    /// The `k` of reciprocal-rank fusion.
-    pub rrf_k: f64,
-    /// How much the keyword ranking counts in fusion against the vector ranking's 1.
-    pub keyword_weight: f64,
+    /// How the keyword and vector rankings become one.
+    pub fusion: fusion::Fusion,
     /// Whether the last word may be a prefix (search box) or is whole (questions).
     pub last_word: LastWord,
     /// Whether entries with every word come first (search box) or BM25 alone orders
@@ -76,8 +74,7 @@ impl SearchQuery {
             text: text.to_owned(),
             filter: SearchFilter::default(),
             limit,
-            rrf_k: fusion::DEFAULT_K,
-            keyword_weight: fusion::QUESTION_KEYWORD_WEIGHT,
+            fusion: fusion::Fusion::QUESTIONS,
             last_word: LastWord::Whole,
             matching: Matching::AnyWord,
         }
@@ -90,7 +87,7 @@ impl SearchQuery {
         SearchQuery {
             last_word: LastWord::Prefix,
             matching: Matching::AllWordsFirst,
-            keyword_weight: fusion::TYPED_KEYWORD_WEIGHT,
+            fusion: fusion::Fusion::TYPED,
             ..self
         }
     }
@@ -159,19 +156,23 @@ pub fn hybrid(
 ) -> Result<SearchOutcome> {
     let vector_hits = vector_ranking(conn, user, embedding, |model, e| {
         let found = vectors::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
-        Ok(found.into_iter().map(|(id, _)| id).collect())
+        // Unit vectors: squared L2 distance is 2 - 2 cos.
+        Ok(found
+            .into_iter()
+            .map(|(id, distance)| (id, 1.0 - f64::from(distance * distance) / 2.0))
+            .collect())
     })?;
     fuse(conn, &mut RankingConnections::none(), user, query, vector_hits)
 }
 
-/// The vector half's ranking from `find`, or why there is none (no embedding, no
+/// The vector half's ranking (entry, cosine similarity) from `find`, or why there is none (no embedding, no
 /// extension, nothing embedded yet), which the outcome then reports.
 fn vector_ranking(
     conn: &Connection,
     user: UserId,
     embedding: Option<&[f32]>,
-    find: impl FnOnce(&vectors::VectorModel, &[f32]) -> Result<Vec<EntryId>>,
-) -> Result<std::result::Result<Vec<EntryId>, String>> {
+    find: impl FnOnce(&vectors::VectorModel, &[f32]) -> Result<Vec<(EntryId, f64)>>,
+) -> Result<std::result::Result<Vec<(EntryId, f64)>, String>> {
     match (embedding, vector_source(conn, user)?) {
         (Some(e), Ok(model)) => Ok(Ok(find(&model, e)?)),
         (None, _) => Ok(Err("no embedding for this query".to_owned())),
@@ -222,7 +223,10 @@ impl Searcher {
             let found = crate::timing::timed("search.vector", || {
                 cache.search(conn, e, candidates(query.limit), &query.filter)
             })?;
-            Ok(found.into_iter().map(|(id, _)| id).collect())
+            Ok(found
+                .into_iter()
+                .map(|(id, similarity)| (id, f64::from(similarity)))
+                .collect())
         })?;
         fuse(conn, &mut self.rankers, user, query, vector_hits)
     }
@@ -235,10 +239,10 @@ fn fuse(
     rankers: &mut RankingConnections,
     user: UserId,
     query: &SearchQuery,
-    vector_hits: std::result::Result<Vec<EntryId>, String>,
+    vector_hits: std::result::Result<Vec<(EntryId, f64)>, String>,
 ) -> Result<SearchOutcome> {
     let words = QueryWords::parse(&query.text, query.last_word);
-    let keyword_ids = match &words {
+    let keyword_hits = match &words {
         Some(words) => {
             let depth = candidates(query.limit);
             keyword::rank(conn, rankers, user, words, &query.filter, depth, query.matching)?
@@ -246,24 +250,17 @@ fn fuse(
         None if !query.filter.is_empty() => return date_only(conn, user, query),
         None => Vec::new(),
     };
-    // A single list fused alone keeps its order and gets scores on the same scale as
-    // a fused list's.
-    let (lists, mode) = match &vector_hits {
+    let (ranked, mode) = match &vector_hits {
+        // Alone, the keyword list keeps its order, and scores from its ranks go down it
+        // even where entries with every word come before higher BM25 scores.
         Err(reason) => (
-            vec![(keyword_ids.as_slice(), 1.0)],
+            fusion::reciprocal_rank_fusion(&[&fusion::ids(&keyword_hits)], fusion::DEFAULT_K),
             SearchMode::KeywordOnly {
                 reason: reason.clone(),
             },
         ),
-        Ok(vector_ids) => (
-            vec![
-                (keyword_ids.as_slice(), query.keyword_weight),
-                (vector_ids.as_slice(), 1.0),
-            ],
-            SearchMode::Hybrid,
-        ),
+        Ok(vector_hits) => (query.fusion.fuse(&keyword_hits, vector_hits), SearchMode::Hybrid),
     };
-    let ranked = fusion::weighted_reciprocal_rank_fusion(&lists, query.rrf_k);
     let matcher = words.as_ref().map(snippet::Matcher::new);
     let mut hits = Vec::with_capacity(query.limit);
     for (id, score) in ranked {

@@ -148,21 +148,19 @@ pub struct QualityOptions {
     /// (nomic-embed-text wants `search_document: ` and `search_query: `).
     pub document_prefix: String,
     pub query_prefix: String,
-    /// Reciprocal-rank fusion's `k` and the keyword ranking's weight.
-    pub rrf_k: f64,
-    pub keyword_weight: f64,
+    /// How the keyword and vector rankings are fused.
+    pub fusion: super::fusion::Fusion,
 }
 
 impl QualityOptions {
-    /// The app's defaults for `model`: whole entries, no prefixes, default fusion.
+    /// The app's defaults for `model`: whole entries, no prefixes, questions' fusion.
     pub fn defaults(model: &str) -> QualityOptions {
         QualityOptions {
             model: model.to_owned(),
             document_text: DocumentText::WholeEntry,
             document_prefix: String::new(),
             query_prefix: String::new(),
-            rrf_k: super::fusion::DEFAULT_K,
-            keyword_weight: super::fusion::QUESTION_KEYWORD_WEIGHT,
+            fusion: super::fusion::Fusion::QUESTIONS,
         }
     }
 }
@@ -334,8 +332,7 @@ pub fn evaluate(
     let mut rankings: HashMap<Method, Vec<Ranking>> = HashMap::new();
     for (q, qv) in set.questions.iter().zip(&question_vectors) {
         let (mut query, range) = SearchQuery::from_text(&q.text, now, RANKED);
-        query.rrf_k = options.rrf_k;
-        query.keyword_weight = options.keyword_weight;
+        query.fusion = options.fusion;
         let keyword = searcher.hybrid(&conn, user, &query, None)?;
         let hybrid = searcher.hybrid(&conn, user, &query, Some(qv))?;
         let vector: Vec<i64> = searcher

@@ -3,7 +3,7 @@
 //!
 //! The snippet is made here rather than by FTS5's `snippet()`, which re-reads and
 //! re-tokenises every column of a row and cost more than the ranking itself when it was
-//! asked for every candidate. Ranking ([`super::keyword::rank`]) now returns ids only,
+//! asked for every candidate. Ranking ([`super::keyword::rank`]) now reads no text,
 //! and only the hits a list shows are given a snippet, each from the body already read
 //! for the row.
 //!
