@@ -51,7 +51,7 @@ const PREFILTER_K: [usize; 4] = [50, 100, 200, 400];
 /// the small embedding model a sixth of a second to a second on this machine class
 /// (more while other work shares its two cores), so the first run embeds for many
 /// minutes; later runs read the cached vectors.
-const REAL_TEXTS: usize = 1_000;
+const REAL_TEXTS: usize = 3_000;
 /// Queries compared for identical top 10 between sqlite-vec's AVX L2 and stock cosine.
 const SAME_TOP_QUERIES: usize = 20;
 
