@@ -325,19 +325,29 @@ fn questions_go_by_meaning_and_keywords_settle_near_ties() {
     let at = |cosine: f32| [cosine, (1.0 - cosine * cosine).sqrt(), 0.0];
     let closest = add(&mut conn, "Garden notes", "Watered the beans before work.", &[]);
     let near_tie = add(&mut conn, "Shed", "Fixed the allotment shed door.", &[]);
-    let far = add(&mut conn, "Allotment", "Allotment rent, allotment rota, allotment keys.", &[]);
+    let far = add(
+        &mut conn,
+        "Allotment",
+        "Allotment rent, allotment rota, allotment keys.",
+        &[],
+    );
     for (id, cosine) in [(closest, 0.80), (near_tie, 0.79), (far, 0.30)] {
         vectors::store_embedding(&conn, USER, id, "m", &at(cosine)).unwrap();
     }
     let query = SearchQuery::new("allotment", 5);
     let question = [1.0, 0.0, 0.0];
-    let scanned = Searcher::default().hybrid(&conn, USER, &query, Some(&question)).unwrap();
+    let scanned = Searcher::default()
+        .hybrid(&conn, USER, &query, Some(&question))
+        .unwrap();
     // A keyword match lifts an entry past one a hundredth closer in meaning, but not
     // past one half a unit closer, however well it matches.
     assert_eq!(ids(&scanned), [near_tie, closest, far]);
     assert_eq!(scanned.mode, SearchMode::Hybrid);
     assert!(scanned.hits[0].score > 0.79 && scanned.hits[0].score <= 0.79 + 0.02 + 1e-6);
-    assert!((scanned.hits[1].score - 0.80).abs() < 1e-6, "no keyword match, similarity alone");
+    assert!(
+        (scanned.hits[1].score - 0.80).abs() < 1e-6,
+        "no keyword match, similarity alone"
+    );
     // sqlite-vec's KNN reports L2 distances, turned into the same similarities.
     let knn = search::hybrid(&conn, USER, &query, Some(&question)).unwrap();
     assert_eq!(ids(&knn), ids(&scanned));
