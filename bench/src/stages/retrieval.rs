@@ -5,13 +5,15 @@
 //! other, or any file in the same format given with `--dataset`) with
 //! `mindsage_core::search::quality`, which asks every question through the app's own
 //! search path. Each option the project has considered is scored side by side: the
-//! app's defaults, title and opening sentences instead of whole entries, task prefixes
-//! (which models such as nomic-embed-text are trained with), and reciprocal-rank
-//! fusion in place of the questions' meaning-first fusion, with the keyword ranking at
-//! a tenth of the vector ranking's weight (the questions' fusion until meaning first
-//! replaced it) and at equal weight (the search box's). A set's figures carry its entry count
-//! as their size. Figures are precision@1, recall@5 and MRR, stored as scores (higher
-//! is better); two runs give identical numbers because every step is deterministic.
+//! app's defaults; title and opening sentences instead of whole entries; task prefixes
+//! (which models such as nomic-embed-text are trained with); meaning-first fusion at
+//! half and at one and a half times its keyword margin, to show whether the default
+//! sits on a plateau or a lucky peak; and reciprocal-rank fusion instead, with the
+//! keyword ranking at a tenth of the vector ranking's weight (the questions' fusion
+//! before meaning first) and at equal weight (the search box's). A set's figures carry
+//! its entry count as their size. Figures are precision@1, recall@5 and MRR, stored as
+//! scores (higher is better); two runs give identical numbers because every step is
+//! deterministic.
 //!
 //! Embeddings come from the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_EMBED_MODEL`);
 //! texts embedded once are reused across options.
@@ -126,6 +128,24 @@ fn variants(model: &str) -> Vec<(&'static str, QualityOptions)> {
             QualityOptions {
                 document_prefix: "search_document: ".into(),
                 query_prefix: "search_query: ".into(),
+                ..defaults.clone()
+            },
+        ),
+        (
+            "half_margin",
+            QualityOptions {
+                fusion: Fusion::MeaningFirst {
+                    keyword_margin: fusion::KEYWORD_MARGIN / 2.0,
+                },
+                ..defaults.clone()
+            },
+        ),
+        (
+            "margin_and_a_half",
+            QualityOptions {
+                fusion: Fusion::MeaningFirst {
+                    keyword_margin: fusion::KEYWORD_MARGIN * 1.5,
+                },
                 ..defaults.clone()
             },
         ),
