@@ -31,8 +31,9 @@ pub const TYPED_KEYWORD_WEIGHT: f64 = 1.0;
 /// meaning first (the best BM25 match gets all of it). Similarities of an entry that
 /// answers a question and one that does not are often a few hundredths apart with small
 /// embedding models; a fiftieth lets keyword matches settle those near-ties without
-/// overturning clear ones. Scored against reciprocal-rank fusion on both labelled sets:
-/// compare `hybrid.*` with `hybrid.*.rrf` in the `retrieval` stage.
+/// overturning clear ones. On both labelled sets compare, in the `retrieval` stage,
+/// `hybrid.*` with `hybrid.*.rrf` (rank fusion instead) and with `hybrid.*.half_margin`
+/// and `hybrid.*.margin_and_a_half` (how much the margin's exact value matters).
 pub const KEYWORD_MARGIN: f64 = 0.02;
 
 /// How a keyword and a vector ranking become one list.
