@@ -50,6 +50,17 @@ const ANSWER_PATIENCE: Duration = Duration::from_secs(120);
 /// Frames in which new answer text must have arrived for the figure to be one of
 /// streaming, not of an answer that came in one piece.
 const MIN_GROWING_FRAMES: usize = 10;
+/// What the stream questions are answered with when the server is ollama-local: an
+/// answer of the length a real model gives, streamed word by word. The stand-in model's
+/// own answers run from a few words to paragraphs depending on the entries retrieved,
+/// so a figure over them would measure what it chose to say (`full-nov30-c` failed at
+/// 50,000 entries on a seven-frame answer). The `ai` stage measures the model itself.
+const STREAMED_ANSWER: &str = "Looking back over the last week, your entries move between     tired and hopeful. Early in the week you wrote that work felt relentless: the release     slipped twice, a migration needed rolling back, and you stayed late to write up what     went wrong so the team would not repeat it. You mentioned sleeping badly on two of     those nights and feeling short with people you care about. By Thursday the tone     changes. The fix went out cleanly, your manager thanked you in the team meeting, and     you took the long way home along the river, which you said cleared your head. At the     weekend you saw friends, cooked something new, and wrote that you felt more like     yourself than you had in a while. If there is a thread running through it, it is     that rest and time outside made the hard days easier to carry, and that you noticed     it when you gave yourself the chance.";
+/// The note of the stream figure when [`STREAMED_ANSWER`] was streamed.
+const SCRIPTED_NOTE: &str = "headless: layout and tessellation on the CPU; no GPU upload or \
+    window system; answers scripted on ollama-local (a real model's length, word by word)";
+/// The note of every other figure, and of the stream figure over a model's own answers.
+const HEADLESS_NOTE: &str = "headless: layout and tessellation on the CPU; no GPU upload or window system";
 
 pub struct App;
 
@@ -69,15 +80,23 @@ impl Stage for App {
                 Ok((frame, rows)) => (Ok(frame), Ok(rows)),
                 Err(e) => (Err(anyhow::anyhow!("{e:#}")), Err(e)),
             };
-            out.push(timing(size, "first_frame", first_frame, STARTUPS));
-            out.push(timing(size, "first_rows", first_rows, STARTUPS));
+            out.push(timing(size, "first_frame", first_frame, STARTUPS, HEADLESS_NOTE));
+            out.push(timing(size, "first_rows", first_rows, STARTUPS, HEADLESS_NOTE));
             let scroll = on_own_thread(path.clone(), |path| scroll_frames(&path));
-            out.push(timing(size, "scroll_frame", scroll, SCROLL_FRAMES));
+            out.push(timing(size, "scroll_frame", scroll, SCROLL_FRAMES, HEADLESS_NOTE));
             out.push(rss(size, rss_in_fresh_process(&path)));
-            let streamed =
-                without_queued_ai_work(&path).and_then(|()| on_own_thread(path, |path| stream_frames(&path)));
+            let settings = AiSettings::from_env();
+            let scripted = ScriptedAnswers::set(&settings.host);
+            let note = if scripted.is_some() {
+                SCRIPTED_NOTE
+            } else {
+                HEADLESS_NOTE
+            };
+            let streamed = without_queued_ai_work(&path)
+                .and_then(|()| on_own_thread(path, move |path| stream_frames(&path, settings)));
+            drop(scripted);
             let frames = streamed.as_ref().map_or(0, Vec::len);
-            out.push(timing(size, "stream_frame", streamed, frames));
+            out.push(timing(size, "stream_frame", streamed, frames, note));
         }
         Ok(())
     }
@@ -195,8 +214,41 @@ fn without_queued_ai_work(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn stream_frames(path: &Path) -> anyhow::Result<Vec<f64>> {
-    let mut app = Headless::open_with(path, View::Ask, AiSettings::from_env());
+/// [`STREAMED_ANSWER`] for the stream questions on ollama-local, through its scripted
+/// mode, for as long as this lives; the server's other replies are unchanged.
+struct ScriptedAnswers {
+    host: String,
+}
+
+impl ScriptedAnswers {
+    /// `None` when the server has no scripted mode (a real Ollama): the model's own
+    /// answers are then measured.
+    fn set(host: &str) -> Option<ScriptedAnswers> {
+        let rules: Vec<_> = STREAM_QUESTIONS
+            .iter()
+            .map(|q| serde_json::json!({"match": q, "response": STREAMED_ANSWER}))
+            .collect();
+        post_script(host, &serde_json::json!({ "rules": rules })).then(|| ScriptedAnswers {
+            host: host.to_owned(),
+        })
+    }
+}
+
+impl Drop for ScriptedAnswers {
+    fn drop(&mut self) {
+        post_script(&self.host, &serde_json::json!({ "rules": [] }));
+    }
+}
+
+/// Replaces ollama-local's script; whether the server took it.
+fn post_script(host: &str, script: &serde_json::Value) -> bool {
+    let url = format!("{}/__ollama_local/script", host.trim_end_matches('/'));
+    let sent = mindsage_core::ai::block_on(reqwest::Client::new().post(url).json(script).send());
+    sent.is_ok_and(|response| response.status().is_success())
+}
+
+fn stream_frames(path: &Path, settings: AiSettings) -> anyhow::Result<Vec<f64>> {
+    let mut app = Headless::open_with(path, View::Ask, settings);
     app.until_rows()?;
     let mut samples = Vec::new();
     for question in STREAM_QUESTIONS {
@@ -295,7 +347,13 @@ fn scenario(size: usize, name: &str, measure: Measure, note: &str) -> Scenario {
     Scenario::new("app", Some(size), name, measure, Some(note.to_owned()))
 }
 
-fn timing(size: usize, name: &str, samples: anyhow::Result<Vec<f64>>, requested: usize) -> Scenario {
+fn timing(
+    size: usize,
+    name: &str,
+    samples: anyhow::Result<Vec<f64>>,
+    requested: usize,
+    note: &str,
+) -> Scenario {
     let measure = match samples.map(|s| Summary::from_ms(&s)) {
         Ok(Some(stats)) => Measure::Timing {
             stats,
@@ -309,12 +367,7 @@ fn timing(size: usize, name: &str, samples: anyhow::Result<Vec<f64>>, requested:
             error: format!("{e:#}"),
         },
     };
-    scenario(
-        size,
-        name,
-        measure,
-        "headless: layout and tessellation on the CPU; no GPU upload or window system",
-    )
+    scenario(size, name, measure, note)
 }
 
 fn rss(size: usize, bytes: anyhow::Result<u64>) -> Scenario {
