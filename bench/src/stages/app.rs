@@ -55,7 +55,15 @@ const MIN_GROWING_FRAMES: usize = 10;
 /// own answers run from a few words to paragraphs depending on the entries retrieved,
 /// so a figure over them would measure what it chose to say (`full-nov30-c` failed at
 /// 50,000 entries on a seven-frame answer). The `ai` stage measures the model itself.
-const STREAMED_ANSWER: &str = "Looking back over the last week, your entries move between     tired and hopeful. Early in the week you wrote that work felt relentless: the release     slipped twice, a migration needed rolling back, and you stayed late to write up what     went wrong so the team would not repeat it. You mentioned sleeping badly on two of     those nights and feeling short with people you care about. By Thursday the tone     changes. The fix went out cleanly, your manager thanked you in the team meeting, and     you took the long way home along the river, which you said cleared your head. At the     weekend you saw friends, cooked something new, and wrote that you felt more like     yourself than you had in a while. If there is a thread running through it, it is     that rest and time outside made the hard days easier to carry, and that you noticed     it when you gave yourself the chance.";
+const STREAMED_ANSWER: &str = "Looking back over the last week, your entries move between tired and \
+    hopeful. Early in the week you wrote that work felt relentless: the release slipped twice, a \
+    migration needed rolling back, and you stayed late to write up what went wrong so the team would not \
+    repeat it. You mentioned sleeping badly on two of those nights and feeling short with people you \
+    care about. By Thursday the tone changes. The fix went out cleanly, your manager thanked you in the \
+    team meeting, and you took the long way home along the river, which you said cleared your head. At \
+    the weekend you saw friends, cooked something new, and wrote that you felt more like yourself than \
+    you had in a while. If there is a thread running through it, it is that rest and time outside made \
+    the hard days easier to carry, and that you noticed it when you gave yourself the chance.";
 /// The note of the stream figure when [`STREAMED_ANSWER`] was streamed.
 const SCRIPTED_NOTE: &str = "headless: layout and tessellation on the CPU; no GPU upload or \
     window system; answers scripted on ollama-local (a real model's length, word by word)";
