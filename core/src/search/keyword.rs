@@ -231,18 +231,13 @@ pub enum Matching {
     AllWordsFirst,
 }
 
-/// Turns free text into a safe FTS5 query, or `None` when it has no words worth matching.
-pub fn fts_query(text: &str, last: LastWord) -> Option<String> {
-    QueryWords::parse(text, last).map(|w| w.fts_query())
-}
-
 /// Journals with fewer entries than this rank on one connection: their matches take
 /// well under a millisecond to score, less than handing half to a thread is worth.
 const SPLIT_FROM_ENTRIES: i64 = 4096;
 
 /// `user`'s live entries matching `words` in `filter`, best first, at most `limit`,
-/// each with its keyword score (BM25 negated: higher is better). No text is read: snippets are made only for the hits a list shows
-/// ([`super::snippet::load_hit`]).
+/// each with its keyword score (BM25 negated: higher is better). No text is read:
+/// snippets are made only for the hits a list shows ([`super::snippet::load_hit`]).
 ///
 /// BM25 costs about a microsecond per matching entry, so a common word in a large
 /// journal is the slow case. Without a date filter the matches are split by id range
@@ -446,6 +441,11 @@ fn top_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The FTS5 query for free text, as ranking builds it.
+    fn fts_query(text: &str, last: LastWord) -> Option<String> {
+        QueryWords::parse(text, last).map(|w| w.fts_query())
+    }
 
     #[test]
     fn words_are_quoted_and_ored() {
