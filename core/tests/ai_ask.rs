@@ -1,6 +1,7 @@
 //! The Ask pipeline end to end against a real server: sources, streaming, one model
-//! call for a personal question and for one in the journal's own words, retries with `Reset`, and every failure ending in a
-//! correct answer or a clear error within a bounded time, never duplicated text.
+//! call for a personal question and for one in the journal's own words, retries with
+//! `Reset`, and every failure ending in a correct answer or a clear error within a
+//! bounded time, never duplicated text.
 
 mod ollama_server;
 

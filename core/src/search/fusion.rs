@@ -18,7 +18,7 @@
 //!   the best match's: keyword matches decide between entries whose meaning the
 //!   vectors cannot tell apart, and cannot lift a clearly less similar one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The default `k` of reciprocal-rank fusion.
 pub const DEFAULT_K: f64 = 60.0;
@@ -94,7 +94,7 @@ pub fn meaning_first(keyword: &[(i64, f64)], vector: &[(i64, f64)], margin: f64)
         })
         .collect();
     let floor = vector.last().map_or(0.0, |(_, similarity)| *similarity);
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     let mut fused: Vec<(i64, f64)> = vector
         .iter()
         .copied()

@@ -165,8 +165,9 @@ pub fn hybrid(
     fuse(conn, &mut RankingConnections::none(), user, query, vector_hits)
 }
 
-/// The vector half's ranking (entry, cosine similarity) from `find`, or why there is none (no embedding, no
-/// extension, nothing embedded yet), which the outcome then reports.
+/// The vector half's ranking (entry, cosine similarity) from `find`, or why there is
+/// none (no embedding, no extension, nothing embedded yet), which the outcome then
+/// reports.
 fn vector_ranking(
     conn: &Connection,
     user: UserId,
