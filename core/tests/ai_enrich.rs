@@ -6,7 +6,7 @@ mod ollama_server;
 
 use std::sync::Arc;
 
-use mindsage_core::ai::jobs::{self, JobKind};
+use mindsage_core::ai::jobs;
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
@@ -40,12 +40,14 @@ fn save(journal: &Journal, title: &str, body: &str, mood: Option<u8>) -> i64 {
     };
     journal
         .writer
-        .call(move |conn| {
-            let id = entries::create(conn, DEFAULT_USER, &entry)?;
-            jobs::enqueue(conn, DEFAULT_USER, id, JobKind::Enrich)?;
-            Ok(id)
-        })
+        .call(move |conn| entries::create(conn, DEFAULT_USER, &entry))
         .unwrap()
+}
+
+/// Pending and failed jobs.
+fn jobs_left(journal: &Journal) -> (u64, u64) {
+    let counts = db::jobs::counts(&journal.reader).unwrap();
+    (counts.pending(), counts.failed)
 }
 
 const SCRIPT: &str = r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
@@ -69,7 +71,17 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
     );
 
     let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
-    assert_eq!((report.done, report.model_calls), (2, 2), "{report:?}");
+    // The saves queued both kinds: one batch of embeddings, then one call per entry.
+    assert_eq!(
+        (
+            report.embedded,
+            report.enriched,
+            report.model_calls,
+            report.embed_calls
+        ),
+        (2, 2, 2, 1),
+        "{report:?}"
+    );
 
     let e = entries::get(&journal.reader, DEFAULT_USER, plain).unwrap();
     assert_eq!(e.title, "Lighthouse walk");
@@ -99,10 +111,12 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
 
     let vectors: i64 = journal
         .reader
-        .query_row("SELECT count(*) FROM vector_changes", [], |r| r.get(0))
+        .query_row("SELECT count(DISTINCT entry_id) FROM vector_changes", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(vectors, 2, "both entries embedded");
-    assert_eq!(jobs::counts(&journal.reader).unwrap(), (0, 0));
+    assert_eq!(jobs_left(&journal), (0, 0));
 }
 
 #[test]
@@ -114,11 +128,14 @@ fn output_that_stays_invalid_spends_attempts_then_fails_without_entry_text() {
     let client = OllamaClient::new(&server.settings()).unwrap();
     let id = save(&journal, "", "secret-words broken-mood", None);
     let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
-    assert_eq!((report.done, report.failed_attempts), (0, 1));
+    assert_eq!(
+        (report.embedded, report.enriched, report.failed_attempts),
+        (1, 0, 1)
+    );
     let (attempts, error): (i64, String) = journal
         .reader
         .query_row(
-            "SELECT attempts, last_error FROM ai_jobs WHERE entry_id = ?1",
+            "SELECT attempts, last_error FROM ai_jobs WHERE entry_id = ?1 AND kind = 'enrich'",
             [id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
@@ -131,7 +148,7 @@ fn output_that_stays_invalid_spends_attempts_then_fails_without_entry_text() {
     for _ in 1..jobs::MAX_JOB_ATTEMPTS {
         jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     }
-    assert_eq!(jobs::counts(&journal.reader).unwrap(), (0, 1), "failed for good");
+    assert_eq!(jobs_left(&journal), (0, 1), "failed for good");
 }
 
 #[test]
@@ -148,7 +165,7 @@ fn the_real_model_enriches_an_entry_in_one_call() {
         None,
     );
     let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
-    assert_eq!(report.done, 1, "{report:?}");
+    assert_eq!((report.embedded, report.enriched), (1, 1), "{report:?}");
     assert!(report.model_calls <= 3);
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
     assert!(
@@ -172,11 +189,7 @@ fn jobs_wait_while_ollama_is_down_and_resume_when_it_is_back() {
     )
     .unwrap_err();
     assert!(matches!(err, AiError::NotRunning { .. }), "{err}");
-    assert_eq!(
-        jobs::counts(&journal.reader).unwrap(),
-        (1, 0),
-        "still pending, no attempt spent"
-    );
+    assert_eq!(jobs_left(&journal), (2, 0), "still pending, no attempt spent");
 
     // The runner thread notices the server coming back on its own.
     let server = ollama_server::LocalOllama::start();
@@ -186,15 +199,16 @@ fn jobs_wait_while_ollama_is_down_and_resume_when_it_is_back() {
         journal.path.clone(),
         StorageOptions::default(),
         journal.writer.clone(),
+        Box::new(|_| {}),
     )
     .unwrap();
     runner.wake();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while jobs::counts(&journal.reader).unwrap() != (0, 0) {
+    while jobs_left(&journal) != (0, 0) {
         assert!(
             std::time::Instant::now() < deadline,
             "runner did not finish: {:?}",
-            runner.status()
+            jobs_left(&journal)
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
@@ -202,4 +216,187 @@ fn jobs_wait_while_ollama_is_down_and_resume_when_it_is_back() {
         entries::get(&journal.reader, DEFAULT_USER, id).unwrap().title,
         "Lighthouse walk"
     );
+}
+
+const EDIT_SCRIPT: &str = r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+  {"match": "first-version", "response": "{\"title\": \"First\", \"mood_score\": 5, \"mood_tags\": [\"calm\"], \"summary\": \"About the first version.\"}"},
+  {"match": "second-version", "response": "{\"title\": \"Second\", \"mood_score\": 6, \"mood_tags\": [\"calm\"], \"summary\": \"About the second version.\"}"}
+]}"#;
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (norm(a) * norm(b))
+}
+
+/// The stored vector of an entry (the journal's one model).
+fn stored_vector(journal: &Journal, id: i64) -> Vec<f32> {
+    let model = mindsage_core::search::vectors::active_model(&journal.reader, DEFAULT_USER)
+        .unwrap()
+        .expect("a vector set");
+    let blob: Vec<u8> = journal
+        .reader
+        .query_row(
+            &format!(
+                "SELECT embedding FROM vec_entries_{} WHERE entry_id = ?1",
+                model.id
+            ),
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    blob.chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+#[test]
+fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(EDIT_SCRIPT);
+    let journal = journal();
+    let client = OllamaClient::new(&server.settings()).unwrap();
+    let id = save(&journal, "", "The first-version of this entry.", None);
+    // The enrichment call is held at the model long enough to edit the entry meanwhile.
+    server.fault(r#"{"latency_ms": 3000, "paths": ["/api/chat"], "count": 1}"#);
+    let working = {
+        let (client, path, writer) = (client.clone(), journal.path.clone(), journal.writer.clone());
+        std::thread::spawn(move || {
+            let reader = db::open(&path, &StorageOptions::default()).unwrap();
+            jobs::run_pending(&client, &reader, &writer).unwrap()
+        })
+    };
+    // Once the embedding is stored, the enrichment call is at the model: edit now.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while db::jobs::counts(&journal.reader).unwrap().embed_pending > 0 {
+        assert!(std::time::Instant::now() < deadline, "the embedding never came");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let edit = entries::EntryEdit {
+        body: "The second-version, rewritten.".into(),
+        ..Default::default()
+    };
+    journal
+        .writer
+        .call(move |conn| entries::update(conn, DEFAULT_USER, id, &edit))
+        .unwrap();
+    let first = working.join().unwrap();
+    assert!(
+        first.stale >= 1,
+        "the first result was written over the edit: {first:?}"
+    );
+    let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
+    assert_eq!(
+        e.summary, None,
+        "the old text's summary must not land on the new text"
+    );
+
+    // The edit queued its own work, which the next pass does.
+    let second = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    assert_eq!(second.enriched, 1, "{second:?}");
+    server.clear_faults();
+    let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
+    assert_eq!(e.summary.as_deref(), Some("About the second version."));
+    // The vector is the edited text's (with the model's title): nearer to it than to the
+    // first version's.
+    let embed = |body: &str| {
+        let text = format!("Second\n{body}");
+        client
+            .embed_blocking(&server.settings().embed_model, &[text])
+            .unwrap()
+            .pop()
+            .unwrap()
+    };
+    let stored = stored_vector(&journal, id);
+    let to_edit = cosine(&stored, &embed("The second-version, rewritten."));
+    let to_first = cosine(&stored, &embed("The first-version of this entry."));
+    assert!(
+        to_edit > 0.99 && to_edit > to_first,
+        "edited {to_edit}, first {to_first}"
+    );
+    assert_eq!(jobs_left(&journal), (0, 0));
+}
+
+#[test]
+fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(SCRIPT);
+    let journal = journal();
+    // Bulk inserts (the demo, importers, a journal from before saves queued work) queue
+    // nothing themselves.
+    let ids: Vec<i64> = journal
+        .writer
+        .call(|conn| {
+            let tx = conn.transaction()?;
+            let ids = (0..40)
+                .map(|i| {
+                    let entry = entries::NewEntry {
+                        body: format!("Old entry number {i} about a lighthouse-walk."),
+                        ..Default::default()
+                    };
+                    entries::insert_entry(&tx, DEFAULT_USER, &entry)
+                })
+                .collect::<db::Result<Vec<_>>>()?;
+            tx.commit()?;
+            Ok(ids)
+        })
+        .unwrap();
+    assert_eq!(jobs_left(&journal), (0, 0));
+    let settings = server.settings();
+    let queued = jobs::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap();
+    assert_eq!(queued, 80, "an embedding and an enrichment each");
+    assert_eq!(
+        jobs::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
+        0
+    );
+
+    // Embeddings only, to see the batching: the enrichments are taken off the queue.
+    journal
+        .writer
+        .call(|conn| Ok(conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?))
+        .unwrap();
+    let client = OllamaClient::new(&settings).unwrap();
+    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    assert_eq!(report.embedded, 40);
+    assert_eq!(
+        report.embed_calls,
+        40_u32.div_ceil(jobs::EMBED_BATCH as u32),
+        "{report:?}"
+    );
+    // Every entry has its vector now; only the enrichments the test removed are missing
+    // (a job that failed for good stays in the queue as failed, so it is not retried by
+    // every start).
+    assert_eq!(
+        jobs::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
+        40,
+        "enrichment that was never done is queued again"
+    );
+
+    // Another embedding model: every live entry is embedded again, beside the old set,
+    // which the new one replaces once it covers them all.
+    let other = AiSettings {
+        embed_model: "all-minilm:l6-v2".into(),
+        ..settings.clone()
+    };
+    let queued = jobs::backfill(&journal.writer, DEFAULT_USER, &other.embed_model).unwrap();
+    assert_eq!(queued, 40, "re-index on model change");
+    journal
+        .writer
+        .call(|conn| Ok(conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?))
+        .unwrap();
+    jobs::run_pending(
+        &OllamaClient::new(&other).unwrap(),
+        &journal.reader,
+        &journal.writer,
+    )
+    .unwrap();
+    let models = mindsage_core::search::vectors::models(&journal.reader, DEFAULT_USER).unwrap();
+    assert_eq!(models.len(), 1, "{models:?}");
+    assert_eq!(
+        (models[0].model.as_str(), models[0].active),
+        ("all-minilm:l6-v2", true)
+    );
+    assert!(!ids.is_empty());
 }

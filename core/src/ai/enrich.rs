@@ -30,7 +30,7 @@ use serde::Deserialize;
 use super::client::{CallStats, Message};
 use super::{AiError, OllamaClient, Result};
 use crate::db::entries::{self, Entry};
-use crate::db::{self, EntryId, UserId};
+use crate::db::{self, EntryId, UserId, jobs};
 use crate::search::quality::DocumentText;
 
 /// Model calls allowed for one entry's enrichment (the first and two retries).
@@ -110,6 +110,8 @@ pub struct Enriched {
     pub model_calls: u32,
     /// The generation call that succeeded.
     pub stats: CallStats,
+    /// The entry's revision when its text was read: [`apply`] writes only over that one.
+    pub revision: i64,
 }
 
 /// The text whose embedding represents an entry in search: title, tags and the whole
@@ -158,6 +160,7 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
                     embed_model: settings.embed_model.clone(),
                     model_calls: attempt,
                     stats,
+                    revision: entry.revision,
                 });
             }
             Err(problem) => {
@@ -267,20 +270,32 @@ fn mood_tags(raw: &[String]) -> Vec<String> {
 
 /// Writes an enrichment in one transaction: the entry's title (unless the person typed
 /// one), mood (unless the person chose one), summary, mood tags and embedding, and
-/// clears its queued AI jobs. An entry trashed or purged meanwhile is left alone.
-pub fn apply(conn: &mut Connection, user: UserId, entry_id: EntryId, enriched: &Enriched) -> db::Result<()> {
+/// clears its queued AI jobs. Returns false, writing nothing, when the entry was edited
+/// since the model read it (its newer jobs stay queued, so the result of the edited
+/// text follows) or was trashed or purged meanwhile (its jobs are cleared).
+pub fn apply(
+    conn: &mut Connection,
+    user: UserId,
+    entry_id: EntryId,
+    enriched: &Enriched,
+) -> db::Result<bool> {
     crate::timing::timed("ai.enrich.write", || {
         let tx = conn.transaction()?;
-        let live: Option<String> = tx
+        let live: Option<(String, i64)> = tx
             .query_row(
-                "SELECT created_at FROM journal_entries WHERE id = ?1 AND user_id = ?2 AND is_deleted = 0",
+                "SELECT created_at, revision FROM journal_entries WHERE id = ?1 AND user_id = ?2 AND is_deleted = 0",
                 params![entry_id, user],
-                |row| row.get(0),
+                |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
-        let Some(created_at) = live else {
-            tx.execute("DELETE FROM ai_jobs WHERE entry_id = ?1", params![entry_id])?;
-            return Ok(tx.commit()?);
+        let created_at = match live {
+            Some((_, revision)) if revision != enriched.revision => return Ok(false),
+            Some((created_at, _)) => created_at,
+            None => {
+                jobs::finish_entry(&tx, entry_id)?;
+                tx.commit()?;
+                return Ok(false);
+            }
         };
         let e = &enriched.enrichment;
         tx.execute(
@@ -301,8 +316,9 @@ pub fn apply(conn: &mut Connection, user: UserId, entry_id: EntryId, enriched: &
             &enriched.embed_model,
             &enriched.embedding,
         )?;
-        tx.execute("DELETE FROM ai_jobs WHERE entry_id = ?1", params![entry_id])?;
-        Ok(tx.commit()?)
+        jobs::finish_entry(&tx, entry_id)?;
+        tx.commit()?;
+        Ok(true)
     })
 }
 
@@ -405,6 +421,7 @@ mod tests {
             is_deleted: false,
             deleted_at: None,
             tags: vec!["walks".into()],
+            revision: 0,
         };
         assert_eq!(embedding_text(&entry), "Sea\nwalks\nlong body");
         // A summary does not replace the body: whole entries retrieved better.

@@ -1,16 +1,21 @@
-//! The `ai_jobs` queue: model work that survives restarts and outages.
+//! The job runner: works the model queue (`db::jobs`) that saves fill, off the UI thread.
 //!
-//! Saving an entry queues an `enrich` job in the same write (see [`enqueue`]); the
-//! [`JobRunner`] thread works the queue off the UI thread. When Ollama is down or a
-//! model is not pulled, the job stays `pending` (its attempts are not spent) and the
-//! runner probes again with a growing pause until the model is back, then resumes by
-//! itself. Output the model keeps getting wrong spends an attempt; after
-//! [`MAX_JOB_ATTEMPTS`] the job is marked `failed` with the reason, never entry text.
+//! Saves queue their jobs in their own transaction; the runner finds the work entries
+//! never had when it starts ([`backfill`]: older journals, seeded and imported entries,
+//! a changed embedding model), and is woken after every write. Embeddings go first, in
+//! batches (one `/api/embed` call takes a list) and newest entries first, so meaning
+//! search covers a large journal quickly; enrichment (one generation call per entry)
+//! follows. A result is written only if the entry is unchanged since the job read it
+//! (its revision): an edit saved meanwhile has queued the job again, and the newer text
+//! gets its own result.
 //!
-//! Kinds: `enrich` = title, mood, summary, tags and embedding (one generation + one
-//! embedding call); `embed` = the embedding only (restored entries, a new embedding
-//! model).
+//! When Ollama is down or a model is not pulled, jobs stay pending (their attempts are
+//! not spent) and the runner probes again with a growing pause until the model is back,
+//! then resumes by itself. Output the model keeps getting wrong spends an attempt; after
+//! [`MAX_JOB_ATTEMPTS`] the job is marked failed with the reason, never entry text.
+//! Progress goes to whoever started the runner as a [`QueueStatus`] after every batch.
 
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -18,123 +23,147 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use super::{AiError, OllamaClient, block_on, enrich, health};
-use crate::db::entries;
-use crate::db::queries::AI_JOB_QUEUE;
+use crate::db::entries::{self, Entry};
+use crate::db::jobs::{self, Job, JobKind, QueueCounts};
 use crate::db::writer::Writer;
-use crate::db::{self, DbError, EntryId, StorageOptions, UserId};
-use crate::{clock, timing};
+use crate::db::{self, DbError, StorageOptions, UserId};
+use crate::timing;
 
-/// Attempts a job gets when the model answers but its output is unusable.
-pub const MAX_JOB_ATTEMPTS: i64 = 3;
+pub use crate::db::jobs::MAX_JOB_ATTEMPTS;
+
+/// Texts per embedding call. Batching is what makes a backfill fast (the server embeds
+/// several texts a request far faster than one at a time), but every batch is also the
+/// time a pause waits for and the time before its entries become searchable, and a
+/// batch of long entries takes seconds; the bench's backfill scenario measures the
+/// throughput this gives against the server's own.
+pub const EMBED_BATCH: usize = 32;
 
 /// How often an idle runner looks at the queue without being woken (jobs queued by
 /// another process, such as the CLI).
 const IDLE_POLL: Duration = Duration::from_secs(30);
 
-/// What a job does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JobKind {
-    Enrich,
-    Embed,
-}
-
-impl JobKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Enrich => "enrich",
-            JobKind::Embed => "embed",
-        }
-    }
-
-    fn parse(text: &str) -> Option<JobKind> {
-        match text {
-            "enrich" => Some(JobKind::Enrich),
-            "embed" => Some(JobKind::Embed),
-            _ => None,
-        }
-    }
-}
-
-/// A queued job.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Job {
-    pub id: i64,
-    pub user: UserId,
-    pub entry_id: EntryId,
-    pub kind: JobKind,
-    pub attempts: i64,
-}
-
-/// Queues `kind` for an entry; queuing it again resets it to pending. Call it in the
-/// same transaction as the save, so no saved entry is ever missing its job.
-pub fn enqueue(conn: &Connection, user: UserId, entry: EntryId, kind: JobKind) -> db::Result<()> {
-    conn.prepare_cached(AI_JOB_QUEUE.sql)?
-        .execute(params![user, entry, kind.as_str(), clock::now_utc()])?;
-    Ok(())
-}
-
-/// Up to `limit` pending jobs, oldest first.
-pub fn pending(conn: &Connection, limit: usize) -> db::Result<Vec<Job>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, user_id, entry_id, kind, attempts FROM ai_jobs WHERE state = 'pending' ORDER BY id LIMIT ?1",
-    )?;
-    let jobs = stmt
-        .query_map(params![limit as i64], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get::<_, String>(3)?,
-                row.get(4)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<(i64, i64, i64, String, i64)>>>()?;
-    Ok(jobs
-        .into_iter()
-        .filter_map(|(id, user, entry_id, kind, attempts)| {
-            Some(Job {
-                id,
-                user,
-                entry_id,
-                kind: JobKind::parse(&kind)?,
-                attempts,
-            })
-        })
-        .collect())
-}
-
-/// Counts of pending and failed jobs, for a status line.
-pub fn counts(conn: &Connection) -> db::Result<(u64, u64)> {
-    Ok(conn.query_row(
-        "SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'failed') FROM ai_jobs",
-        [],
-        |row| Ok((row.get::<_, i64>(0)?.max(0) as u64, row.get::<_, i64>(1)?.max(0) as u64)),
-    )?)
-}
-
-/// Spends one attempt of a job whose output was unusable; marks it failed when none are
-/// left. `reason` is an error message, which never contains entry text.
-fn record_failure(conn: &Connection, job_id: i64, reason: &str) -> db::Result<()> {
-    conn.execute(
-        "UPDATE ai_jobs SET attempts = attempts + 1, last_error = ?2, \
-         state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE 'pending' END WHERE id = ?1",
-        params![job_id, reason, MAX_JOB_ATTEMPTS],
-    )?;
-    Ok(())
-}
+/// How long dropping the runner waits for the job in hand before leaving it: a model
+/// call can take minutes, and closing the app must not. A job left behind stays queued
+/// and is done at the next start.
+const STOP_WAIT: Duration = Duration::from_secs(2);
 
 /// What one pass over the queue did.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct RunReport {
+    /// Jobs finished: vectors stored plus entries enriched.
     pub done: u32,
+    pub embedded: u32,
+    pub enriched: u32,
     pub failed_attempts: u32,
     pub skipped: u32,
+    /// Results not written because the entry was edited while the model worked.
+    pub stale: u32,
     /// Generation calls made (the bench checks this is one per enriched entry).
     pub model_calls: u32,
+    /// Embedding requests made (each carries up to [`EMBED_BATCH`] texts).
+    pub embed_calls: u32,
+}
+
+/// What the runner is doing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum Activity {
+    Idle,
+    Working,
+    /// Paused by the person; nothing is lost, work resumes when they say so.
+    Paused,
+    /// The model is unavailable; the message says what to do. Work resumes by itself.
+    Waiting(String),
+}
+
+/// The queue as the person sees it: how far the current backlog has come.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct QueueStatus {
+    pub activity: Activity,
+    pub counts: QueueCounts,
+    /// Embeddings and enrichments written since the queue was last empty.
+    pub embedded: u64,
+    pub enriched: u64,
+}
+
+impl QueueStatus {
+    /// The phase of the backlog under way: what is being done, how many are done and of
+    /// how many. Embeddings come first, so that is the phase while any are queued.
+    pub fn phase(&self) -> Option<(&'static str, u64, u64)> {
+        let c = &self.counts;
+        if c.embed_pending > 0 {
+            Some((
+                "Indexing for search",
+                self.embedded,
+                self.embedded + c.embed_pending,
+            ))
+        } else if c.enrich_pending > 0 {
+            Some((
+                "Writing titles and summaries",
+                self.enriched,
+                self.enriched + c.enrich_pending,
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The line a status bar or the CLI shows, and the progress bar's fraction; `None`
+    /// when no work is queued.
+    pub fn summary(&self) -> Option<(String, f32)> {
+        let (what, done, total) = self.phase()?;
+        let fraction = done as f32 / total.max(1) as f32;
+        let line = format!("{what}: {} of {}", thousands(done), thousands(total));
+        let line = match &self.activity {
+            Activity::Paused => format!("{line} (paused)"),
+            Activity::Waiting(why) => format!("{line}, waiting: {why}"),
+            Activity::Idle | Activity::Working => line,
+        };
+        Some((line, fraction))
+    }
+}
+
+/// 50000 as "50,000".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Queues the work live entries are missing: enrichment for entries without a summary,
+/// embeddings from the configured model for entries without one (all of them after a
+/// model change). Returns how many jobs were queued.
+pub fn backfill(writer: &Writer, user: UserId, embed_model: &str) -> db::Result<usize> {
+    let model = embed_model.to_owned();
+    writer.call(move |conn| {
+        let tx = conn.transaction()?;
+        let queued = jobs::queue_missing_enrichment(&tx, user)?
+            + crate::search::vectors::queue_missing_embeddings(&tx, user, &model)?;
+        tx.commit()?;
+        Ok(queued)
+    })
+}
+
+/// Stop and pause switches shared between a runner's thread and its owner.
+#[derive(Debug, Default)]
+struct Control {
+    stop: AtomicBool,
+    paused: AtomicBool,
+    rescan: AtomicBool,
+}
+
+impl Control {
+    fn should_yield(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.paused.load(Ordering::Relaxed)
+    }
 }
 
 /// Works the queue until it is empty. Reads through `reader`, writes through `writer`.
@@ -145,122 +174,290 @@ pub fn run_pending(
     reader: &Connection,
     writer: &Writer,
 ) -> Result<RunReport, AiError> {
-    let mut report = RunReport::default();
-    // Jobs that failed in this pass are not retried in it.
-    let mut tried = std::collections::HashSet::new();
-    loop {
-        let batch: Vec<Job> = pending(reader, 16)?
-            .into_iter()
-            .filter(|j| !tried.contains(&j.id))
-            .collect();
-        if batch.is_empty() {
-            return Ok(report);
-        }
-        for job in batch {
-            tried.insert(job.id);
-            run_one(client, reader, writer, &job, &mut report)?;
-        }
-    }
+    let control = Control::default();
+    let mut pass = Pass::new(client, reader, writer, &control);
+    pass.run(&mut |_| {})?;
+    Ok(pass.report)
 }
 
-fn run_one(
-    client: &OllamaClient,
-    reader: &Connection,
-    writer: &Writer,
-    job: &Job,
-    report: &mut RunReport,
-) -> Result<(), AiError> {
-    let (user, entry_id, job_id) = (job.user, job.entry_id, job.id);
-    let entry = match entries::get(reader, user, entry_id) {
-        Ok(entry) if !entry.is_deleted => entry,
-        // Trashed or purged since it was queued: nothing to do.
-        Ok(_) | Err(DbError::EntryNotFound(_)) => {
-            writer
-                .call(move |conn| Ok(conn.execute("DELETE FROM ai_jobs WHERE id = ?1", params![job_id])?))?;
-            report.skipped += 1;
+/// One pass over the queue, and what it has done so far.
+struct Pass<'a> {
+    client: &'a OllamaClient,
+    reader: &'a Connection,
+    writer: &'a Writer,
+    control: &'a Control,
+    report: RunReport,
+    /// Jobs that failed (or went stale) in this pass: not taken again in it.
+    tried: Vec<i64>,
+}
+
+impl<'a> Pass<'a> {
+    fn new(
+        client: &'a OllamaClient,
+        reader: &'a Connection,
+        writer: &'a Writer,
+        control: &'a Control,
+    ) -> Pass<'a> {
+        Pass {
+            client,
+            reader,
+            writer,
+            control,
+            report: RunReport::default(),
+            tried: Vec::new(),
+        }
+    }
+
+    /// Embedding batches first, then one enrichment at a time, until the queue is empty
+    /// or the owner asks the runner to stop or pause. `progress` hears of every step.
+    fn run(&mut self, progress: &mut dyn FnMut(&RunReport)) -> Result<(), AiError> {
+        while !self.control.should_yield() {
+            let batch = jobs::next(self.reader, JobKind::Embed, EMBED_BATCH, &self.tried)?;
+            if !batch.is_empty() {
+                self.embed_batch(batch)?;
+            } else if let Some(job) = jobs::next(self.reader, JobKind::Enrich, 1, &self.tried)?.pop() {
+                self.enrich_one(&job)?;
+            } else {
+                return Ok(());
+            }
+            progress(&self.report);
+        }
+        Ok(())
+    }
+
+    /// The entries of `batch` still live, each with its job; jobs of entries trashed or
+    /// purged since are cleared.
+    fn live_entries(&mut self, batch: Vec<Job>) -> Result<Vec<(Job, Entry)>, AiError> {
+        let mut live = Vec::with_capacity(batch.len());
+        let mut gone = Vec::new();
+        for job in batch {
+            match entries::get(self.reader, job.user, job.entry_id) {
+                Ok(entry) if !entry.is_deleted => live.push((job, entry)),
+                Ok(_) | Err(DbError::EntryNotFound(_)) => gone.push(job.id),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if !gone.is_empty() {
+            self.report.skipped += gone.len() as u32;
+            self.writer.call(move |conn| {
+                let tx = conn.transaction()?;
+                for id in gone {
+                    jobs::finish(&tx, id)?;
+                }
+                Ok(tx.commit()?)
+            })?;
+        }
+        Ok(live)
+    }
+
+    fn embed_batch(&mut self, batch: Vec<Job>) -> Result<(), AiError> {
+        let started = Instant::now();
+        let live = self.live_entries(batch)?;
+        if live.is_empty() {
             return Ok(());
         }
-        Err(e) => return Err(e.into()),
-    };
-    let started = Instant::now();
-    let result = match job.kind {
-        JobKind::Enrich => block_on(enrich::enrich(client, &entry)).map(|enriched| {
-            report.model_calls += enriched.model_calls;
-            writer.call(move |conn| enrich::apply(conn, user, entry_id, &enriched))
-        }),
-        JobKind::Embed => {
-            let model = client.settings().embed_model.clone();
-            block_on(client.embed(&model, &[enrich::embedding_text(&entry)])).map(|mut vectors| {
-                let vector = vectors.pop().unwrap_or_default();
-                writer.call(move |conn| {
-                    let tx = conn.transaction()?;
-                    crate::search::vectors::store_embedding(&tx, user, entry_id, &model, &vector)?;
-                    tx.execute("DELETE FROM ai_jobs WHERE id = ?1", params![job_id])?;
-                    Ok(tx.commit()?)
-                })
-            })
+        let model = self.client.settings().embed_model.clone();
+        let texts: Vec<String> = live.iter().map(|(_, e)| enrich::embedding_text(e)).collect();
+        self.report.embed_calls += 1;
+        match block_on(self.client.embed(&model, &texts)) {
+            Ok(_) if self.stopped() => Ok(()),
+            Ok(vectors) => {
+                let results = live
+                    .into_iter()
+                    .zip(vectors)
+                    .map(|((job, entry), vector)| Fresh {
+                        job: job.id,
+                        user: job.user,
+                        entry: entry.id,
+                        revision: entry.revision,
+                        vector,
+                    })
+                    .collect();
+                self.store_vectors(&model, results)?;
+                timing::record("ai.job.embed_batch", started.elapsed());
+                Ok(())
+            }
+            Err(e) if e.is_unavailable() => Err(e),
+            // One text the model refused spoils the whole request: try them one by one, so
+            // only that one spends an attempt.
+            Err(_) if live.len() > 1 => {
+                for (job, entry) in live {
+                    self.embed_one(&model, job, entry)?;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let (job, _) = live.into_iter().next().expect("one live entry");
+                self.fail(job.id, &e)
+            }
         }
-    };
-    match result {
-        Ok(written) => {
-            written?;
-            timing::record(&format!("ai.job.{}", job.kind.as_str()), started.elapsed());
-            report.done += 1;
-            Ok(())
+    }
+
+    fn embed_one(&mut self, model: &str, job: Job, entry: Entry) -> Result<(), AiError> {
+        self.report.embed_calls += 1;
+        match block_on(self.client.embed(model, &[enrich::embedding_text(&entry)])) {
+            Ok(_) if self.stopped() => Ok(()),
+            Ok(mut vectors) => {
+                let result = Fresh {
+                    job: job.id,
+                    user: job.user,
+                    entry: entry.id,
+                    revision: entry.revision,
+                    vector: vectors.pop().unwrap_or_default(),
+                };
+                self.store_vectors(model, vec![result])
+            }
+            Err(e) if e.is_unavailable() => Err(e),
+            Err(e) => self.fail(job.id, &e),
         }
-        Err(e) if e.is_unavailable() => Err(e),
-        Err(e) => {
-            tracing::warn!(job = job_id, entry = entry_id, error = %e, "AI job attempt failed");
-            let reason = e.to_string();
-            writer.call(move |conn| record_failure(conn, job_id, &reason))?;
-            report.failed_attempts += 1;
-            Ok(())
+    }
+
+    /// Writes the vectors of entries unchanged since they were read, in one transaction,
+    /// and finishes their jobs; a changed entry's job stays queued for its new text.
+    fn store_vectors(&mut self, model: &str, results: Vec<Fresh>) -> Result<(), AiError> {
+        let model = model.to_owned();
+        let (stored, stale) = self.writer.call(move |conn| {
+            let tx = conn.transaction()?;
+            let mut fresh: Vec<&Fresh> = Vec::with_capacity(results.len());
+            let mut stale = Vec::new();
+            for result in &results {
+                match entries::live_revision(&tx, result.entry)? {
+                    Some(now) if now == result.revision => fresh.push(result),
+                    Some(_) => stale.push(result.job),
+                    None => jobs::finish(&tx, result.job)?,
+                }
+            }
+            let mut users: Vec<UserId> = fresh.iter().map(|r| r.user).collect();
+            users.dedup();
+            for user in users {
+                let vectors: Vec<_> = fresh
+                    .iter()
+                    .filter(|r| r.user == user)
+                    .map(|r| (r.entry, r.vector.as_slice()))
+                    .collect();
+                crate::search::vectors::store_embeddings(&tx, user, &model, &vectors)?;
+            }
+            for result in &fresh {
+                jobs::finish(&tx, result.job)?;
+            }
+            tx.commit()?;
+            Ok((fresh.len() as u32, stale))
+        })?;
+        self.report.done += stored;
+        self.report.embedded += stored;
+        self.report.stale += stale.len() as u32;
+        self.tried.extend(stale);
+        Ok(())
+    }
+
+    fn enrich_one(&mut self, job: &Job) -> Result<(), AiError> {
+        let (user, entry_id) = (job.user, job.entry_id);
+        let Some((_, entry)) = self.live_entries(vec![job.clone()])?.pop() else {
+            return Ok(());
+        };
+        let started = Instant::now();
+        match block_on(enrich::enrich(self.client, &entry)) {
+            Ok(_) if self.stopped() => Ok(()),
+            Ok(enriched) => {
+                self.report.model_calls += enriched.model_calls;
+                let applied = self
+                    .writer
+                    .call(move |conn| enrich::apply(conn, user, entry_id, &enriched))?;
+                if applied {
+                    timing::record("ai.job.enrich", started.elapsed());
+                    self.report.done += 1;
+                    self.report.enriched += 1;
+                } else {
+                    self.report.stale += 1;
+                    self.tried.push(job.id);
+                }
+                Ok(())
+            }
+            Err(e) if e.is_unavailable() => Err(e),
+            Err(e) => self.fail(job.id, &e),
         }
+    }
+
+    /// True once the owner has stopped the runner: a result that arrives after that is
+    /// not written (the owner may be long gone); its job stays queued for the next start.
+    fn stopped(&self) -> bool {
+        self.control.stop.load(Ordering::Relaxed)
+    }
+
+    /// Spends one attempt of a job whose model call failed.
+    fn fail(&mut self, job_id: i64, error: &AiError) -> Result<(), AiError> {
+        tracing::warn!(job = job_id, %error, "AI job attempt failed");
+        let reason = error.to_string();
+        self.writer
+            .call(move |conn| jobs::record_failure(conn, job_id, &reason))?;
+        self.report.failed_attempts += 1;
+        self.tried.push(job_id);
+        Ok(())
     }
 }
 
-/// What the runner is doing, for the UI's status line.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub enum RunnerStatus {
-    Idle,
-    Working,
-    /// The AI is unavailable; the message says what to do. Work resumes by itself.
-    Waiting(String),
+/// A vector made for one job, with the revision of the text it was made from.
+struct Fresh {
+    job: i64,
+    user: UserId,
+    entry: db::EntryId,
+    revision: i64,
+    vector: Vec<f32>,
 }
 
+/// Hears every [`QueueStatus`] the runner publishes (on the runner's thread).
+pub type StatusSink = Box<dyn Fn(QueueStatus) + Send>;
+
 /// The background thread that works the queue. Wake it after queueing a job; drop it to
-/// stop it (it finishes the job in hand first).
+/// stop it (it finishes the job in hand first, or leaves it queued after [`STOP_WAIT`]).
 pub struct JobRunner {
     wake: mpsc::Sender<()>,
-    stop: Arc<AtomicBool>,
-    status: Arc<Mutex<RunnerStatus>>,
+    control: Arc<Control>,
+    /// Hears the thread end (in a mutex only so the runner can be shared: it is `Sync`).
+    finished: Mutex<mpsc::Receiver<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl JobRunner {
     /// Starts the runner with its own reader connection to `db_path`; results are
-    /// written through `writer`.
+    /// written through `writer`. It first queues whatever work live entries are missing
+    /// ([`backfill`]), and tells `status` how the queue stands after every step.
     pub fn spawn(
         client: OllamaClient,
         db_path: PathBuf,
         options: StorageOptions,
         writer: Arc<Writer>,
+        status: StatusSink,
     ) -> db::Result<JobRunner> {
         let reader = db::open(&db_path, &options)?;
         let (wake, woken) = mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let status = Arc::new(Mutex::new(RunnerStatus::Idle));
+        let (done, finished) = mpsc::channel();
+        let control = Arc::new(Control {
+            rescan: AtomicBool::new(true),
+            ..Control::default()
+        });
         let thread = {
-            let (stop, status) = (stop.clone(), status.clone());
+            let control = Arc::clone(&control);
             std::thread::Builder::new()
                 .name("mindsage-ai-jobs".into())
-                .spawn(move || runner_loop(&client, &reader, &writer, &woken, &stop, &status))
+                .spawn(move || {
+                    let runner = Runner {
+                        client: &client,
+                        reader: &reader,
+                        writer: &writer,
+                        control: &control,
+                        status: &status,
+                        backlog: Cell::new((0, 0)),
+                    };
+                    runner.serve(&woken);
+                    let _ = done.send(());
+                })
                 .expect("spawning a thread")
         };
         Ok(JobRunner {
             wake,
-            stop,
-            status,
+            control,
+            finished: Mutex::new(finished),
             thread: Some(thread),
         })
     }
@@ -270,54 +467,130 @@ impl JobRunner {
         let _ = self.wake.send(());
     }
 
-    pub fn status(&self) -> RunnerStatus {
-        self.status.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    /// Asks the runner to look for entries missing their work (after a bulk insert such
+    /// as the demo journal, whose entries are not queued one by one).
+    pub fn rescan(&self) {
+        self.control.rescan.store(true, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// Pauses or resumes the work; a pause takes effect after the job in hand.
+    pub fn set_paused(&self, paused: bool) {
+        self.control.paused.store(paused, Ordering::Relaxed);
+        self.wake();
     }
 }
 
 impl Drop for JobRunner {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.stop.store(true, Ordering::Relaxed);
         self.wake();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        let finished = self.finished.get_mut().unwrap_or_else(|p| p.into_inner());
+        match finished.recv_timeout(STOP_WAIT) {
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                let _ = thread.join();
+            }
+            // Still in a model call: leave it; its job stays queued for the next start.
+            Err(RecvTimeoutError::Timeout) => {
+                tracing::info!("the AI job in hand was left for the next start");
+            }
         }
     }
 }
 
-fn runner_loop(
-    client: &OllamaClient,
-    reader: &Connection,
-    writer: &Writer,
-    woken: &mpsc::Receiver<()>,
-    stop: &AtomicBool,
-    status: &Mutex<RunnerStatus>,
-) {
-    let set = |s: RunnerStatus| *status.lock().unwrap_or_else(|p| p.into_inner()) = s;
-    let mut outages = 0u32;
-    while !stop.load(Ordering::Relaxed) {
-        set(RunnerStatus::Working);
-        let pause = match run_pending(client, reader, writer) {
-            Ok(_) => {
-                outages = 0;
-                set(RunnerStatus::Idle);
+/// The runner thread's state.
+struct Runner<'a> {
+    client: &'a OllamaClient,
+    reader: &'a Connection,
+    writer: &'a Writer,
+    control: &'a Control,
+    status: &'a StatusSink,
+    /// Embeddings and enrichments written since the queue was last empty.
+    backlog: Cell<(u64, u64)>,
+}
+
+impl Runner<'_> {
+    fn serve(&self, woken: &mpsc::Receiver<()>) {
+        let mut outages = 0u32;
+        while !self.control.stop.load(Ordering::Relaxed) {
+            if self.control.rescan.swap(false, Ordering::Relaxed) {
+                match backfill(self.writer, db::DEFAULT_USER, &self.client.settings().embed_model) {
+                    Ok(0) => {}
+                    Ok(queued) => tracing::info!(queued, "queued the model's work for entries missing it"),
+                    Err(error) => {
+                        tracing::warn!(%error, "looking for entries missing the model's work failed")
+                    }
+                }
+            }
+            let pause = if self.control.paused.load(Ordering::Relaxed) {
+                self.publish(Activity::Paused);
                 IDLE_POLL
+            } else {
+                self.publish(Activity::Working);
+                match self.pass() {
+                    Ok(()) => {
+                        outages = 0;
+                        let activity = if self.control.paused.load(Ordering::Relaxed) {
+                            Activity::Paused
+                        } else {
+                            Activity::Idle
+                        };
+                        self.publish(activity);
+                        IDLE_POLL
+                    }
+                    Err(e) => {
+                        if !e.is_unavailable() {
+                            tracing::warn!(error = %e, "AI job queue pass failed");
+                        }
+                        self.publish(Activity::Waiting(e.to_string()));
+                        outages += 1;
+                        health::backoff(outages)
+                    }
+                }
+            };
+            match woken.recv_timeout(pause) {
+                Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
             }
-            Err(e) if e.is_unavailable() => {
-                set(RunnerStatus::Waiting(e.to_string()));
-                outages += 1;
-                health::backoff(outages)
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "AI job queue pass failed");
-                set(RunnerStatus::Waiting(e.to_string()));
-                outages += 1;
-                health::backoff(outages)
-            }
-        };
-        match woken.recv_timeout(pause) {
-            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return,
         }
+    }
+
+    fn pass(&self) -> Result<(), AiError> {
+        let mut pass = Pass::new(self.client, self.reader, self.writer, self.control);
+        let mut seen = RunReport::default();
+        pass.run(&mut |report| {
+            self.count_done(&seen, report);
+            seen = report.clone();
+            self.publish(Activity::Working);
+        })
+    }
+
+    /// Adds what the pass wrote since `before` to the backlog's progress.
+    fn count_done(&self, before: &RunReport, now: &RunReport) {
+        let (embedded, enriched) = self.backlog.get();
+        self.backlog.set((
+            embedded + u64::from(now.embedded - before.embedded),
+            enriched + u64::from(now.enriched - before.enriched),
+        ));
+    }
+
+    fn publish(&self, activity: Activity) {
+        let counts = match jobs::counts(self.reader) {
+            Ok(counts) => counts,
+            Err(error) => return tracing::warn!(%error, "reading the AI queue's counts failed"),
+        };
+        if counts.pending() == 0 {
+            self.backlog.set((0, 0));
+        }
+        let (embedded, enriched) = self.backlog.get();
+        (self.status)(QueueStatus {
+            activity,
+            counts,
+            embedded,
+            enriched,
+        });
     }
 }

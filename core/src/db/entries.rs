@@ -7,6 +7,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::jobs::{self, JobKind};
 use super::queries::*;
 use super::{Checkpoint, DbError, EntryId, Result, UserId};
 use crate::clock;
@@ -52,6 +53,9 @@ pub struct Entry {
     pub is_deleted: bool,
     pub deleted_at: Option<String>,
     pub tags: Vec<String>,
+    /// Counts the saves that changed the title, body or tags. The model's work is
+    /// written back only if it is unchanged since the work read the entry.
+    pub revision: i64,
 }
 
 /// What a person writes. Fields left empty are simply empty.
@@ -242,11 +246,20 @@ pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
                     is_deleted: row.get(9)?,
                     deleted_at: row.get(10)?,
                     tags: split_tags(row.get(11)?),
+                    revision: row.get(12)?,
                 })
             })
             .optional()?
             .ok_or(DbError::EntryNotFound(id))
     })
+}
+
+/// A live entry's revision; `None` when it is trashed or gone.
+pub fn live_revision(conn: &Connection, id: EntryId) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached(ENTRY_REVISION.sql)?
+        .query_row(params![id], |row| row.get(0))
+        .optional()?)
 }
 
 /// Every tag name the user has, alphabetically.
@@ -260,19 +273,23 @@ pub fn all_tags(conn: &Connection, user: UserId) -> Result<Vec<String>> {
     })
 }
 
-/// Saves a new entry; returns its id.
+/// Saves a new entry and queues the model's work for it in the same transaction;
+/// returns its id.
 pub fn create(conn: &mut Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
     validate_mood(entry.mood_score)?;
     timing::timed(WRITE_CREATE.name, || {
         let tx = conn.transaction()?;
         let id = insert_entry(&tx, user, entry)?;
+        jobs::enqueue_all(&tx, user, id)?;
         tx.commit()?;
         Ok(id)
     })
 }
 
-/// Inserts without its own transaction: for callers that batch many entries into one
-/// (the demo generator, importers).
+/// Inserts without its own transaction and without queuing the model's work: for
+/// callers that batch many entries into one (the demo generator, importers). The job
+/// runner finds such entries when it starts (`ai::jobs`), so their work is queued in one
+/// statement instead of two inserts per entry.
 pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
     validate_mood(entry.mood_score)?;
     let created = entry.created_at.unwrap_or_else(Utc::now);
@@ -304,23 +321,36 @@ fn index_for_search(conn: &Connection, id: EntryId, title: &str, body: &str, tag
     Ok(())
 }
 
-/// Replaces an entry's title, body, tags and mood.
+/// Replaces an entry's title, body, tags and mood. An empty title leaves a title the
+/// model wrote in place (the editor shows it as a suggestion, not as typed text). A save
+/// that changes the title, body or tags of a live entry bumps its revision and queues
+/// the model's work again in the same transaction; a mood change alone does not.
 pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
     validate_mood(edit.mood_score)?;
     timing::timed(WRITE_UPDATE.name, || {
         let tx = conn.transaction()?;
         let (created_at, trashed) = entry_state(&tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
-        let title = edit.title.trim();
+        let old = stored_text(&tx, id)?;
+        let typed = edit.title.trim();
+        let (title, title_by_user) = if typed == old.title || (typed.is_empty() && !old.title_by_user) {
+            (old.title.as_str(), old.title_by_user)
+        } else {
+            (typed, !typed.is_empty())
+        };
+        let tags_changed =
+            tag_set(&normalise_tags(&edit.tags)) != tag_set(&split_tags(Some(old.tag_names.clone())));
+        let text_changed = title != old.title || edit.body != old.body || tags_changed;
         tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
             user,
             id,
             clock::now_utc(),
             title,
-            !title.is_empty(),
+            title_by_user,
             edit.mood_score,
             word_count(&edit.body),
             preview_of(&edit.body),
             edit.body,
+            i64::from(text_changed),
         ])?;
         let dropped = unlink_tags(&tx, id)?;
         let tags = link_tags(&tx, user, id, &created_at, &edit.tags)?;
@@ -329,10 +359,39 @@ pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit
         if !trashed {
             tx.prepare_cached(SEARCH_INDEX_DELETE.sql)?.execute(params![id])?;
             index_for_search(&tx, id, title, &edit.body, &tags)?;
+            if text_changed {
+                jobs::enqueue_all(&tx, user, id)?;
+            }
         }
         tx.commit()?;
         Ok(())
     })
+}
+
+/// An entry's text as stored, before an edit replaces it.
+struct StoredText {
+    title: String,
+    title_by_user: bool,
+    body: String,
+    tag_names: String,
+}
+
+fn stored_text(conn: &Connection, id: EntryId) -> Result<StoredText> {
+    Ok(conn
+        .prepare_cached(ENTRY_TEXT.sql)?
+        .query_row(params![id], |row| {
+            Ok(StoredText {
+                title: row.get(0)?,
+                title_by_user: row.get(1)?,
+                body: row.get(2)?,
+                tag_names: row.get(3)?,
+            })
+        })?)
+}
+
+/// Tags as compared for "did the text change": case-insensitive, order-free.
+fn tag_set(tags: &[String]) -> std::collections::BTreeSet<String> {
+    tags.iter().map(|t| t.to_lowercase()).collect()
 }
 
 /// Moves an entry to the trash. Trashing an entry already in the trash is a no-op.
@@ -344,12 +403,11 @@ pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<(
     })
 }
 
-/// Brings an entry back from the trash and queues its embedding again.
+/// Brings an entry back from the trash and queues its embedding again (trashing
+/// removed its vectors).
 pub fn restore(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
     set_trashed(conn, user, id, &WRITE_RESTORE, |tx| {
-        tx.prepare_cached(AI_JOB_QUEUE.sql)?
-            .execute(params![user, id, "embed", clock::now_utc()])?;
-        Ok(())
+        jobs::enqueue(tx, user, id, JobKind::Embed)
     })
 }
 

@@ -49,6 +49,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0006_list_rows_from_one_index",
         sql: include_str!("../../../migrations/0006_list_rows_from_one_index.sql"),
     },
+    Migration {
+        version: 7,
+        name: "0007_model_work_queue",
+        sql: include_str!("../../../migrations/0007_model_work_queue.sql"),
+    },
 ];
 
 /// The schema version this build writes.

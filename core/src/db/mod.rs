@@ -13,6 +13,7 @@
 pub mod chats;
 pub mod entries;
 pub mod gallery;
+pub mod jobs;
 pub mod migrate;
 pub mod plan;
 pub mod queries;

@@ -109,7 +109,7 @@ pub const ENTRY_GET: NamedQuery = q(
     "SELECT e.id, e.created_at, e.updated_at, e.title, e.title_by_user, e.body, e.mood_score, \
      e.summary, e.word_count, e.is_deleted, e.deleted_at, \
      (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et \
-      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id) \
+      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id), e.revision \
      FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1",
 );
 
@@ -118,6 +118,13 @@ pub const ENTRY_GET: NamedQuery = q(
 pub const ENTRY_EXISTS: NamedQuery = q(
     "entry.exists",
     "SELECT created_at, is_deleted FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+);
+
+/// A live entry's revision, for writing the model's work back only over the text it was
+/// made from. ?1 entry.
+pub const ENTRY_REVISION: NamedQuery = q(
+    "entry.revision",
+    "SELECT revision FROM journal_entries WHERE id = ?1 AND is_deleted = 0",
 );
 
 /// Every tag name of a user, for the tag filter.
@@ -136,7 +143,7 @@ pub const WRITE_CREATE: NamedQuery = q(
 pub const WRITE_UPDATE: NamedQuery = q(
     "write.update",
     "UPDATE journal_entries SET updated_at = ?3, title = ?4, title_by_user = ?5, \
-     mood_score = ?6, word_count = ?7, preview = ?8, body = ?9 \
+     mood_score = ?6, word_count = ?7, preview = ?8, body = ?9, revision = revision + ?10 \
      WHERE id = ?2 AND user_id = ?1",
 );
 
@@ -256,11 +263,74 @@ pub const MEDIA_OF_ENTRY: NamedQuery = q(
      WHERE entry_id = ?2 AND user_id = ?1 ORDER BY id",
 );
 
-/// Queues model work for an entry (once per kind). ?1 user, ?2 entry, ?3 kind, ?4 now.
+/// Queues model work for an entry (once per kind), with the entry's date so the queue
+/// is worked newest first. ?1 user, ?2 entry, ?3 kind, ?4 now.
 pub const AI_JOB_QUEUE: NamedQuery = q(
     "ai.queue",
-    "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at) VALUES (?1, ?2, ?3, ?4) \
+    "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+     SELECT ?1, ?2, ?3, ?4, created_at FROM journal_entries WHERE id = ?2 \
      ON CONFLICT (entry_id, kind) DO UPDATE SET state = 'pending', attempts = 0, last_error = NULL",
+);
+
+/// The next pending jobs of one kind, newest entry first. ?1 kind, ?2 limit.
+pub const AI_JOB_NEXT: NamedQuery = q(
+    "ai.next",
+    "SELECT id, user_id, entry_id, kind, attempts FROM ai_jobs \
+     WHERE state = 'pending' AND kind = ?1 ORDER BY entry_created_at DESC, id DESC LIMIT ?2",
+);
+
+/// Pending embeddings, pending enrichments, failed jobs.
+pub const AI_JOB_COUNTS: NamedQuery = q(
+    "ai.counts",
+    "SELECT (SELECT count(*) FROM ai_jobs WHERE state = 'pending' AND kind = 'embed'), \
+            (SELECT count(*) FROM ai_jobs WHERE state = 'pending' AND kind = 'enrich'), \
+            (SELECT count(*) FROM ai_jobs WHERE state = 'failed')",
+);
+
+/// A job is done. ?1 job.
+pub const AI_JOB_DONE: NamedQuery = q("ai.done", "DELETE FROM ai_jobs WHERE id = ?1");
+
+/// Every job of an entry is done. ?1 entry.
+pub const AI_JOB_CLEAR_ENTRY: NamedQuery = q("ai.clear_entry", "DELETE FROM ai_jobs WHERE entry_id = ?1");
+
+/// One attempt spent; failed once none are left. ?1 job, ?2 reason, ?3 attempts allowed.
+pub const AI_JOB_FAILED: NamedQuery = q(
+    "ai.failed",
+    "UPDATE ai_jobs SET attempts = attempts + 1, last_error = ?2, \
+     state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE 'pending' END WHERE id = ?1",
+);
+
+/// Enrichment for live entries with no summary and no enrichment job, through the
+/// partial index of unsummarised entries. ?1 user, ?2 now.
+pub const AI_BACKFILL_ENRICH: NamedQuery = q(
+    "ai.backfill_enrich",
+    "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+     SELECT e.user_id, e.id, 'enrich', ?2, e.created_at FROM journal_entries AS e \
+     WHERE e.user_id = ?1 AND e.summary IS NULL AND e.is_deleted = 0 \
+     AND NOT EXISTS (SELECT 1 FROM ai_jobs AS j WHERE j.entry_id = e.id AND j.kind = 'enrich') \
+     ON CONFLICT DO NOTHING",
+);
+
+/// An embedding for every live entry with no embedding job (a model with no vectors
+/// yet), along the list index. ?1 user, ?2 now.
+pub const AI_BACKFILL_EMBED_ALL: NamedQuery = NamedQuery {
+    name: "ai.backfill_embed_all",
+    sql: "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+     SELECT e.user_id, e.id, 'embed', ?2, e.created_at FROM journal_entries AS e \
+     WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+     AND NOT EXISTS (SELECT 1 FROM ai_jobs AS j WHERE j.entry_id = e.id AND j.kind = 'embed') \
+     ON CONFLICT DO NOTHING",
+    allowed_scans: &[AllowedScan {
+        table: "e",
+        reason: "every live entry needs a vector from a model that has none: runs once per new embedding model, on the job runner",
+    }],
+};
+
+/// An entry's title, body and tag names as stored, to tell whether an edit changed its
+/// text (and so needs the model's work again). ?1 entry.
+pub const ENTRY_TEXT: NamedQuery = q(
+    "entry.text",
+    "SELECT title, title_by_user, body, tag_names FROM journal_entries WHERE id = ?1",
 );
 
 /// Writes a live entry's full-text row once its tags are known. ?1 id, ?2 title,
@@ -376,6 +446,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_COUNT,
     &ENTRY_GET,
     &ENTRY_EXISTS,
+    &ENTRY_REVISION,
     &TAGS_ALL,
     &WRITE_CREATE,
     &WRITE_UPDATE,
@@ -397,6 +468,14 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &MEDIA_DATA,
     &MEDIA_OF_ENTRY,
     &AI_JOB_QUEUE,
+    &AI_JOB_NEXT,
+    &AI_JOB_COUNTS,
+    &AI_JOB_DONE,
+    &AI_JOB_CLEAR_ENTRY,
+    &AI_JOB_FAILED,
+    &AI_BACKFILL_ENRICH,
+    &AI_BACKFILL_EMBED_ALL,
+    &ENTRY_TEXT,
     &SEARCH_INDEX_INSERT,
     &SEARCH_INDEX_DELETE,
     &SEARCH_INDEX_ENTRY,

@@ -229,28 +229,45 @@ pub fn store_embedding(
     model: &str,
     vector: &[f32],
 ) -> Result<()> {
-    if vector.is_empty() || vector.iter().any(|x| !x.is_finite()) {
+    store_embeddings(conn, user, model, &[(entry, vector)])
+}
+
+/// [`store_embedding`] for a batch of one model's vectors: the model is looked up and
+/// the completeness of a building set checked once for the whole batch, not per vector.
+pub fn store_embeddings(
+    conn: &Connection,
+    user: UserId,
+    model: &str,
+    vectors: &[(EntryId, &[f32])],
+) -> Result<()> {
+    let Some(dim) = vectors.first().map(|(_, v)| v.len()) else {
+        return Ok(());
+    };
+    if let Some((_, bad)) = vectors
+        .iter()
+        .find(|(_, v)| v.len() != dim || v.is_empty() || v.iter().any(|x| !x.is_finite()))
+    {
         return Err(crate::db::DbError::Invalid(format!(
-            "model {model} returned an empty or non-finite embedding"
+            "model {model} returned an empty, non-finite or odd-sized embedding ({} values)",
+            bad.len()
         )));
     }
     timing::timed("vectors.store", || {
-        let found = ensure_model(conn, user, model, vector.len())?;
-        let mut unit = vector.to_vec();
-        kernels::normalise(&mut unit);
+        let found = ensure_model(conn, user, model, dim)?;
         let table = found.table();
-        conn.execute(
-            &format!("DELETE FROM {table} WHERE entry_id = ?1"),
-            params![entry],
-        )?;
-        conn.execute(
-            &format!("INSERT INTO {table} (entry_id, user_id, embedding) VALUES (?1, ?2, ?3)"),
-            params![entry, user, to_blob(&unit)],
-        )?;
-        conn.execute(
-            "INSERT INTO vector_changes (model_id, entry_id) VALUES (?1, ?2)",
-            params![found.id, entry],
-        )?;
+        let mut delete = conn.prepare_cached(&format!("DELETE FROM {table} WHERE entry_id = ?1"))?;
+        let mut insert = conn.prepare_cached(&format!(
+            "INSERT INTO {table} (entry_id, user_id, embedding) VALUES (?1, ?2, ?3)"
+        ))?;
+        let mut logged =
+            conn.prepare_cached("INSERT INTO vector_changes (model_id, entry_id) VALUES (?1, ?2)")?;
+        for (entry, vector) in vectors {
+            let mut unit = vector.to_vec();
+            kernels::normalise(&mut unit);
+            delete.execute(params![entry])?;
+            insert.execute(params![entry, user, to_blob(&unit)])?;
+            logged.execute(params![found.id, entry])?;
+        }
         if !found.active {
             activate_if_complete(conn, user, &found)?;
         }
@@ -297,25 +314,34 @@ pub fn coverage(conn: &Connection, user: UserId, model: &VectorModel) -> Result<
     Ok((done.max(0) as u64, total))
 }
 
-/// Live entries that have no vector from `model` yet, oldest first: the re-index's
-/// remaining work, so it resumes wherever it stopped.
-pub fn entries_missing(
-    conn: &Connection,
-    user: UserId,
-    model: &str,
-    dim: usize,
-    limit: usize,
-) -> Result<Vec<EntryId>> {
-    let found = ensure_model(conn, user, model, dim)?;
-    let mut stmt = conn.prepare(&format!(
-        "SELECT e.id FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 0 \
-         AND NOT EXISTS (SELECT 1 FROM {} AS v WHERE v.entry_id = e.id) ORDER BY e.id LIMIT ?2",
-        found.table()
-    ))?;
-    let ids = stmt
-        .query_map(params![user, limit as i64], |row| row.get(0))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(ids)
+/// Queues an embedding job for every live entry that has no vector from `model` and no
+/// embedding job yet: the work a journal from before saves queued it, seeded or
+/// imported entries, or a new embedding model (whose set is built beside the active one
+/// and replaces it once complete) still needs. Resumes wherever an earlier run stopped.
+/// Returns how many jobs were queued.
+pub fn queue_missing_embeddings(conn: &Connection, user: UserId, model: &str) -> Result<usize> {
+    let registered = conn
+        .prepare_cached("SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND model = ?2")?
+        .query_row(params![user, model], model_from_row)
+        .optional()?;
+    let Some(found) = registered else {
+        // No vector of this model yet: every live entry needs one.
+        return crate::db::jobs::queue_all_embeddings(conn, user);
+    };
+    timing::timed("ai.backfill_embed", || {
+        Ok(conn.execute(
+            &format!(
+                "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+                 SELECT e.user_id, e.id, 'embed', ?2, e.created_at FROM journal_entries AS e \
+                 WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+                 AND NOT EXISTS (SELECT 1 FROM {} AS v WHERE v.entry_id = e.id) \
+                 AND NOT EXISTS (SELECT 1 FROM ai_jobs AS j WHERE j.entry_id = e.id AND j.kind = 'embed') \
+                 ON CONFLICT DO NOTHING",
+                found.table()
+            ),
+            params![user, clock::now_utc()],
+        )?)
+    })
 }
 
 /// Makes a building set the active one once it covers every live entry, and drops the
