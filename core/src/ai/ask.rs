@@ -239,19 +239,21 @@ async fn run(
         }
         cost.timings.search = stage_done(emit, "search", stage);
         emit(AskEvent::Sources(sources.clone()));
+        if sources.is_empty() {
+            // Nothing to answer from: a model given no entries answers from nothing, and a
+            // small one invents. Say so, and what was searched, without a model call.
+            let text = nothing_found(query, keyword_only.as_deref());
+            emit(AskEvent::Token(text.clone()));
+            return Ok((text, sources, keyword_only));
+        }
     }
 
     // 4. Answer, streamed.
     let stage = Instant::now();
     let mut messages = vec![Message::system(ANSWER_PROMPT)];
     if plan.query.is_some() {
-        let entries_text = if context.is_empty() {
-            "(no journal entries matched)".to_owned()
-        } else {
-            context
-        };
         messages.push(Message::system(format!(
-            "Today is {}. Journal entries:\n{entries_text}",
+            "Today is {}. Journal entries:\n{context}",
             now.format("%A %-d %B %Y")
         )));
     }
@@ -294,7 +296,37 @@ async fn run(
     }
     cost.timings.model += cost.timings.answer;
     outcome?;
+    if let Some(reason) = &keyword_only {
+        let note = format!("\n\n(Found by keywords only: {reason}.)");
+        emit(AskEvent::Token(note.clone()));
+        text.push_str(&note);
+    }
     Ok((text, sources, keyword_only))
+}
+
+/// The answer when search found no entry: what was searched, and how.
+fn nothing_found(query: &search::SearchQuery, keyword_only: Option<&str>) -> String {
+    let mut text = "I found nothing in your journal about that.".to_owned();
+    let phrase = query.text.trim();
+    if !phrase.is_empty() {
+        text.push_str(&format!(" I searched your entries for \u{201c}{phrase}\u{201d}"));
+    } else {
+        text.push_str(" I looked at your entries");
+    }
+    let day = |stamp: &String| stamp.get(..10).unwrap_or(stamp).to_owned();
+    match (&query.filter.from, &query.filter.to) {
+        (Some(from), Some(to)) => {
+            text.push_str(&format!(" written from {} to before {}", day(from), day(to)))
+        }
+        (Some(from), None) => text.push_str(&format!(" written since {}", day(from))),
+        (None, Some(to)) => text.push_str(&format!(" written before {}", day(to))),
+        (None, None) => {}
+    }
+    match keyword_only {
+        Some(reason) => text.push_str(&format!(", by keywords only ({reason}).")),
+        None => text.push_str(", by words and by meaning."),
+    }
+    text
 }
 
 /// [`ask`] on a plain thread: events go to `events`, ending with `Done` or `Error`.
