@@ -13,6 +13,7 @@ use mindsage_core::settings::Settings;
 use crate::assistant::ai_settings;
 use crate::cli::{self, Args};
 use crate::overlay::{FrameTimes, Overlay};
+use crate::queue::QueueBar;
 use crate::views::View;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
@@ -105,6 +106,7 @@ pub struct MindSageApp {
     ask: AskView,
     settings: SettingsView,
     overlay: Overlay,
+    queue: QueueBar,
     frames: FrameTimes,
     /// Set when the journal could not be opened: the window explains instead of listing.
     open_error: Option<String>,
@@ -138,6 +140,7 @@ impl MindSageApp {
             ask: AskView::default(),
             settings: SettingsView::new(startup.settings, startup.data_dir),
             overlay,
+            queue: QueueBar::default(),
             frames: FrameTimes::default(),
             open_error: None,
             status: None,
@@ -192,6 +195,7 @@ impl MindSageApp {
                     self.dashboard.mark_stale();
                     self.gallery.mark_stale();
                 }
+                Response::Queue(status) => self.queue.on_status(status),
                 Response::Dashboard { .. } => self.dashboard.on_response(response),
                 Response::Thumbnails { .. } => self.gallery.on_response(ctx, response),
                 Response::PhotosAdded { added, failures, .. } => {
@@ -372,6 +376,9 @@ impl MindSageApp {
         self.shortcuts(ctx);
         self.dropped_photos(ctx);
         self.top_bar(ctx);
+        if let Some(paused) = self.queue.ui(ctx) {
+            self.worker.send(Request::PauseQueue(paused));
+        }
         self.status_bar(ctx);
         self.central(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());

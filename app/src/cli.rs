@@ -100,6 +100,13 @@ pub enum Command {
     Stats,
     /// Where the journal is and the SQLite settings in effect.
     Info,
+    /// Queue the local model's work that entries are missing (vectors for meaning search,
+    /// titles, moods and summaries) and say what is left.
+    Index {
+        /// Do the work now, with a progress bar, until the queue is empty.
+        #[arg(long)]
+        wait: bool,
+    },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -246,6 +253,13 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             })
         }
         Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
+        Command::Index { wait } => {
+            drop(conn);
+            let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
+            let settings =
+                mindsage_core::ai::AiSettings::from_settings(&mindsage_core::settings::Settings::load(&dir));
+            crate::index::run(&path, &options, &settings, wait, args.json)
+        }
         Command::Info => {
             let info = serde_json::json!({
                 "database": path,

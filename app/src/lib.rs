@@ -4,6 +4,8 @@
 pub mod app;
 pub mod assistant;
 pub mod cli;
+pub mod index;
 pub mod overlay;
+pub mod queue;
 pub mod views;
 pub mod worker;

@@ -13,8 +13,8 @@ use chrono::{Datelike, Local, NaiveDate};
 use rusqlite::Connection;
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::jobs::JobRunner;
-use mindsage_core::ai::{AiSettings, OllamaClient};
+use mindsage_core::ai::jobs::{JobRunner, QueueStatus};
+use mindsage_core::ai::{AiSettings, OllamaClient, health};
 use mindsage_core::clock;
 use mindsage_core::db::chats::{self, ChatMessage, ChatSummary};
 use mindsage_core::db::entries::{self, Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
@@ -95,6 +95,8 @@ pub enum Request {
     ChatMessages(i64),
     /// Fill the journal with demo entries if it has none.
     DemoIfEmpty,
+    /// Pause (true) or resume the model's background work.
+    PauseQueue(bool),
 }
 
 /// A gallery photo with its thumbnail decoded, ready to upload as a texture.
@@ -157,6 +159,8 @@ pub enum Response {
     /// An answered question was added to the history.
     ChatSaved,
     Seeded(SeedReport),
+    /// How the model's queue stands (sent by the job runner after every step).
+    Queue(QueueStatus),
     /// The journal could not be opened; nothing else will arrive.
     OpenFailed(String),
     Failed(String),
@@ -346,11 +350,25 @@ impl Reader {
             Request::SaveChat(answer) => return self.save_chat(*answer),
             Request::DemoIfEmpty => match entries::count(conn, USER) {
                 Ok(0) => {
-                    return self.write(|conn| demo::seed(conn, USER, &demo_options()).map(Response::Seeded));
+                    let enrichment = self.enrichment.clone();
+                    return self.write(move |conn| {
+                        let seeded = demo::seed(conn, USER, &demo_options())?;
+                        // Bulk inserts queue no work per entry: the runner looks for them.
+                        if let Some(runner) = enrichment {
+                            runner.rescan();
+                        }
+                        Ok(Response::Seeded(seeded))
+                    });
                 }
                 Ok(_) => return,
                 Err(e) => Err(e),
             },
+            Request::PauseQueue(paused) => {
+                if let Some(runner) = &self.enrichment {
+                    runner.set_paused(paused);
+                }
+                return;
+            }
         };
         self.reply.result(response);
     }
@@ -439,7 +457,9 @@ impl Reader {
     }
 }
 
-/// Starts the AI job runner; without a usable client the UI hears why once.
+/// Starts the AI job runner, which reports the queue to the UI, and pre-warms the text
+/// model so the first question does not pay for loading it; without a usable client the
+/// UI hears why once.
 fn start_enrichment(
     ai: &AiSettings,
     path: &Path,
@@ -447,11 +467,22 @@ fn start_enrichment(
     writer: &Arc<Writer>,
     reply: &Reply,
 ) -> Option<Arc<JobRunner>> {
+    let status = {
+        let reply = reply.clone();
+        Box::new(move |status| reply.send(Response::Queue(status)))
+    };
     let started = OllamaClient::new(ai)
         .map_err(|e| e.to_string())
         .and_then(|client| {
-            JobRunner::spawn(client, path.to_path_buf(), options.clone(), Arc::clone(writer))
-                .map_err(|e| e.to_string())
+            drop(health::prewarm_in_background(client.clone()));
+            JobRunner::spawn(
+                client,
+                path.to_path_buf(),
+                options.clone(),
+                Arc::clone(writer),
+                status,
+            )
+            .map_err(|e| e.to_string())
         });
     match started {
         Ok(runner) => Some(Arc::new(runner)),

@@ -4,12 +4,22 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// The shared local Ollama stand-in the core tests use (`shared/ollama-local`).
+#[path = "../../core/tests/ollama_server/mod.rs"]
+mod ollama_server;
+
 fn mindsage(data_dir: &Path, args: &[&str]) -> Output {
+    mindsage_with(data_dir, args, &[])
+}
+
+/// The binary with extra environment variables (the model host, for one).
+fn mindsage_with(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mindsage"))
         .arg("--data-dir")
         .arg(data_dir)
         .args(args)
         .env_remove("MINDSAGE_DATA_DIR")
+        .envs(env.iter().copied())
         .output()
         .expect("run mindsage")
 }
@@ -111,4 +121,46 @@ fn a_corrupt_journal_is_named_and_untouched() {
         "{stderr}"
     );
     assert_eq!(std::fs::read(&db).unwrap(), garbage);
+}
+
+#[test]
+fn index_queues_what_entries_miss_and_wait_does_it_with_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    json(&mindsage(dir.path(), &["seed", "--entries", "3", "--json"]));
+    let nobody = format!("http://127.0.0.1:{}", ollama_server::free_port());
+    let host = [("OLLAMA_HOST", nobody.as_str())];
+
+    // Seeded entries are bulk inserts: index finds them and queues their work.
+    let status = json(&mindsage_with(dir.path(), &["index", "--json"], &host));
+    assert_eq!(status["queued"], 6, "{status}");
+    assert_eq!(status["counts"]["embed_pending"], 3);
+    assert_eq!(status["counts"]["enrich_pending"], 3);
+    let again = json(&mindsage_with(dir.path(), &["index", "--json"], &host));
+    assert_eq!(again["queued"], 0, "nothing is queued twice");
+
+    // No model: --wait says what to do and fails, and nothing is lost.
+    let waited = mindsage_with(dir.path(), &["index", "--wait"], &host);
+    assert!(!waited.status.success());
+    let stderr = String::from_utf8_lossy(&waited.stderr);
+    assert!(stderr.contains("not running"), "{stderr}");
+
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(
+        r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [{"match": ".", "regex": true,
+            "response": "{\"title\": \"A day\", \"mood_score\": 6, \"mood_tags\": [\"calm\"], \"summary\": \"Something happened.\"}"}]}"#,
+    );
+    let url = server.url();
+    let done = json(&mindsage_with(
+        dir.path(),
+        &["index", "--wait", "--json"],
+        &[("OLLAMA_HOST", url.as_str())],
+    ));
+    assert_eq!(done["counts"]["embed_pending"], 0, "{done}");
+    assert_eq!(done["counts"]["enrich_pending"], 0, "{done}");
+    assert_eq!(done["counts"]["failed"], 0, "{done}");
+    let listed = json(&mindsage(dir.path(), &["list", "--json"]));
+    let first = listed[0]["id"].as_i64().unwrap().to_string();
+    let shown = json(&mindsage(dir.path(), &["show", &first, "--json"]));
+    assert_eq!(shown["summary"], "Something happened.");
 }

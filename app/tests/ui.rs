@@ -468,3 +468,110 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
         h.state().view() == View::Journal && h.query_all_by_value("Lighthouse").next().is_some()
     });
 }
+
+/// Replies for the model's work on the sore-knee entry: the enrichment (matched by the
+/// entry's own words) and Ask's answer (matched by the question).
+const KNEE_SCRIPT: &str = r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+  {"match": "Which joint", "response": "Your knee has been sore since the run."},
+  {"match": "knee ached", "response": "{\"title\": \"Sore knee after the run\", \"mood_score\": 4, \"mood_tags\": [\"tired\"], \"summary\": \"A run by the river left an aching knee.\"}"}
+]}"#;
+
+/// Shares no word with [`QUESTION`], so only meaning can connect them.
+const KNEE_BODY: &str = "Went running by the river; my knee ached all evening.";
+const QUESTION: &str = "Which joint has been giving me trouble";
+
+/// What the journal file holds for its one entry: title, summary, mood, and whether it
+/// has a vector. Read on a connection of the test's own (no catalogue query, so the
+/// UI-thread guard the app armed on this thread is not involved).
+fn stored_work(data_dir: &Path) -> Option<(String, Option<String>, Option<u8>, bool)> {
+    let conn = rusqlite::Connection::open(paths::database_path(data_dir)).ok()?;
+    conn.query_row(
+        "SELECT title, summary, mood_score, \
+         EXISTS (SELECT 1 FROM vector_changes AS v WHERE v.entry_id = e.id) FROM journal_entries AS e",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )
+    .ok()
+}
+
+fn type_new_entry(harness: &mut Harness<'_, MindSageApp>, body: &str) {
+    harness.get_by_role_and_label(Role::Button, "New entry").click();
+    harness.run();
+    type_into(harness, Role::MultilineTextInput, "Entry", body);
+}
+
+#[test]
+fn a_typed_entry_gets_the_models_work_and_is_found_by_meaning() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(KNEE_SCRIPT);
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app_with(dir.path(), View::Journal, server.settings());
+    type_new_entry(&mut harness, KNEE_BODY);
+
+    // Saving queued the work; the running app's job runner does it.
+    wait_until(
+        &mut harness,
+        "the model's title, summary, mood and vector in the file",
+        |_| {
+            stored_work(dir.path()).is_some_and(|(title, summary, mood, vector)| {
+                title == "Sore knee after the run" && summary.is_some() && mood == Some(4) && vector
+            })
+        },
+    );
+
+    // The search box finds it by meaning alone.
+    type_into(&mut harness, Role::TextInput, "Search", QUESTION);
+    wait_until(
+        &mut harness,
+        "the entry found by meaning in the search box",
+        |h| {
+            h.query_by_role_and_label(Role::Button, "Sore knee after the run")
+                .is_some()
+                && !shows(h, "keywords only")
+        },
+    );
+
+    // So does Ask, and it says it used meaning as well as words.
+    harness.get_by_role_and_label(Role::Button, "Ask").click();
+    harness.run();
+    type_into(&mut harness, Role::TextInput, "Question", QUESTION);
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    wait_until(&mut harness, "Ask's answer with the entry as its source", |h| {
+        matches!(h.state().last_answer(), Some((Ok(_), false)))
+            && h.query_by_label("Sore knee after the run").is_some()
+    });
+    let (answer, _) = harness.state().last_answer().unwrap();
+    assert!(!answer.unwrap().contains("keywords only"), "{answer:?}");
+}
+
+#[test]
+fn the_models_work_resumes_after_the_app_is_closed_mid_way() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(KNEE_SCRIPT);
+    // The enrichment call is held at the model while the app closes.
+    server.fault(r#"{"latency_ms": 8000, "paths": ["/api/chat"], "count": 1}"#);
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut harness = app_with(dir.path(), View::Journal, server.settings());
+        type_new_entry(&mut harness, KNEE_BODY);
+        wait_until(&mut harness, "the entry saved and embedded", |_| {
+            stored_work(dir.path()).is_some_and(|(_, _, _, vector)| vector)
+        });
+        wait_until(&mut harness, "the queue bar", |h| {
+            shows(h, "Writing titles and summaries")
+        });
+        assert_eq!(
+            stored_work(dir.path()).unwrap().1,
+            None,
+            "closed before the work was done"
+        );
+    }
+    let mut harness = app_with(dir.path(), View::Journal, server.settings());
+    wait_until(&mut harness, "the work finished after the restart", |_| {
+        stored_work(dir.path())
+            .is_some_and(|(title, summary, ..)| title == "Sore knee after the run" && summary.is_some())
+    });
+    server.clear_faults();
+}
