@@ -8,6 +8,7 @@
 
 mod ai;
 pub mod app;
+mod backfill;
 mod db;
 mod retrieval;
 mod size;
@@ -77,6 +78,7 @@ pub fn registry() -> Vec<Box<dyn Stage>> {
         Box::new(vector::Vector),
         Box::new(retrieval::Retrieval),
         Box::new(ai::Ai),
+        Box::new(backfill::Backfill),
         Box::new(app::App),
         Box::new(size::Size),
     ]
