@@ -1,5 +1,5 @@
 # The two commands a newcomer needs; see README.md.
-.PHONY: run demo test lint
+.PHONY: run demo test lint fresh-check
 
 run:
 	scripts/run.sh $(ARGS)
@@ -13,3 +13,7 @@ test:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# The README's two commands on a clean clone with an empty cargo cache (about 30 minutes).
+fresh-check:
+	scripts/fresh-check.sh

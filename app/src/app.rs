@@ -57,6 +57,7 @@ pub fn run(args: &Args) -> Result<()> {
     if args.mmap_size.is_none() {
         options.mmap_size = settings.mmap_size;
     }
+    let exit_after = args.exit_after;
     let startup = Startup {
         demo: args.demo,
         view: args.view.unwrap_or_default(),
@@ -77,12 +78,26 @@ pub fn run(args: &Args) -> Result<()> {
         "MindSage",
         native,
         Box::new(move |cc| {
+            if let Some(seconds) = exit_after {
+                close_after(cc.egui_ctx.clone(), seconds);
+            }
             let ai = ai_settings(&startup.settings);
             let worker = Worker::spawn(path, options, ai, cc.egui_ctx.clone());
             Ok(Box::new(MindSageApp::new(&cc.egui_ctx, worker, startup)))
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))
+}
+
+/// Sends the window a close request after `seconds` (`--exit-after`), from a thread of
+/// its own so the UI thread never waits; the app then closes as on its close button.
+fn close_after(ctx: egui::Context, seconds: f64) {
+    let wait = std::time::Duration::try_from_secs_f64(seconds).unwrap_or_default();
+    std::thread::spawn(move || {
+        std::thread::sleep(wait);
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        ctx.request_repaint();
+    });
 }
 
 /// The window and taskbar icon, compiled in so the app needs no files beside it.

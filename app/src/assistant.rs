@@ -13,7 +13,7 @@ use chrono::Local;
 use rusqlite::Connection;
 
 use mindsage_core::ai::ask::{self, AskEvent};
-use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health};
+use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, search_box};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::settings::Settings;
 
@@ -105,8 +105,7 @@ impl Assistant {
 
     /// A failed embedding changes nothing: the words-only results are already shown.
     fn embed(&self, client: &OllamaClient, generation: u64, text: String) {
-        let embedded = client.embed_blocking(&self.settings.embed_model, std::slice::from_ref(&text));
-        if let Ok(Some(embedding)) = embedded.map(|mut v| v.pop()) {
+        if let Ok(embedding) = search_box::embed_query(client, &text) {
             let _ = self.reader.send(Request::Search {
                 generation,
                 text,

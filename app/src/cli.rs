@@ -1,6 +1,6 @@
 //! The command line: global options and the headless subcommands.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -8,10 +8,13 @@ use chrono::{Duration, Local};
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
+use mindsage_core::ai::{AiSettings, OllamaClient, search_box};
 use mindsage_core::clock;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::paths;
+use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
+use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchMode, Searcher};
 
 #[derive(Debug, Clone, Parser)]
 #[command(name = "mindsage", version, about = "A private, local-first journal.")]
@@ -44,6 +47,11 @@ pub struct Args {
     /// Open the profiler overlay when the window starts (F12 toggles it).
     #[arg(long)]
     pub profiler: bool,
+
+    /// Close the window after this many seconds, as its close button would (for
+    /// scripted checks such as scripts/fresh-check.sh).
+    #[arg(long, value_name = "SECONDS")]
+    pub exit_after: Option<f64>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -100,6 +108,14 @@ pub enum Command {
     Stats,
     /// Where the journal is and the SQLite settings in effect.
     Info,
+    /// Search as the search box does: by words and, when the local model is running, by
+    /// meaning; dates in the query ("in March") filter.
+    Search {
+        query: String,
+        /// Results to list at most.
+        #[arg(long, default_value_t = SEARCH_BOX_RESULTS as u16, value_parser = clap::value_parser!(u16).range(1..))]
+        limit: u16,
+    },
     /// Queue the local model's work that entries are missing (vectors for meaning search,
     /// titles, moods and summaries) and say what is left.
     Index {
@@ -260,6 +276,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
                 mindsage_core::ai::AiSettings::from_settings(&mindsage_core::settings::Settings::load(&dir));
             crate::index::run(&path, &options, &settings, wait, args.json)
         }
+        Command::Search { query, limit } => search(args, &conn, &query, limit),
         Command::Info => {
             let info = serde_json::json!({
                 "database": path,
@@ -273,16 +290,100 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
     }
 }
 
+/// The search box's search ([`search_box::search`]); without the model, words only and
+/// a line saying why.
+fn search(args: &Args, conn: &rusqlite::Connection, query: &str, limit: u16) -> Result<()> {
+    let client = OllamaClient::new(&ai_settings(args)?);
+    let outcome = search_box::search(
+        &client,
+        &mut Searcher::default(),
+        conn,
+        DEFAULT_USER,
+        query,
+        Local::now(),
+        usize::from(limit),
+    )?;
+    let keyword_only = match &outcome.mode {
+        SearchMode::KeywordOnly { reason } => Some(reason.as_str()),
+        SearchMode::Hybrid | SearchMode::DateOnly => None,
+    };
+    let hits: Vec<_> = outcome
+        .hits
+        .iter()
+        .map(|hit| {
+            serde_json::json!({
+                "id": hit.entry_id,
+                "date": hit.created_at,
+                "title": hit.title,
+                "snippet": hit.snippet.replace([HIGHLIGHT_START, HIGHLIGHT_END], ""),
+                "matched": highlighted_words(&hit.snippet),
+                "score": hit.score,
+            })
+        })
+        .collect();
+    let report = serde_json::json!({
+        "query": query,
+        "mode": outcome.mode,
+        "keyword_only": keyword_only,
+        "hits": hits,
+    });
+    print(args, &report, || {
+        let mut lines: Vec<String> = keyword_only
+            .map(|reason| format!("(matching words only: {reason})"))
+            .into_iter()
+            .collect();
+        if outcome.hits.is_empty() {
+            lines.push("nothing found".to_owned());
+        }
+        for hit in &outcome.hits {
+            let title = if hit.title.is_empty() {
+                "(untitled)"
+            } else {
+                &hit.title
+            };
+            let snippet = hit.snippet.replace([HIGHLIGHT_START, HIGHLIGHT_END], "*");
+            lines.push(format!(
+                "{:>6}  {}  {title}\n        {snippet}",
+                hit.entry_id,
+                day_of(&hit.created_at)
+            ));
+        }
+        lines.join("\n")
+    })
+}
+
+/// The words a snippet highlights, in order.
+fn highlighted_words(snippet: &str) -> Vec<&str> {
+    snippet
+        .split(HIGHLIGHT_START)
+        .skip(1)
+        .filter_map(|marked| marked.split_once(HIGHLIGHT_END).map(|(word, _)| word))
+        .collect()
+}
+
+/// The AI settings for the journal in `args`: its settings file over the environment.
+fn ai_settings(args: &Args) -> Result<AiSettings> {
+    let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
+    Ok(AiSettings::from_settings(
+        &mindsage_core::settings::Settings::load(&dir),
+    ))
+}
+
+/// Whether `error` is standard output's reader having gone away (`mindsage list |
+/// head -1`): the command then ends quietly, as other command-line tools do.
+pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
 /// Streams the answer as it is written; `Reset` (a retried call) starts it on a new
 /// line, since text already printed cannot be taken back. Saves the exchange as a chat.
 fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bool) -> Result<()> {
     use mindsage_core::ai::ask::{self as pipeline, AskEvent};
-    use std::io::Write;
 
-    let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
-    let settings =
-        mindsage_core::ai::AiSettings::from_settings(&mindsage_core::settings::Settings::load(&dir));
-    let client = mindsage_core::ai::OllamaClient::new(&settings)?;
+    let client = OllamaClient::new(&ai_settings(args)?)?;
     let stream = !args.json;
     let mut emit = |event: AskEvent| {
         let mut out = std::io::stdout().lock();
@@ -301,38 +402,40 @@ fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bo
         &mut emit,
     ))?;
     pipeline::save_chat(conn, DEFAULT_USER, None, &answer)?;
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&answer)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
         return Ok(());
     }
-    println!();
+    writeln!(out)?;
     if !answer.sources.is_empty() {
-        println!("\nsources:");
+        writeln!(out, "\nsources:")?;
         for s in &answer.sources {
-            println!(
-                "  #{} {}  {}",
-                s.entry_id,
-                &s.created_at[..s.created_at.len().min(10)],
-                s.title
-            );
+            writeln!(out, "  #{} {}  {}", s.entry_id, day_of(&s.created_at), s.title)?;
         }
     }
     if timings {
         let t = &answer.timings;
         let ms = |d: std::time::Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
-        println!("\ntimings:");
+        writeln!(out, "\ntimings:")?;
         for (name, d) in [
             ("plan", t.plan),
             ("embed", t.embed),
             ("search", t.search),
             ("answer", t.answer),
         ] {
-            println!("  {name:<12} {}", ms(d));
+            writeln!(out, "  {name:<12} {}", ms(d))?;
         }
-        println!("  {:<12} {}", "first token", t.first_token.map_or("-".into(), ms));
-        println!("  {:<12} {}", "total", ms(t.total));
-        println!("  {:<12} {}", "overhead", ms(t.overhead));
-        println!(
+        writeln!(
+            out,
+            "  {:<12} {}",
+            "first token",
+            t.first_token.map_or("-".into(), ms)
+        )?;
+        writeln!(out, "  {:<12} {}", "total", ms(t.total))?;
+        writeln!(out, "  {:<12} {}", "overhead", ms(t.overhead))?;
+        writeln!(
+            out,
             "  {:<12} {}{}",
             "model calls",
             answer.model_calls,
@@ -341,18 +444,26 @@ fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bo
             } else {
                 ""
             }
-        );
+        )?;
     }
     Ok(())
 }
 
+/// Prints `value` as JSON with `--json`, else `text`. Writing fails (rather than
+/// panicking, as `println!` does) when nobody reads standard output any more.
 fn print<T: Serialize + ?Sized>(args: &Args, value: &T, text: impl FnOnce() -> String) -> Result<()> {
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(value)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(value)?)?;
     } else {
-        println!("{}", text());
+        writeln!(out, "{}", text())?;
     }
     Ok(())
+}
+
+/// The day of a stored timestamp (its first ten characters).
+fn day_of(created_at: &str) -> &str {
+    created_at.get(..10).unwrap_or(created_at)
 }
 
 fn format_row(row: &entries::EntryRow) -> String {
@@ -370,7 +481,7 @@ fn format_row(row: &entries::EntryRow) -> String {
     format!(
         "{:>6}  {}  {mood}  {title}{tags}",
         row.id,
-        &row.created_at[..row.created_at.len().min(10)]
+        day_of(&row.created_at)
     )
 }
 

@@ -17,6 +17,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Nobody reads the output any more (`mindsage list | head -1`): nothing to say.
+        Err(error) if cli::is_closed_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE

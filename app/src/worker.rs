@@ -24,16 +24,13 @@ use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EffectivePragmas, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions, SeedReport};
 use mindsage_core::media;
-use mindsage_core::search::{SearchOutcome, SearchQuery, Searcher};
+use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchOutcome, Searcher};
 use mindsage_core::settings::Settings;
 
 use crate::assistant::{AiRequest, Assistant};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
-
-/// Results the search box shows.
-const SEARCH_RESULTS: usize = 50;
 
 /// Chats listed in the Ask history.
 const CHATS_LISTED: u32 = 100;
@@ -294,14 +291,17 @@ impl Reader {
                 generation,
                 text,
                 embedding,
-            } => {
-                // Dates in the text ("in March") become a filter.
-                let (query, _) = SearchQuery::from_text(&text, Local::now(), SEARCH_RESULTS);
-                let query = query.typed();
-                self.searcher
-                    .hybrid(conn, USER, &query, embedding.as_deref())
-                    .map(|outcome| Response::Search { generation, outcome })
-            }
+            } => self
+                .searcher
+                .search_box(
+                    conn,
+                    USER,
+                    &text,
+                    Local::now(),
+                    SEARCH_BOX_RESULTS,
+                    embedding.as_deref(),
+                )
+                .map(|outcome| Response::Search { generation, outcome }),
             Request::Dashboard => self.dashboard(),
             Request::Chats => chats::recent(conn, USER, CHATS_LISTED).map(Response::Chats),
             Request::ChatMessages(chat) => chats::messages(conn, USER, chat).map(Response::ChatMessages),

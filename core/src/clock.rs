@@ -43,13 +43,14 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
 /// The start of a calendar day as a stored UTC timestamp bound (local midnight).
 /// Used to turn a user's "from"/"to" days into a created_at range.
 pub fn local_day_start_utc(d: NaiveDate) -> String {
-    let midnight = d.and_hms_opt(0, 0, 0).expect("midnight exists");
+    let midnight = d.and_time(chrono::NaiveTime::MIN);
     let local = midnight
         .and_local_timezone(Local)
         .earliest()
         // A day whose midnight is skipped by a DST change starts at 01:00.
         .or_else(|| {
-            (midnight + chrono::Duration::hours(1))
+            midnight
+                .checked_add_signed(chrono::Duration::hours(1))?
                 .and_local_timezone(Local)
                 .earliest()
         })

@@ -17,6 +17,7 @@
 //! * [`ask`]: the Ask pipeline (plan, embed, search, answer) with timed stages.
 //! * [`plan`]: Ask's first stage, the local rule that spares the planning call and the
 //!   call itself.
+//! * [`search_box`]: the search box's search with meaning in one call (the CLI's).
 //!
 //! Privacy: journal text is sent only to the configured host, and nothing here logs
 //! entry text, prompts or model output: ids, counts, model names and timings only.
@@ -33,6 +34,7 @@ pub mod health;
 pub mod jobs;
 pub mod json_reply;
 pub mod plan;
+pub mod search_box;
 pub mod settings;
 
 use std::future::Future;

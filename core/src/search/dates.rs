@@ -9,7 +9,7 @@
 //! Days are the person's local calendar days; the range is returned both as days and
 //! as the stored UTC timestamps that bound `created_at`.
 
-use chrono::{DateTime, Datelike, Duration, Local, NaiveDate};
+use chrono::{DateTime, Datelike, Local, NaiveDate};
 
 use crate::clock;
 
@@ -69,24 +69,73 @@ fn season(word: &str) -> Option<u32> {
     }
 }
 
-fn first_of(year: i32, month: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(year, month, 1).expect("valid month")
+/// The earliest day a range can name. Ranges are clamped to
+/// [`EARLIEST`]`..=`[`LATEST`], whatever number was typed ("4000000 months ago", "the
+/// last 4000000000 days"): years 0001 to 9999 are what SQLite's date functions hold and
+/// what the stored form's four-digit years can write, and they sit well inside chrono's
+/// range, so no arithmetic below can overflow (day and month counts are `i64`, made
+/// with saturating operations and clamped before they become dates). Local midnight of
+/// either end is still a four-digit year in UTC in every time zone.
+pub const EARLIEST: NaiveDate = match NaiveDate::from_ymd_opt(1, 1, 1) {
+    Some(day) => day,
+    None => NaiveDate::MIN,
+};
+
+/// The latest day a range can name (an end past it is clamped to it); see [`EARLIEST`].
+pub const LATEST: NaiveDate = match NaiveDate::from_ymd_opt(9999, 12, 31) {
+    Some(day) => day,
+    None => NaiveDate::MAX,
+};
+
+/// `d` moved by `days` (any number), clamped to [`EARLIEST`]`..=`[`LATEST`].
+fn add_days(d: NaiveDate, days: i64) -> NaiveDate {
+    let bounds = i64::from(EARLIEST.num_days_from_ce())..=i64::from(LATEST.num_days_from_ce());
+    let n = i64::from(d.num_days_from_ce())
+        .saturating_add(days)
+        .clamp(*bounds.start(), *bounds.end());
+    i32::try_from(n)
+        .ok()
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .unwrap_or(EARLIEST)
 }
 
-fn add_months(d: NaiveDate, months: i32) -> NaiveDate {
-    let total = d.year() * 12 + d.month0() as i32 + months;
-    first_of(total.div_euclid(12), total.rem_euclid(12) as u32 + 1)
+/// The first day of month number `months` counted from January of year 0 (any number),
+/// clamped to [`EARLIEST`]`..=`[`LATEST`].
+fn month_start(months: i64) -> NaiveDate {
+    let year = months.div_euclid(12);
+    let month = months.rem_euclid(12) as u32 + 1;
+    if year < i64::from(EARLIEST.year()) {
+        return EARLIEST;
+    }
+    i32::try_from(year)
+        .ok()
+        .and_then(|year| NaiveDate::from_ymd_opt(year, month, 1))
+        .map_or(LATEST, |d| d.min(LATEST))
+}
+
+fn first_of(year: i32, month: u32) -> NaiveDate {
+    month_start(i64::from(year) * 12 + i64::from(month) - 1)
+}
+
+fn add_months(d: NaiveDate, months: i64) -> NaiveDate {
+    month_start((i64::from(d.year()) * 12 + i64::from(d.month0())).saturating_add(months))
 }
 
 fn monday_of(d: NaiveDate) -> NaiveDate {
-    d - Duration::days(i64::from(d.weekday().num_days_from_monday()))
+    add_days(d, -i64::from(d.weekday().num_days_from_monday()))
+}
+
+/// A count typed as digits; one too large for `i64` counts as the largest, which the
+/// date arithmetic then clamps.
+fn count(word: &str) -> Option<i64> {
+    (!word.is_empty() && word.bytes().all(|b| b.is_ascii_digit())).then(|| word.parse().unwrap_or(i64::MAX))
 }
 
 /// The season starting in `start_month` that contains or precedes `year`'s naming:
 /// "winter 2026" is December 2025 to February 2026.
 fn season_range(year: i32, start_month: u32) -> (NaiveDate, NaiveDate) {
     let start = if start_month == 12 {
-        first_of(year - 1, 12)
+        first_of(year.saturating_sub(1), 12)
     } else {
         first_of(year, start_month)
     };
@@ -99,87 +148,91 @@ fn season_range(year: i32, start_month: u32) -> (NaiveDate, NaiveDate) {
 /// weeks or months, N days ago, (in|last|this) <month> [year], <month> <year>,
 /// (in) <year>, (this|last) <season>, <season> <year>, and ISO dates (2026-04-03).
 pub fn parse_date_range(text: &str, now: DateTime<Local>) -> Option<DateRange> {
-    let today = now.date_naive();
-    let lower = text.to_lowercase();
-    // Words with their byte spans in the original text, so `matched` quotes the input.
-    let words: Vec<(usize, usize, &str)> = lower
+    let today = now.date_naive().clamp(EARLIEST, LATEST);
+    // Words with their byte spans in `text`, so `matched` quotes the input (lowercasing
+    // the whole text first could move byte offsets: some letters change length).
+    let words: Vec<(usize, usize, String)> = text
         .split_inclusive(|c: char| !(c.is_alphanumeric() || c == '-'))
         .scan(0usize, |offset, piece| {
             let start = *offset;
             *offset += piece.len();
             let word = piece.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '-'));
-            Some((start, start + word.len(), word))
+            Some((start, start + word.len(), word.to_lowercase()))
         })
         .filter(|(_, _, w)| !w.is_empty())
         .collect();
-    let w = |i: usize| words.get(i).map(|x| x.2.trim_matches('-')).unwrap_or("");
-    for i in 0..words.len() {
-        if let Some((start, end, used)) = range_at(&w, i, today) {
-            let (from_byte, to_byte) = (words[i].0, words[i + used - 1].1);
-            return Some(DateRange {
-                start,
-                end,
-                from: clock::local_day_start_utc(start),
-                to: clock::local_day_start_utc(end),
-                matched: text.get(from_byte..to_byte).unwrap_or_default().to_owned(),
-            });
-        }
-    }
-    None
+    let w = |i: usize| words.get(i).map_or("", |x| x.2.trim_matches('-'));
+    (0..words.len()).find_map(|i| {
+        let (start, end, used) = range_at(&w, i, today)?;
+        let from_byte = words.get(i)?.0;
+        let to_byte = words.get(i + used - 1)?.1;
+        let (start, end) = (start.clamp(EARLIEST, LATEST), end.clamp(EARLIEST, LATEST));
+        Some(DateRange {
+            start,
+            end,
+            from: clock::local_day_start_utc(start),
+            to: clock::local_day_start_utc(end),
+            matched: text.get(from_byte..to_byte).unwrap_or_default().to_owned(),
+        })
+    })
 }
 
-/// A range starting at word `i`: (start, end exclusive, words used).
+/// A range starting at word `i`: (start, end exclusive, words used, at least one).
 fn range_at<'a>(
     w: &impl Fn(usize) -> &'a str,
     i: usize,
     today: NaiveDate,
 ) -> Option<(NaiveDate, NaiveDate, usize)> {
-    let day = Duration::days(1);
+    let tomorrow = add_days(today, 1);
     let this_month = first_of(today.year(), today.month());
     match (w(i), w(i + 1), w(i + 2)) {
-        ("today", _, _) | ("tonight", _, _) => Some((today, today + day, 1)),
-        ("yesterday", _, _) => Some((today - day, today, 1)),
+        ("today", _, _) | ("tonight", _, _) => Some((today, tomorrow, 1)),
+        ("yesterday", _, _) => Some((add_days(today, -1), today, 1)),
         // "This week" in a question means the days just lived, so it is the last
         // seven days: asked on a Monday, a calendar week would hold only today.
-        ("this", "week", _) | ("past", "few", "days") => Some((today - Duration::days(6), today + day, 2)),
+        ("this", "week", _) => Some((add_days(today, -6), tomorrow, 2)),
+        ("past", "few", "days") => Some((add_days(today, -6), tomorrow, 3)),
         // Weeks run Monday to Sunday, so the weekend closing the previous week is the
         // most recent one that is over, whichever day it is now.
         ("this", "weekend", _) => {
-            let saturday = monday_of(today) + Duration::days(5);
-            Some((saturday, saturday + Duration::days(2), 2))
+            let saturday = add_days(monday_of(today), 5);
+            Some((saturday, add_days(saturday, 2), 2))
         }
         ("last", "weekend", _) => {
-            let saturday = monday_of(today) - Duration::days(2);
-            Some((saturday, saturday + Duration::days(2), 2))
+            let saturday = add_days(monday_of(today), -2);
+            Some((saturday, add_days(saturday, 2), 2))
         }
         ("last", "week", _) | ("past", "week", _) => {
-            let monday = monday_of(today) - Duration::days(7);
-            Some((monday, monday + Duration::days(7), 2))
+            let monday = add_days(monday_of(today), -7);
+            Some((monday, add_days(monday, 7), 2))
         }
-        ("this", "month", _) => Some((this_month, today + day, 2)),
+        ("this", "month", _) => Some((this_month, tomorrow, 2)),
         ("last", "month", _) => Some((add_months(this_month, -1), this_month, 2)),
-        ("this", "year", _) => Some((first_of(today.year(), 1), today + day, 2)),
+        ("this", "year", _) => Some((first_of(today.year(), 1), tomorrow, 2)),
         ("last", "year", _) => Some((first_of(today.year() - 1, 1), first_of(today.year(), 1), 2)),
-        ("last" | "past", n, unit) if n.parse::<u32>().is_ok() => {
-            let n: i64 = n.parse().ok()?;
+        ("last" | "past", n, unit) if count(n).is_some() => {
+            let n = count(n)?;
             let days = match unit.trim_end_matches('s') {
                 "day" => n,
-                "week" => n * 7,
-                "month" => n * 30,
+                "week" => n.saturating_mul(7),
+                "month" => n.saturating_mul(30),
                 _ => return None,
             };
-            Some((today - Duration::days(days.saturating_sub(1)), today + day, 3))
+            Some((add_days(today, 1i64.saturating_sub(days)), tomorrow, 3))
         }
-        (n, unit, "ago") if n.parse::<u32>().is_ok() => {
-            let n: i64 = n.parse().ok()?;
+        (n, unit, "ago") if count(n).is_some() => {
+            let back = count(n)?.saturating_neg();
             match unit.trim_end_matches('s') {
-                "day" => Some((today - Duration::days(n), today - Duration::days(n) + day, 3)),
+                "day" => {
+                    let day = add_days(today, back);
+                    Some((day, add_days(day, 1), 3))
+                }
                 "week" => {
-                    let monday = monday_of(today) - Duration::days(7 * n);
-                    Some((monday, monday + Duration::days(7), 3))
+                    let monday = add_days(monday_of(today), back.saturating_mul(7));
+                    Some((monday, add_days(monday, 7), 3))
                 }
                 "month" => {
-                    let start = add_months(this_month, -(n as i32));
+                    let start = add_months(this_month, back);
                     Some((start, add_months(start, 1), 3))
                 }
                 _ => None,
@@ -236,9 +289,9 @@ fn range_at<'a>(
             let y = year_number(y)?;
             Some((first_of(y, 1), first_of(y + 1, 1), 2))
         }
-        (iso, _, _) if iso.len() == 10 && iso.as_bytes()[4] == b'-' => {
+        (iso, _, _) if iso.len() == 10 && iso.as_bytes().get(4) == Some(&b'-') => {
             let d = clock::parse_date(iso)?;
-            Some((d, d + day, 1))
+            Some((d, add_days(d, 1), 1))
         }
         _ => None,
     }

@@ -208,7 +208,7 @@ impl QueryWords {
     }
 
     fn joined(&self, operator: &str) -> String {
-        let last = self.words.len() - 1;
+        let last = self.words.len().saturating_sub(1);
         self.words
             .iter()
             .enumerate()

@@ -141,10 +141,13 @@ pub struct SearchOutcome {
     pub mode: SearchMode,
 }
 
+/// Results the search box lists, and `mindsage search` by default.
+pub const SEARCH_BOX_RESULTS: usize = 50;
+
 /// Candidates taken from each method before fusion for a list of `limit` results (the
 /// bench times keyword search at this depth).
 pub fn candidates(limit: usize) -> usize {
-    (limit * 4).max(50)
+    limit.saturating_mul(4).max(50)
 }
 
 /// Hybrid search with sqlite-vec's KNN for the vector half.
@@ -210,6 +213,23 @@ impl Searcher {
         1 + self.rankers.opened()
     }
 
+    /// The search box's search of `text`: a date in it ("in March") becomes the filter,
+    /// the last word may be half typed, entries with every word come first, and meaning
+    /// joins the words when `embedding` (of the whole `text`) is given. The window and
+    /// `mindsage search` both run it ([`crate::ai::search_box`]).
+    pub fn search_box(
+        &mut self,
+        conn: &Connection,
+        user: UserId,
+        text: &str,
+        now: DateTime<Local>,
+        limit: usize,
+        embedding: Option<&[f32]>,
+    ) -> Result<SearchOutcome> {
+        let (query, _) = SearchQuery::from_text(text, now, limit);
+        self.hybrid(conn, user, &query.typed(), embedding)
+    }
+
     /// Hybrid search; the vector half scans every stored vector exactly.
     pub fn hybrid(
         &mut self,
@@ -263,7 +283,7 @@ fn fuse(
         Ok(vector_hits) => (query.fusion.fuse(&keyword_hits, vector_hits), SearchMode::Hybrid),
     };
     let matcher = words.as_ref().map(snippet::Matcher::new);
-    let mut hits = Vec::with_capacity(query.limit);
+    let mut hits = Vec::new();
     for (id, score) in ranked {
         if hits.len() == query.limit {
             break;

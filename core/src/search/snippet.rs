@@ -68,13 +68,13 @@ pub fn highlight(text: &str, matcher: &Matcher) -> Option<String> {
         })
         .collect();
     let first = best_window(&tokens)?;
-    let last = (first + WINDOW_WORDS).min(tokens.len()) - 1;
+    let window = tokens.get(first..tokens.len().min(first.saturating_add(WINDOW_WORDS)))?;
     let mut out = String::new();
     if first > 0 {
         out.push('…');
     }
-    let mut at = tokens[first].start;
-    for token in &tokens[first..=last] {
+    let mut at = window.first()?.start;
+    for token in window {
         push_one_line(&mut out, &text[at..token.start]);
         let piece = &text[token.start..token.end];
         if token.word.is_some() {
@@ -86,7 +86,7 @@ pub fn highlight(text: &str, matcher: &Matcher) -> Option<String> {
         }
         at = token.end;
     }
-    if last + 1 < tokens.len() {
+    if first + window.len() < tokens.len() {
         out.push('…');
     } else {
         push_one_line(&mut out, text[at..].trim_end());
@@ -197,7 +197,8 @@ impl Matcher {
         if let Some(prefix) = &self.prefix
             && lower.starts_with(prefix.as_str())
         {
-            return Some(self.stems.len() - 1);
+            // The prefix is the last query word, so it has the last stem's place.
+            return self.stems.len().checked_sub(1);
         }
         let stem = self.stemmer.stem(&lower);
         self.stems.iter().position(|s| *s == stem)
