@@ -187,6 +187,9 @@ fn index_queues_what_entries_miss_and_wait_does_it_with_the_model() {
     let first = listed[0]["id"].as_i64().unwrap().to_string();
     let shown = json(&mindsage(dir.path(), &["show", &first, "--json"]));
     assert_eq!(shown["summary"], "Something happened.");
+}
+
+#[test]
 fn search_finds_words_and_says_when_it_could_not_use_meaning() {
     let dir = tempfile::tempdir().unwrap();
     json(&mindsage(dir.path(), &["seed", "--entries", "20", "--json"]));
