@@ -1,4 +1,10 @@
 //! The command line: global options and the headless subcommands.
+//!
+//! Ctrl+C and SIGTERM keep their default here (the process ends at once), and that is
+//! safe: the CLI writes on its one connection with no thread or queue in between, each
+//! command's write is one SQLite transaction, and text given to `add` is written by that
+//! one statement, so an interrupted command leaves the journal as before it (SQLite rolls
+//! an unfinished transaction back) and nothing typed is held anywhere else.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -266,8 +272,12 @@ fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bo
     use std::io::Write;
 
     let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
-    let settings =
-        mindsage_core::ai::AiSettings::from_settings(&mindsage_core::settings::Settings::load(&dir));
+    // The CLI never writes the settings; a damaged file is named and left as it is.
+    let settings = mindsage_core::settings::Settings::load(&dir).unwrap_or_else(|e| {
+        eprintln!("warning: {e}; using the default settings");
+        mindsage_core::settings::Settings::default()
+    });
+    let settings = mindsage_core::ai::AiSettings::from_settings(&settings);
     let client = mindsage_core::ai::OllamaClient::new(&settings)?;
     let stream = !args.json;
     let mut emit = |event: AskEvent| {

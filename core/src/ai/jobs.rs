@@ -273,6 +273,11 @@ impl JobRunner {
     pub fn status(&self) -> RunnerStatus {
         self.status.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
+
+    /// Whether the runner's thread is still there: it ends only when dropped, or by a bug.
+    pub fn is_running(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
 }
 
 impl Drop for JobRunner {
