@@ -469,14 +469,20 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
     });
 }
 
-/// Every entry's body in the journal file, read on a connection of the test's own.
+/// Every entry's body in the journal file, read on a connection and a thread of the
+/// test's own (the test thread is the UI thread, where queries are forbidden).
 fn bodies_in_journal(data_dir: &Path) -> Vec<String> {
-    let conn = db::open(&paths::database_path(data_dir), &StorageOptions::default()).unwrap();
-    let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 100).unwrap();
-    page.rows
-        .iter()
-        .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap().body)
-        .collect()
+    let path = paths::database_path(data_dir);
+    std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 100).unwrap();
+        page.rows
+            .iter()
+            .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap().body)
+            .collect()
+    })
+    .join()
+    .unwrap()
 }
 
 /// A close request, as the window manager's close button sends, handled in one frame.

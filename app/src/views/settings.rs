@@ -116,7 +116,7 @@ impl SettingsView {
 
     /// The damaged settings file, named, and the one way to write over it.
     fn damaged_file(&mut self, ui: &mut egui::Ui, worker: &Worker) {
-        let Some(problem) = &self.damaged else {
+        let Some(problem) = self.damaged.clone() else {
             return;
         };
         ui.group(|ui| {
