@@ -506,19 +506,20 @@ fn keep_running(harness: &mut Harness<'_, MindSageApp>, how_long: Duration) {
     }
 }
 
-#[test]
-fn closing_right_after_typing_saves_the_text_first() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = app(dir.path(), View::Journal);
+/// The app on an empty journal with `body` typed into a new entry, not saved yet.
+fn typed_into_a_new_entry(data_dir: &Path, body: &str) -> Harness<'static, MindSageApp> {
+    let mut harness = app(data_dir, View::Journal);
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
     harness.get_by_role_and_label(Role::Button, "New entry").click();
     harness.run_steps(2);
-    type_into(
-        &mut harness,
-        Role::MultilineTextInput,
-        "Entry",
-        "Typed a moment before closing.",
-    );
+    type_into(&mut harness, Role::MultilineTextInput, "Entry", body);
+    harness
+}
+
+#[test]
+fn closing_right_after_typing_saves_the_text_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = typed_into_a_new_entry(dir.path(), "Typed a moment before closing.");
 
     // Closed at once, well inside the autosave's typing pause.
     request_close(&mut harness);
@@ -567,16 +568,7 @@ fn a_failure_elsewhere_during_a_drafts_first_save_saves_it_once() {
 #[test]
 fn a_reader_that_dies_is_reported_keeps_the_text_and_restarts() {
     let dir = tempfile::tempdir().unwrap();
-    let mut harness = app(dir.path(), View::Journal);
-    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
-    harness.get_by_role_and_label(Role::Button, "New entry").click();
-    harness.run_steps(2);
-    type_into(
-        &mut harness,
-        Role::MultilineTextInput,
-        "Entry",
-        "Words that must survive.",
-    );
+    let mut harness = typed_into_a_new_entry(dir.path(), "Words that must survive.");
 
     // A bug on the reader: the panic ends the thread, as a real one would.
     harness.state().worker().send(Request::Fault(Fault::PanicReader));
