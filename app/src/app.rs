@@ -1,8 +1,18 @@
 //! The window: owns the views, routes the worker's answers, handles shortcuts and the
 //! profiler overlay. Never touches the database (see [`crate::worker`]).
+//!
+//! Closing saves first. A close request (the window's close button, Alt+F4, a window
+//! manager's close) or SIGINT/SIGTERM/SIGHUP is answered by cancelling the close, saving
+//! the editor's pending edits at once, and a [`Request::Flush`] through the writer; the
+//! window shows "Saving before closing…" and closes when both have answered, or after
+//! [`CLOSE_PATIENCE`] with the unsaved text kept as a draft file. The UI thread waits on
+//! none of it. Windows' end-of-session messages (`WM_QUERYENDSESSION`, `WM_ENDSESSION`)
+//! are not covered: winit 0.30 handles neither and forwards no event for them, so at a
+//! log-off the last edits since the typing pause can still be lost there.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use egui::{Key, KeyboardShortcut, Modifiers, RichText};
@@ -32,40 +42,47 @@ pub struct Startup {
     /// Open the profiler overlay.
     pub profiler: bool,
     pub settings: Settings,
+    /// Why the settings file could not be used (defaults are in force), if it could not.
+    pub settings_damaged: Option<String>,
     pub data_dir: PathBuf,
 }
 
 impl Startup {
-    /// A plain start on `view` with default settings: what tests and the bench open.
+    /// A plain start on `view` with the data folder's settings (defaults when it has
+    /// none): what tests and the bench open.
     pub fn on_view(data_dir: PathBuf, view: View) -> Startup {
+        let (settings, settings_damaged) = match Settings::load(&data_dir) {
+            Ok(settings) => (settings, None),
+            Err(e) => (Settings::default(), Some(e.to_string())),
+        };
         Startup {
             demo: false,
             view,
             entry: None,
             profiler: false,
-            settings: Settings::default(),
+            settings,
+            settings_damaged,
             data_dir,
         }
     }
 }
 
+/// Set by SIGINT, SIGTERM or SIGHUP (Ctrl+C in the terminal that started the app, a
+/// shutdown): the window then saves and closes as on a close request.
+static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
+
 pub fn run(args: &Args) -> Result<()> {
     let path = cli::database_path(args)?;
     let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
-    let settings = Settings::load(&data_dir);
+    let mut startup = Startup::on_view(data_dir, args.view.unwrap_or_default());
+    startup.demo = args.demo;
+    startup.entry = args.entry;
+    startup.profiler = args.profiler;
     let mut options = cli::storage_options(args);
     if args.mmap_size.is_none() {
-        options.mmap_size = settings.mmap_size;
+        options.mmap_size = startup.settings.mmap_size;
     }
     let exit_after = args.exit_after;
-    let startup = Startup {
-        demo: args.demo,
-        view: args.view.unwrap_or_default(),
-        entry: args.entry,
-        profiler: args.profiler,
-        settings,
-        data_dir,
-    };
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("MindSage")
@@ -80,6 +97,14 @@ pub fn run(args: &Args) -> Result<()> {
         Box::new(move |cc| {
             if let Some(seconds) = exit_after {
                 close_after(cc.egui_ctx.clone(), seconds);
+            }
+            let repaint = cc.egui_ctx.clone();
+            let handler = ctrlc::set_handler(move || {
+                STOP_SIGNALLED.store(true, Ordering::SeqCst);
+                repaint.request_repaint();
+            });
+            if let Err(error) = handler {
+                tracing::warn!(%error, "no signal handler: Ctrl+C ends the app without saving first");
             }
             let ai = ai_settings(&startup.settings);
             let worker = Worker::spawn(path, options, ai, cc.egui_ctx.clone());
@@ -112,6 +137,23 @@ const TOGGLE_THEME: KeyboardShortcut =
 const OVERLAY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::F12);
 const VIEW_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
 
+/// Longest a close waits for the last saves before the window closes anyway (their text
+/// then kept as a draft file): a stuck disk must not keep the window open for ever.
+const CLOSE_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Where the window is on its way out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closing {
+    Open,
+    /// A close was asked for; the last saves are on their way.
+    Saving {
+        since: Instant,
+        flushed: bool,
+    },
+    /// The close was sent to the window.
+    Closed,
+}
+
 pub struct MindSageApp {
     worker: Worker,
     view: View,
@@ -127,6 +169,9 @@ pub struct MindSageApp {
     open_error: Option<String>,
     /// The last outcome worth telling (a failure, photos added), until the next one.
     status: Option<String>,
+    /// Set when a worker thread died: what stopped and where the unsaved text is.
+    stopped: Option<String>,
+    closing: Closing,
 }
 
 impl MindSageApp {
@@ -137,7 +182,7 @@ impl MindSageApp {
         if startup.demo {
             worker.send(Request::DemoIfEmpty);
         }
-        let mut journal = JournalView::default();
+        let mut journal = JournalView::new(startup.data_dir.join(crate::views::editor::DRAFTS_DIR));
         journal.reload(&worker);
         if let Some(id) = startup.entry {
             journal.open(id, &worker);
@@ -153,13 +198,26 @@ impl MindSageApp {
             dashboard: DashboardView::default(),
             gallery: GalleryView::default(),
             ask: AskView::default(),
-            settings: SettingsView::new(startup.settings, startup.data_dir),
+            status: startup.settings_damaged.clone(),
+            settings: SettingsView::new(startup.settings, startup.data_dir, startup.settings_damaged),
             overlay,
             queue: QueueBar::default(),
             frames: FrameTimes::default(),
             open_error: None,
-            status: None,
+            stopped: None,
+            closing: Closing::Open,
         }
+    }
+
+    /// Whether the window has saved everything and told the window system to close.
+    pub fn closed(&self) -> bool {
+        self.closing == Closing::Closed
+    }
+
+    /// The worker, for tests that send it faults ([`crate::worker::Fault`]).
+    #[doc(hidden)]
+    pub fn worker(&self) -> &Worker {
+        &self.worker
     }
 
     /// The screen on show.
@@ -199,11 +257,24 @@ impl MindSageApp {
         for response in responses {
             match response {
                 Response::OpenFailed(message) => self.open_error = Some(message),
-                Response::Failed(message) => {
-                    self.status = Some(message);
-                    self.journal
-                        .on_response(Response::Failed(String::new()), &self.worker);
+                Response::Failed(message) => self.status = Some(message),
+                Response::CreateFailed { draft, message } => {
+                    self.status = Some(
+                        self.journal
+                            .on_create_failed(draft, message.clone())
+                            .unwrap_or(message),
+                    );
                 }
+                Response::UpdateFailed { ref message, .. } => {
+                    self.status = Some(message.clone());
+                    self.journal.on_response(response, &self.worker);
+                }
+                Response::Flushed => {
+                    if let Closing::Saving { flushed, .. } = &mut self.closing {
+                        *flushed = true;
+                    }
+                }
+                Response::ThreadStopped { what, saving } => self.thread_stopped(what, saving),
                 Response::Seeded(report) => {
                     self.status = Some(format!("Added {} demo entries.", report.entries));
                     self.journal.reload(&self.worker);
@@ -229,7 +300,7 @@ impl MindSageApp {
                 Response::Ask(_) | Response::Chats(_) | Response::ChatMessages(_) | Response::ChatSaved => {
                     self.ask.on_response(response, &self.worker)
                 }
-                Response::Created(_)
+                Response::Created { .. }
                 | Response::Saved(_)
                 | Response::Trashed(_)
                 | Response::Restored(_)
@@ -240,6 +311,101 @@ impl MindSageApp {
                 }
                 other => self.journal.on_response(other, &self.worker),
             }
+        }
+    }
+
+    /// A worker thread died: say so, once per death, and if saves went through it, keep
+    /// the unsaved text as files and stop the editor saving into the void.
+    fn thread_stopped(&mut self, what: &str, saving: bool) {
+        if self.stopped.is_some() {
+            return;
+        }
+        let kept = if saving {
+            self.journal.halt_and_keep()
+        } else {
+            Vec::new()
+        };
+        let mut message = format!("Something went wrong inside MindSage: {what} stopped. ");
+        if !saving {
+            message.push_str("Your entries are still saved as you type.");
+        } else if kept.is_empty() {
+            message.push_str("Nothing you typed was waiting to be saved.");
+        } else {
+            message.push_str(&format!(
+                "Your unsaved text stays in the editor and is kept in {}.",
+                kept.join(", ")
+            ));
+        }
+        self.stopped = Some(message);
+    }
+
+    /// Starts the worker threads again after one died; the editor saves what is pending.
+    fn restart(&mut self) {
+        self.worker.restart();
+        self.stopped = None;
+        self.journal.resume(&self.worker);
+        self.dashboard.mark_stale();
+        self.gallery.mark_stale();
+    }
+
+    /// Follows a close request or a stop signal through saving to closing.
+    fn closing(&mut self, ctx: &egui::Context) {
+        let requested =
+            ctx.input(|i| i.viewport().close_requested()) || STOP_SIGNALLED.load(Ordering::SeqCst);
+        match self.closing {
+            Closing::Closed => return,
+            Closing::Open if !requested => return,
+            Closing::Open => {
+                self.journal.save_now(&self.worker);
+                self.worker.send(Request::Flush);
+                self.closing = Closing::Saving {
+                    since: Instant::now(),
+                    flushed: false,
+                };
+            }
+            Closing::Saving { since, flushed } => {
+                let saved = flushed && self.journal.all_saved();
+                let give_up = since.elapsed() >= CLOSE_PATIENCE || self.journal.saving_halted();
+                if saved || give_up {
+                    if !saved {
+                        // The threads are stuck or gone: the text leaves as a draft file.
+                        let kept = self.journal.halt_and_keep();
+                        tracing::warn!(?kept, "closed before the last saves were answered");
+                    }
+                    self.closing = Closing::Closed;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                    return;
+                }
+            }
+        }
+        if requested {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+        }
+        ctx.request_repaint_after(Duration::from_millis(20));
+    }
+
+    fn closing_notice(&self, ctx: &egui::Context) {
+        if let Closing::Saving { .. } = self.closing {
+            egui::Modal::new(egui::Id::new("closing")).show(ctx, |ui| {
+                ui.label("Saving before closing…");
+            });
+        }
+    }
+
+    /// The banner that says a thread died, with the way to start it again.
+    fn stopped_banner(&mut self, ctx: &egui::Context) {
+        let Some(message) = &self.stopped else {
+            return;
+        };
+        let mut restart = false;
+        egui::TopBottomPanel::top("stopped").show(ctx, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(message).strong().color(ui.visuals().error_fg_color));
+                restart = ui.button("Restart").clicked();
+            });
+        });
+        if restart {
+            self.restart();
         }
     }
 
@@ -388,14 +554,18 @@ impl MindSageApp {
         self.overlay.begin_frame();
         puffin::profile_function!();
         self.handle_responses(ctx);
+        self.closing(ctx);
         self.shortcuts(ctx);
         self.dropped_photos(ctx);
         self.top_bar(ctx);
         if let Some(paused) = self.queue.ui(ctx) {
             self.worker.send(Request::PauseQueue(paused));
         }
+        self.stopped_banner(ctx);
         self.status_bar(ctx);
         self.central(ctx);
+        self.journal.tick(ctx, &self.worker);
+        self.closing_notice(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
         self.frames.record(started.elapsed());
     }

@@ -17,7 +17,7 @@ use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, search_box};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::settings::Settings;
 
-use crate::worker::{Reply, Request, Response};
+use crate::worker::{Reply, Request, Response, Watch};
 
 /// What the UI asks the AI thread.
 #[derive(Debug)]
@@ -58,6 +58,11 @@ pub(crate) struct Assistant {
 
 impl Assistant {
     pub fn serve(self, inbox: Receiver<AiRequest>) {
+        let _watch = Watch {
+            what: "the local model's helper",
+            saving: false,
+            reply: self.reply.clone(),
+        };
         let client = OllamaClient::new(&self.settings).map_err(|e| e.to_string());
         // Its own read connection: Ask searches while the reader serves the screens.
         let conn = db::open(&self.path, &self.options).map_err(|e| e.to_string());
@@ -87,7 +92,10 @@ impl Assistant {
             AiRequest::Ask { .. } => self
                 .reply
                 .send(Response::Ask(AskEvent::Error(message.to_owned()))),
-            AiRequest::Embed { .. } => {}
+            AiRequest::Embed { generation, .. } => self.reply.send(Response::MeaningUnavailable {
+                generation,
+                reason: message.to_owned(),
+            }),
         }
     }
 
@@ -103,14 +111,21 @@ impl Assistant {
         self.reply.send(Response::Health(status));
     }
 
-    /// A failed embedding changes nothing: the words-only results are already shown.
+    /// With the embedding the reader searches again by meaning; without it the words-only
+    /// results stay, and the search box says why meaning is missing.
     fn embed(&self, client: &OllamaClient, generation: u64, text: String) {
-        if let Ok(embedding) = search_box::embed_query(client, &text) {
-            let _ = self.reader.send(Request::Search {
+        match search_box::embed_query(client, &text) {
+            Ok(embedding) => {
+                let _ = self.reader.send(Request::Search {
+                    generation,
+                    text,
+                    embedding: Some(embedding),
+                });
+            }
+            Err(e) => self.reply.send(Response::MeaningUnavailable {
                 generation,
-                text,
-                embedding: Some(embedding),
-            });
+                reason: e.to_string(),
+            }),
         }
     }
 

@@ -1,4 +1,10 @@
 //! The command line: global options and the headless subcommands.
+//!
+//! Ctrl+C and SIGTERM keep their default here (the process ends at once), and that is
+//! safe: the CLI writes on its one connection with no thread or queue in between, each
+//! command's write is one SQLite transaction, and text given to `add` is written by that
+//! one statement, so an interrupted command leaves the journal as before it (SQLite rolls
+//! an unfinished transaction back) and nothing typed is held anywhere else.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -271,10 +277,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
         Command::Index { wait } => {
             drop(conn);
-            let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
-            let settings =
-                mindsage_core::ai::AiSettings::from_settings(&mindsage_core::settings::Settings::load(&dir));
-            crate::index::run(&path, &options, &settings, wait, args.json)
+            crate::index::run(&path, &options, &ai_settings(args)?, wait, args.json)
         }
         Command::Search { query, limit } => search(args, &conn, &query, limit),
         Command::Info => {
@@ -364,9 +367,12 @@ fn highlighted_words(snippet: &str) -> Vec<&str> {
 /// The AI settings for the journal in `args`: its settings file over the environment.
 fn ai_settings(args: &Args) -> Result<AiSettings> {
     let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
-    Ok(AiSettings::from_settings(
-        &mindsage_core::settings::Settings::load(&dir),
-    ))
+    // The CLI never writes the settings; a damaged file is named and left as it is.
+    let settings = mindsage_core::settings::Settings::load(&dir).unwrap_or_else(|e| {
+        eprintln!("warning: {e}; using the default settings");
+        mindsage_core::settings::Settings::default()
+    });
+    Ok(AiSettings::from_settings(&settings))
 }
 
 /// Whether `error` is standard output's reader having gone away (`mindsage list |

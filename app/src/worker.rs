@@ -4,6 +4,11 @@
 //! this thread answers with a [`Response`] and asks egui to repaint. Writes go on to
 //! the [`Writer`] thread, which replies straight to the UI, so a long save never holds
 //! up a read. Photos are decoded on a short-lived import thread, never on either.
+//!
+//! A save's failure answers that save ([`Response::CreateFailed`], [`Response::UpdateFailed`]),
+//! never a shared "something failed", so the editor only retries what it sent. A thread
+//! that dies of a bug says so ([`Response::ThreadStopped`]) instead of leaving requests to
+//! vanish, and [`Worker::restart`] starts the threads again on the same answer channel.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -56,7 +61,11 @@ pub enum Request {
         text: String,
         embedding: Option<Vec<f32>>,
     },
-    Create(NewEntry),
+    /// A new entry; `draft` is the editor's name for it, echoed in the answer.
+    Create {
+        draft: u64,
+        entry: NewEntry,
+    },
     Update {
         id: EntryId,
         edit: EntryEdit,
@@ -94,6 +103,24 @@ pub enum Request {
     DemoIfEmpty,
     /// Pause (true) or resume the model's background work.
     PauseQueue(bool),
+    /// Answered with [`Response::Flushed`] once every write sent before it is committed
+    /// (the writer runs jobs in order): closing waits for it.
+    Flush,
+    /// Faults only tests send, to check that failures and dead threads are noticed.
+    #[doc(hidden)]
+    Fault(Fault),
+}
+
+/// What a test asks a thread to do wrong.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Fault {
+    /// The reader answers with a failure that belongs to no save.
+    Fail,
+    /// The reader panics, as a bug in a query would.
+    PanicReader,
+    /// A job on the writer panics, which ends the writer thread.
+    PanicWriter,
 }
 
 /// A gallery photo with its thumbnail decoded, ready to upload as a texture.
@@ -123,8 +150,21 @@ pub enum Response {
         generation: u64,
         outcome: SearchOutcome,
     },
-    Created(EntryId),
+    Created {
+        draft: u64,
+        id: EntryId,
+    },
+    /// The draft `draft` could not be created; nothing was written.
+    CreateFailed {
+        draft: u64,
+        message: String,
+    },
     Saved(EntryId),
+    /// An edit of `id` could not be saved; the entry is as it was.
+    UpdateFailed {
+        id: EntryId,
+        message: String,
+    },
     Trashed(EntryId),
     Restored(EntryId),
     Purged(EntryId),
@@ -158,8 +198,23 @@ pub enum Response {
     Seeded(SeedReport),
     /// How the model's queue stands (sent by the job runner after every step).
     Queue(QueueStatus),
+    /// The search box's text could not be embedded: results match words only, for this reason.
+    MeaningUnavailable {
+        generation: u64,
+        reason: String,
+    },
+    /// Every write sent before [`Request::Flush`] is in the file.
+    Flushed,
+    /// A thread died of a bug: what it did, in the person's words, and whether saves are
+    /// lost with it (the reader and the writer). Requests to it are lost until
+    /// [`Worker::restart`].
+    ThreadStopped {
+        what: &'static str,
+        saving: bool,
+    },
     /// The journal could not be opened; nothing else will arrive.
     OpenFailed(String),
+    /// A request that no editor state waits on failed; shown, never retried.
     Failed(String),
 }
 
@@ -168,6 +223,18 @@ pub struct Worker {
     requests: Sender<Request>,
     ai: Sender<AiRequest>,
     responses: Receiver<Response>,
+    /// What the threads were started with, to start them again.
+    start: Start,
+}
+
+/// The journal, options and model settings the threads open, and the answer channel they
+/// share (kept across a restart, so answers of the old threads still arrive).
+#[derive(Clone)]
+struct Start {
+    path: PathBuf,
+    options: StorageOptions,
+    ai: AiSettings,
+    reply: Reply,
 }
 
 /// Sends answers to the UI and wakes it up; shared by the reader, writer jobs, imports
@@ -189,33 +256,56 @@ impl Reply {
     }
 }
 
+/// Lives on a thread and tells the UI if that thread dies of a panic (it is dropped
+/// while unwinding); a thread that ends normally says nothing.
+pub(crate) struct Watch {
+    pub what: &'static str,
+    /// Whether saves go through this thread.
+    pub saving: bool,
+    pub reply: Reply,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.reply.send(Response::ThreadStopped {
+                what: self.what,
+                saving: self.saving,
+            });
+        }
+    }
+}
+
+/// What the reader thread does, as the app tells the person when it stops.
+const READER: &str = "reading the journal";
+/// What the writer thread does.
+const WRITER: &str = "saving";
+/// What the AI job runner does.
+const JOBS: &str = "writing titles and summaries";
+
 impl Worker {
     /// Starts the reader and the AI thread; each opens the journal on its own thread.
     pub fn spawn(path: PathBuf, options: StorageOptions, ai: AiSettings, repaint: egui::Context) -> Worker {
-        let (requests, inbox) = mpsc::channel();
-        let (ai_requests, ai_inbox) = mpsc::channel();
         let (outbox, responses) = mpsc::channel();
-        let reply = Reply { outbox, repaint };
-        let assistant = Assistant {
-            path: path.clone(),
-            options: options.clone(),
-            settings: ai.clone(),
-            reader: requests.clone(),
-            reply: reply.clone(),
+        let start = Start {
+            path,
+            options,
+            ai,
+            reply: Reply { outbox, repaint },
         };
-        std::thread::Builder::new()
-            .name("mindsage-reader".into())
-            .spawn(move || serve(path, options, ai, inbox, reply))
-            .expect("spawning a thread");
-        std::thread::Builder::new()
-            .name("mindsage-assistant".into())
-            .spawn(move || assistant.serve(ai_inbox))
-            .expect("spawning a thread");
+        let (requests, ai) = start.threads();
         Worker {
             requests,
-            ai: ai_requests,
+            ai,
             responses,
+            start,
         }
+    }
+
+    /// Starts new reader, writer and AI threads after one died. The old ones that still
+    /// run finish what they were given and end (their writer commits its queue first).
+    pub fn restart(&mut self) {
+        (self.requests, self.ai) = self.start.threads();
     }
 
     /// Sends a request to the AI thread.
@@ -223,14 +313,39 @@ impl Worker {
         let _ = self.ai.send(request);
     }
 
+    /// Sends a request to the reader. If the reader has died the request is lost; its
+    /// [`Watch`] has told the UI, which keeps the person's text and offers a restart.
     pub fn send(&self, request: Request) {
-        // The worker only stops when the window closes; nothing to do if it has.
         let _ = self.requests.send(request);
     }
 
     /// Answers that have arrived, without waiting.
     pub fn drain(&self) -> impl Iterator<Item = Response> + '_ {
         self.responses.try_iter()
+    }
+}
+
+impl Start {
+    fn threads(&self) -> (Sender<Request>, Sender<AiRequest>) {
+        let (requests, inbox) = mpsc::channel();
+        let (ai_requests, ai_inbox) = mpsc::channel();
+        let assistant = Assistant {
+            path: self.path.clone(),
+            options: self.options.clone(),
+            settings: self.ai.clone(),
+            reader: requests.clone(),
+            reply: self.reply.clone(),
+        };
+        let start = self.clone();
+        std::thread::Builder::new()
+            .name("mindsage-reader".into())
+            .spawn(move || serve(start.path, start.options, start.ai, inbox, start.reply))
+            .expect("spawning a thread");
+        std::thread::Builder::new()
+            .name("mindsage-assistant".into())
+            .spawn(move || assistant.serve(ai_inbox))
+            .expect("spawning a thread");
+        (requests, ai_requests)
     }
 }
 
@@ -252,6 +367,13 @@ struct Reader {
 const USER: UserId = DEFAULT_USER;
 
 fn serve(path: PathBuf, options: StorageOptions, ai: AiSettings, inbox: Receiver<Request>, reply: Reply) {
+    // Declared first, so it is dropped last: a dying reader's writer has committed its
+    // queue (and answered it) before the UI hears that the reader stopped.
+    let _watch = Watch {
+        what: READER,
+        saving: true,
+        reply: reply.clone(),
+    };
     let opened = db::open(&path, &options).and_then(|conn| Ok((conn, Writer::spawn(&path, &options)?)));
     let (conn, writer) = match opened {
         Ok(pair) => pair,
@@ -326,13 +448,20 @@ impl Reader {
                 Ok(()) => Response::SettingsSaved,
                 Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
             }),
-            Request::Create(entry) => {
-                return self.write(move |conn| entries::create(conn, USER, &entry).map(Response::Created));
+            Request::Create { draft, entry } => {
+                return self.write_or(
+                    move |conn| entries::create(conn, USER, &entry).map(|id| Response::Created { draft, id }),
+                    move |message| Response::CreateFailed { draft, message },
+                );
             }
             Request::Update { id, edit } => {
-                return self
-                    .write(move |conn| entries::update(conn, USER, id, &edit).map(|()| Response::Saved(id)));
+                return self.write_or(
+                    move |conn| entries::update(conn, USER, id, &edit).map(|()| Response::Saved(id)),
+                    move |message| Response::UpdateFailed { id, message },
+                );
             }
+            Request::Flush => return self.write_or(|_| Ok(Response::Flushed), |_| Response::Flushed),
+            Request::Fault(fault) => return self.fault(fault),
             Request::Trash(id) => {
                 return self
                     .write(move |conn| entries::soft_delete(conn, USER, id).map(|()| Response::Trashed(id)));
@@ -373,18 +502,52 @@ impl Reader {
         self.reply.result(response);
     }
 
-    /// Queues a write; the writer thread sends its answer to the UI itself.
+    /// Queues a write whose failure is a plain [`Response::Failed`].
     fn write(&self, job: impl FnOnce(&mut Connection) -> db::Result<Response> + Send + 'static) {
-        let reply = self.reply.clone();
+        self.write_or(job, Response::Failed);
+    }
+
+    /// Queues a write; the writer thread sends its answer to the UI itself, and a failure
+    /// as `failed` makes it, so it reaches the request's sender. A job that never runs or
+    /// dies running (the writer stopped) still answers, through [`Owed`].
+    fn write_or(
+        &self,
+        job: impl FnOnce(&mut Connection) -> db::Result<Response> + Send + 'static,
+        failed: impl FnOnce(String) -> Response + Send + 'static,
+    ) {
+        let owed = Owed {
+            reply: self.reply.clone(),
+            failed: Some(Box::new(failed)),
+        };
         let enrichment = self.enrichment.clone();
+        let reply = self.reply.clone();
         drop(self.writer.submit(move |conn| {
-            reply.result(job(conn));
+            owed.answer(job(conn));
             // A save may have queued AI work: look at the queue now, not at the next poll.
             if let Some(runner) = enrichment {
                 runner.wake();
+                if !runner.is_running() {
+                    reply.send(Response::ThreadStopped {
+                        what: JOBS,
+                        saving: false,
+                    });
+                }
             }
             Ok(())
         }));
+    }
+
+    fn fault(&self, fault: Fault) {
+        match fault {
+            Fault::Fail => self
+                .reply
+                .send(Response::Failed("a test asked for this failure".to_owned())),
+            Fault::PanicReader => panic!("a test stopped the reader"),
+            Fault::PanicWriter => drop(
+                self.writer
+                    .submit(|_| -> db::Result<()> { panic!("a test stopped the writer") }),
+            ),
+        }
     }
 
     /// Saves an answered question to the history.
@@ -453,6 +616,37 @@ impl Reader {
         if let Err(e) = spawned {
             self.reply
                 .send(Response::Failed(format!("could not start the photo import: {e}")));
+        }
+    }
+}
+
+/// The answer a queued write owes the UI. Dropped without answering, the job never ran
+/// or panicked: the writer has stopped, and both the request's sender and the app hear it.
+struct Owed {
+    reply: Reply,
+    failed: Option<Box<dyn FnOnce(String) -> Response + Send>>,
+}
+
+impl Owed {
+    fn answer(mut self, result: db::Result<Response>) {
+        let failed = self.failed.take();
+        self.reply.send(match (result, failed) {
+            (Ok(response), _) => response,
+            (Err(e), Some(failed)) => failed(e.to_string()),
+            (Err(e), None) => Response::Failed(e.to_string()),
+        });
+    }
+}
+
+impl Drop for Owed {
+    fn drop(&mut self) {
+        if let Some(failed) = self.failed.take() {
+            self.reply
+                .send(failed(format!("not saved: {}", db::DbError::WriterStopped)));
+            self.reply.send(Response::ThreadStopped {
+                what: WRITER,
+                saving: true,
+            });
         }
     }
 }

@@ -14,7 +14,7 @@ use egui_kittest::kittest::Queryable;
 
 use mindsage::app::{MindSageApp, Startup};
 use mindsage::views::View;
-use mindsage::worker::Worker;
+use mindsage::worker::{Fault, Request, Worker};
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
@@ -574,4 +574,203 @@ fn the_models_work_resumes_after_the_app_is_closed_mid_way() {
             .is_some_and(|(title, summary, ..)| title == "Sore knee after the run" && summary.is_some())
     });
     server.clear_faults();
+}
+
+/// Every entry's body in the journal file, read on a connection and a thread of the
+/// test's own (the test thread is the UI thread, where queries are forbidden).
+fn bodies_in_journal(data_dir: &Path) -> Vec<String> {
+    let path = paths::database_path(data_dir);
+    std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 100).unwrap();
+        page.rows
+            .iter()
+            .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap().body)
+            .collect()
+    })
+    .join()
+    .unwrap()
+}
+
+/// A close request, as the window manager's close button sends, handled in one frame.
+fn request_close(harness: &mut Harness<'_, MindSageApp>) {
+    harness
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    harness.step();
+}
+
+/// Runs frames for `how_long`, as an idle window would.
+fn keep_running(harness: &mut Harness<'_, MindSageApp>, how_long: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < how_long {
+        harness.step();
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
+
+/// The app on an empty journal with `body` typed into a new entry, not saved yet.
+fn typed_into_a_new_entry(data_dir: &Path, body: &str) -> Harness<'static, MindSageApp> {
+    let mut harness = app(data_dir, View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    harness.get_by_role_and_label(Role::Button, "New entry").click();
+    harness.run_steps(2);
+    type_into(&mut harness, Role::MultilineTextInput, "Entry", body);
+    harness
+}
+
+#[test]
+fn closing_right_after_typing_saves_the_text_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = typed_into_a_new_entry(dir.path(), "Typed a moment before closing.");
+
+    // Closed at once, well inside the autosave's typing pause.
+    request_close(&mut harness);
+    let commands = &harness.output().viewport_output[&egui::ViewportId::ROOT].commands;
+    assert!(
+        commands.contains(&egui::ViewportCommand::CancelClose),
+        "the close waits for the save: {commands:?}"
+    );
+    assert!(shows(&harness, "Saving before closing…"));
+    wait_until(&mut harness, "the window to close", |h| h.state().closed());
+    drop(harness);
+
+    assert_eq!(bodies_in_journal(dir.path()), ["Typed a moment before closing."]);
+}
+
+#[test]
+fn a_failure_elsewhere_during_a_drafts_first_save_saves_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+
+    // The draft's first save waits behind another connection's write lock…
+    let lock = WriteLock::take(dir.path());
+    harness.get_by_role_and_label(Role::Button, "New entry").click();
+    harness.run_steps(2);
+    type_into(&mut harness, Role::TextInput, "Title", "Only once");
+    wait_until(&mut harness, "the first save to be on its way", |h| {
+        shows(h, "Saving…")
+    });
+    // …while a request that has nothing to do with it fails.
+    harness.state().worker().send(Request::Fault(Fault::Fail));
+    wait_until(&mut harness, "the unrelated failure", |h| {
+        shows(h, "a test asked for this failure")
+    });
+    lock.release();
+
+    wait_until(&mut harness, "the entry in the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Only once").is_some()
+    });
+    // Longer than the typing pause, so a wrongly retried create would have gone out.
+    keep_running(&mut harness, Duration::from_millis(1500));
+    assert!(shows(&harness, "Saved"));
+    assert_eq!(bodies_in_journal(dir.path()).len(), 1, "one entry, not two");
+}
+
+#[test]
+fn a_reader_that_dies_is_reported_keeps_the_text_and_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = typed_into_a_new_entry(dir.path(), "Words that must survive.");
+
+    // A bug on the reader: the panic ends the thread, as a real one would.
+    harness.state().worker().send(Request::Fault(Fault::PanicReader));
+    wait_until(&mut harness, "the stopped thread to be reported", |h| {
+        shows(h, "reading the journal stopped")
+    });
+    let draft = dir.path().join("drafts");
+    let files: Vec<_> = std::fs::read_dir(&draft)
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "one draft file: {files:?}");
+    let kept = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(kept.contains("Words that must survive."), "{kept}");
+    assert!(
+        harness
+            .query_all_by_value("Words that must survive.")
+            .next()
+            .is_some()
+    );
+    // Nothing claims the text is saved; the typing pause passes and still nothing does.
+    keep_running(&mut harness, Duration::from_millis(1000));
+    assert!(shows(&harness, "Not saved: kept in"));
+    assert!(harness.query_by_label("Saved").is_none());
+    assert!(bodies_in_journal(dir.path()).is_empty());
+
+    harness.get_by_role_and_label(Role::Button, "Restart").click();
+    wait_until(&mut harness, "the text saved after the restart", |h| {
+        h.query_by_label("Saved").is_some() && h.query_by_label_contains("1 entry").is_some()
+    });
+    assert_eq!(bodies_in_journal(dir.path()), ["Words that must survive."]);
+    assert!(!files[0].exists(), "the draft file goes once the text is saved");
+}
+
+#[test]
+fn a_writer_that_dies_is_reported_and_nothing_claims_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    harness.state().worker().send(Request::Fault(Fault::PanicWriter));
+    harness.get_by_role_and_label(Role::Button, "New entry").click();
+    harness.run_steps(2);
+    type_into(&mut harness, Role::TextInput, "Title", "After the writer");
+    wait_until(&mut harness, "the stopped writer to be reported", |h| {
+        shows(h, "saving stopped")
+    });
+    assert!(shows(&harness, "Not saved"));
+    assert!(harness.query_by_label("Saved").is_none());
+
+    harness.get_by_role_and_label(Role::Button, "Restart").click();
+    wait_until(&mut harness, "the entry saved after the restart", |h| {
+        h.query_by_role_and_label(Role::Button, "After the writer")
+            .is_some()
+    });
+    wait_until(&mut harness, "the editor to say so", |h| {
+        h.query_by_label("Saved").is_some()
+    });
+    assert_eq!(bodies_in_journal(dir.path()).len(), 1);
+}
+
+#[test]
+fn a_damaged_settings_file_is_named_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    std::fs::write(&file, b"{ \"theme\": \"dark\", oops").unwrap();
+    let mut harness = app(dir.path(), View::Settings);
+    wait_until(&mut harness, "the damaged file named", |h| {
+        h.query_all_by_label_contains("settings.json could not be read")
+            .next()
+            .is_some()
+    });
+    // Switching the theme would save the settings: it must not write over the file.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::L);
+    keep_running(&mut harness, Duration::from_millis(500));
+    assert_eq!(std::fs::read(&file).unwrap(), b"{ \"theme\": \"dark\", oops");
+
+    // Only the person's say-so replaces it.
+    harness
+        .get_by_role_and_label(Role::Button, "Replace the settings file with these settings")
+        .click();
+    wait_until(&mut harness, "the settings written", |_| {
+        mindsage_core::settings::Settings::load(dir.path()).is_ok()
+    });
+}
+
+#[test]
+fn a_failed_query_embedding_says_why_in_the_search_box() {
+    let dir = tempfile::tempdir().unwrap();
+    journal_with(dir.path(), &[("Harbour walk", chrono::Local::now().date_naive())]);
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Harbour walk").is_some()
+    });
+    type_into(&mut harness, Role::TextInput, "Search", "harbour");
+    wait_until(&mut harness, "the reason meaning is missing", |h| {
+        shows(h, "Matching words only: Ollama is not running at")
+    });
 }

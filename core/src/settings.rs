@@ -1,9 +1,14 @@
 //! The person's settings: a small JSON file beside the journal.
 //!
 //! Kept out of the database so a journal copied to another computer does not carry the
-//! first computer's model paths and hosts with it. A missing or unreadable file means
-//! defaults; a setting added in a later version gets its default when an older file is
-//! read (`serde(default)`).
+//! first computer's model paths and hosts with it. A missing file means defaults; a
+//! setting added in a later version gets its default when an older file is read
+//! (`serde(default)`).
+//!
+//! A file that exists but cannot be read or parsed is [`SettingsError`], naming the file:
+//! the caller runs on defaults in memory and must not write over it. The app then keeps
+//! saving off until the person confirms, on the Settings screen, that their current
+//! settings may replace the damaged file (it may hold choices worth copying out first).
 
 use std::path::{Path, PathBuf};
 
@@ -54,14 +59,30 @@ pub fn settings_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SETTINGS_FILE)
 }
 
+/// A settings file that is there but could not be used; the file is left as it is.
+#[derive(Debug, thiserror::Error)]
+#[error("the settings file {} could not be read ({reason}); it was left as it is", path.display())]
+pub struct SettingsError {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
 impl Settings {
-    /// Reads the settings; defaults when the file is missing or not valid JSON (a
-    /// damaged settings file must never keep the journal from opening).
-    pub fn load(data_dir: &Path) -> Settings {
-        std::fs::read(settings_path(data_dir))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default()
+    /// Reads the settings; defaults when the file is missing. A file that cannot be read
+    /// or is not valid settings JSON is an error naming it, so the caller can say so and
+    /// keep it rather than replace it with defaults (a damaged settings file must never
+    /// keep the journal from opening, so callers fall back to defaults in memory).
+    pub fn load(data_dir: &Path) -> Result<Settings, SettingsError> {
+        let path = settings_path(data_dir);
+        let damaged = |reason: String| SettingsError {
+            path: path.clone(),
+            reason,
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| damaged(e.to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(damaged(e.to_string())),
+        }
     }
 
     /// Writes the settings through a temporary file, so a crash mid-write leaves the
@@ -81,19 +102,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trips_and_falls_back_to_defaults() {
+    fn round_trips_and_names_a_damaged_file() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(Settings::load(dir.path()), Settings::default());
+        assert_eq!(Settings::load(dir.path()).unwrap(), Settings::default());
         let settings = Settings {
             theme: Theme::Dark,
             chat_model: "llama3.2".to_owned(),
             ..Settings::default()
         };
         settings.save(dir.path()).unwrap();
-        assert_eq!(Settings::load(dir.path()), settings);
+        assert_eq!(Settings::load(dir.path()).unwrap(), settings);
         std::fs::write(settings_path(dir.path()), b"{ not json").unwrap();
-        assert_eq!(Settings::load(dir.path()), Settings::default());
+        let error = Settings::load(dir.path()).unwrap_err();
+        assert_eq!(error.path, settings_path(dir.path()));
+        assert!(error.to_string().contains("settings.json"), "{error}");
+        assert_eq!(std::fs::read(settings_path(dir.path())).unwrap(), b"{ not json");
         std::fs::write(settings_path(dir.path()), br#"{"theme":"light"}"#).unwrap();
-        assert_eq!(Settings::load(dir.path()).theme, Theme::Light);
+        assert_eq!(Settings::load(dir.path()).unwrap().theme, Theme::Light);
     }
 }

@@ -4,6 +4,8 @@
 //! page at a time as the person scrolls towards them, so 50,000 entries cost what 50 do.
 //! The same list shows the trash, where an entry can be restored or erased for good.
 
+use std::path::PathBuf;
+
 use egui::{RichText, ScrollArea};
 
 use mindsage_core::db::EntryId;
@@ -42,9 +44,61 @@ pub struct JournalView {
     search_generation: u64,
     /// The answer to the current search text; `None` while it is on its way.
     results: Option<SearchOutcome>,
+    /// Why the current search text could not be searched by meaning, when it could not.
+    meaning_unavailable: Option<String>,
+    /// Where unsaved text is kept as files (`drafts/` in the data folder).
+    drafts: PathBuf,
 }
 
 impl JournalView {
+    /// An empty journal view that keeps unsaved text in `drafts` when it must.
+    pub fn new(drafts: PathBuf) -> JournalView {
+        JournalView {
+            drafts,
+            ..JournalView::default()
+        }
+    }
+
+    /// Per-frame work whichever screen is on show: the editor's autosave.
+    pub fn tick(&mut self, ctx: &egui::Context, worker: &Worker) {
+        self.editor.autosave(ctx, worker);
+    }
+
+    /// Saves the editor's pending edits at once (the window is closing).
+    pub fn save_now(&mut self, worker: &Worker) {
+        self.editor.save_now(worker);
+    }
+
+    /// Everything typed is in the journal.
+    pub fn all_saved(&self) -> bool {
+        self.editor.all_saved()
+    }
+
+    /// Saving is stopped until the threads are restarted.
+    pub fn saving_halted(&self) -> bool {
+        self.editor.halted()
+    }
+
+    /// The threads stopped: keeps unsaved text as draft files; returns where.
+    pub fn halt_and_keep(&mut self) -> Vec<String> {
+        self.editor.halt_and_keep(&self.drafts)
+    }
+
+    /// The threads were restarted: saving resumes and the list is read again.
+    pub fn resume(&mut self, worker: &Worker) {
+        self.editor.resume();
+        if let Some(id) = self.editor.entry_id() {
+            self.open(id, worker);
+        }
+        self.reload(worker);
+    }
+
+    /// A draft could not be created; returns what to tell the person, if the draft has
+    /// left the screen (its text is then in a draft file).
+    pub fn on_create_failed(&mut self, draft: u64, message: String) -> Option<String> {
+        self.editor.on_create_failed(draft, message, &self.drafts)
+    }
+
     /// Starts the list again from the top.
     pub fn reload(&mut self, worker: &Worker) {
         self.generation += 1;
@@ -123,9 +177,13 @@ impl JournalView {
                 self.trashed = None;
                 self.editor.load(*entry, worker);
             }
-            Response::Created(id) => {
-                self.editor.on_created(id, worker);
+            Response::Created { draft, id } => {
+                self.editor.on_created(draft, id, worker);
                 self.reload(worker);
+            }
+            Response::UpdateFailed { id, message } => self.editor.on_update_failed(id, message),
+            Response::MeaningUnavailable { generation, reason } if generation == self.search_generation => {
+                self.meaning_unavailable = Some(reason);
             }
             Response::Saved(id) => {
                 self.editor.on_saved(id, worker);
@@ -138,7 +196,6 @@ impl JournalView {
                 }
                 self.reload(worker);
             }
-            Response::Failed(_) => self.editor.on_failed(),
             _ => {}
         }
     }
@@ -208,6 +265,7 @@ impl JournalView {
     fn search_changed(&mut self, worker: &Worker) {
         self.search_generation += 1;
         self.results = None;
+        self.meaning_unavailable = None;
         if self.is_searching() {
             // Words first, at once; meaning joins when the AI thread has the embedding.
             worker.send(Request::Search {
@@ -228,7 +286,7 @@ impl JournalView {
 
     fn list(&mut self, ui: &mut egui::Ui, worker: &Worker) {
         if self.is_searching() {
-            if let Some(id) = search_results(ui, self.results.as_ref()) {
+            if let Some(id) = search_results(ui, self.results.as_ref(), self.meaning_unavailable.as_deref()) {
                 self.open(id, worker);
             }
             return;
@@ -306,13 +364,19 @@ impl JournalView {
     }
 }
 
-/// The hits for the search text, best first; returns the clicked entry.
-fn search_results(ui: &mut egui::Ui, outcome: Option<&SearchOutcome>) -> Option<EntryId> {
+/// The hits for the search text, best first; returns the clicked entry. Matching words
+/// only, it says why: the embedding's failure when there was one, else search's reason.
+fn search_results(
+    ui: &mut egui::Ui,
+    outcome: Option<&SearchOutcome>,
+    meaning_unavailable: Option<&str>,
+) -> Option<EntryId> {
     let Some(outcome) = outcome else {
         ui.label(RichText::new("Searching…").weak());
         return None;
     };
     if let SearchMode::KeywordOnly { reason } = &outcome.mode {
+        let reason = meaning_unavailable.unwrap_or(reason);
         ui.label(
             RichText::new(format!("Matching words only: {reason}."))
                 .weak()

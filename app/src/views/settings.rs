@@ -24,10 +24,15 @@ pub struct SettingsView {
     saved_note: Option<&'static str>,
     /// The local model's status, from the AI thread.
     health: Option<Result<String, String>>,
+    /// Why the settings file could not be used, naming it. While set, the defaults are
+    /// in force in memory only and nothing is saved: the file stays as the person left
+    /// it until they choose to replace it.
+    damaged: Option<String>,
 }
 
 impl SettingsView {
-    pub fn new(settings: Settings, data_dir: PathBuf) -> SettingsView {
+    /// `damaged` is why the settings file could not be read, if it could not.
+    pub fn new(settings: Settings, data_dir: PathBuf, damaged: Option<String>) -> SettingsView {
         SettingsView {
             settings,
             data_dir,
@@ -36,6 +41,17 @@ impl SettingsView {
             dirty: false,
             saved_note: None,
             health: None,
+            damaged,
+        }
+    }
+
+    /// Saves the settings, unless the file on disk is damaged and the person has not
+    /// chosen to replace it.
+    fn save(&mut self, worker: &Worker) {
+        if self.damaged.is_none() {
+            worker.send(Request::SaveSettings(self.settings.clone()));
+            self.dirty = false;
+            self.saved_note = None;
         }
     }
 
@@ -58,7 +74,8 @@ impl SettingsView {
             Theme::Dark
         };
         apply_theme(ctx, self.settings.theme);
-        worker.send(Request::SaveSettings(self.settings.clone()));
+        self.dirty = self.damaged.is_some();
+        self.save(worker);
     }
 
     pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) {
@@ -72,6 +89,7 @@ impl SettingsView {
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
                     ui.heading("Settings");
+                    self.damaged_file(ui, worker);
                     self.storage(ui);
                     ui.add_space(8.0);
                     self.local_model(ui);
@@ -79,13 +97,12 @@ impl SettingsView {
                     self.appearance(ui);
                     ui.add_space(8.0);
                     ui.horizontal(|ui| {
+                        let can_save = self.dirty && self.damaged.is_none();
                         if ui
-                            .add_enabled(self.dirty, egui::Button::new("Save settings"))
+                            .add_enabled(can_save, egui::Button::new("Save settings"))
                             .clicked()
                         {
-                            worker.send(Request::SaveSettings(self.settings.clone()));
-                            self.dirty = false;
-                            self.saved_note = None;
+                            self.save(worker);
                         }
                         if let Some(note) = self.saved_note.filter(|_| !self.dirty) {
                             ui.label(RichText::new(note).weak());
@@ -95,6 +112,28 @@ impl SettingsView {
                     self.about(ui);
                 });
         });
+    }
+
+    /// The damaged settings file, named, and the one way to write over it.
+    fn damaged_file(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+        let Some(problem) = self.damaged.clone() else {
+            return;
+        };
+        ui.group(|ui| {
+            ui.label(RichText::new(problem).strong());
+            ui.label(
+                "MindSage is using the default settings for now and saves no settings, so that \
+                 file stays as it is. Fix it and restart, or replace it with the settings shown here.",
+            );
+            if ui
+                .button("Replace the settings file with these settings")
+                .clicked()
+            {
+                self.damaged = None;
+                self.save(worker);
+            }
+        });
+        ui.add_space(8.0);
     }
 
     fn storage(&mut self, ui: &mut egui::Ui) {

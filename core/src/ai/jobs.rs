@@ -479,6 +479,11 @@ impl JobRunner {
         self.control.paused.store(paused, Ordering::Relaxed);
         self.wake();
     }
+
+    /// Whether the runner's thread is still there: it ends only when dropped, or by a bug.
+    pub fn is_running(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
 }
 
 impl Drop for JobRunner {

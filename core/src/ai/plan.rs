@@ -147,11 +147,23 @@ pub(super) async fn with_model(
     let (raw, _) = client
         .chat_json::<PlanReply>(&client.settings().text_model, &messages, options)
         .await?;
-    let Ok(reply) = super::json_reply::parse::<PlanReply>(&raw) else {
-        return Ok(Plan {
-            query: Some(SearchQuery::new(question, CONTEXT_ENTRIES)),
-            local: false,
-        });
+    let reply = match super::json_reply::parse::<PlanReply>(&raw) {
+        Ok(reply) => reply,
+        Err(error) => {
+            // The question is searched as typed. The log says where the reply broke, not
+            // the error's text: serde quotes the offending value, which may be the journal's.
+            tracing::warn!(
+                kind = ?error.classify(),
+                line = error.line(),
+                column = error.column(),
+                reply_bytes = raw.len(),
+                "planner reply not understood; searching the question as typed"
+            );
+            return Ok(Plan {
+                query: Some(SearchQuery::new(question, CONTEXT_ENTRIES)),
+                local: false,
+            });
+        }
     };
     if !reply.needs_context {
         return Ok(Plan {

@@ -103,8 +103,13 @@ impl Drop for Writer {
 
 fn run(mut conn: Connection, queue: mpsc::Receiver<Job>, busy_timeout: Duration) {
     // Checkpoints never wait for readers: if one is busy, a later moment tries again.
+    // An error (a full disk, an I/O fault) is logged and tried again the same way: the
+    // commits are safe in the WAL meanwhile, but a WAL that never shrinks needs a trace.
     let checkpoint = |conn: &Connection, mode| {
-        super::checkpoint(conn, mode, Duration::ZERO, busy_timeout).unwrap_or(false)
+        super::checkpoint(conn, mode, Duration::ZERO, busy_timeout).unwrap_or_else(|error| {
+            tracing::warn!(%error, ?mode, "checkpoint failed");
+            false
+        })
     };
     let mut commits_since_checkpoint = 0u32;
     loop {
