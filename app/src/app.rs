@@ -12,6 +12,7 @@ use mindsage_core::settings::Settings;
 
 use crate::assistant::ai_settings;
 use crate::cli::{self, Args};
+use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::views::View;
 use crate::views::ask::AskView;
@@ -56,6 +57,7 @@ pub fn run(args: &Args) -> Result<()> {
     if args.mmap_size.is_none() {
         options.mmap_size = settings.mmap_size;
     }
+    let report = args.report_startup.then_some(args.exercise_views.unwrap_or(0));
     let startup = Startup {
         demo: args.demo,
         view: args.view.unwrap_or_default(),
@@ -78,7 +80,15 @@ pub fn run(args: &Args) -> Result<()> {
         Box::new(move |cc| {
             let ai = ai_settings(&startup.settings);
             let worker = Worker::spawn(path, options, ai, cc.egui_ctx.clone());
-            Ok(Box::new(MindSageApp::new(&cc.egui_ctx, worker, startup)))
+            let mut app = MindSageApp::new(&cc.egui_ctx, worker, startup);
+            if let Some(exercise_views) = report {
+                let renderer = cc
+                    .gl
+                    .as_deref()
+                    .map_or_else(String::new, crate::launch_report::renderer_of);
+                app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
+            }
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))
@@ -110,6 +120,8 @@ pub struct MindSageApp {
     open_error: Option<String>,
     /// The last outcome worth telling (a failure, photos added), until the next one.
     status: Option<String>,
+    /// `--report-startup`: times the first frames, then closes the window.
+    launch_report: Option<LaunchReport>,
 }
 
 impl MindSageApp {
@@ -141,6 +153,7 @@ impl MindSageApp {
             frames: FrameTimes::default(),
             open_error: None,
             status: None,
+            launch_report: None,
         }
     }
 
@@ -376,5 +389,16 @@ impl MindSageApp {
         self.central(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
         self.frames.record(started.elapsed());
+        if let Some(report) = &mut self.launch_report {
+            let drawn = match self.view {
+                View::Journal if !self.journal.page_pending() => {
+                    Drawn::JournalRows(self.journal.rows_loaded())
+                }
+                _ => Drawn::Other,
+            };
+            if let Some(view) = report.after_frame(ctx, started, drawn) {
+                self.view = view;
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod assistant;
 pub mod cli;
+pub mod launch_report;
 pub mod overlay;
 pub mod views;
 pub mod worker;

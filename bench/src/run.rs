@@ -34,6 +34,26 @@ use crate::stats::{Payload, Sampling};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Scenarios renamed since runs were first stored: (stage, old name, new name). Stored
+/// runs and the noise table are read with the new names, so the board and `compare`
+/// find a figure under one name in old and new runs alike.
+pub const LEGACY_NAMES: &[(&str, &str, &str)] = &[
+    ("app", "first_frame", "headless_first_frame"),
+    ("app", "first_rows", "headless_first_rows"),
+    (
+        "app",
+        "rss_after_view_switches",
+        "headless_rss_after_view_switches",
+    ),
+];
+
+/// `name` under its current name (see [`LEGACY_NAMES`]).
+pub fn current_name(stage: &str, name: &mut String) {
+    if let Some((_, _, new)) = LEGACY_NAMES.iter().find(|(s, old, _)| *s == stage && old == name) {
+        *name = (*new).to_owned();
+    }
+}
+
 /// Which verb made a run. Only `run` runs feed the board and the docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -293,7 +313,11 @@ impl Run {
                 "schema version {version:?}; this harness reads version {SCHEMA_VERSION} (see docs/PERFORMANCE.md)"
             );
         }
-        Ok(serde_json::from_str(text)?)
+        let mut run: Run = serde_json::from_str(text)?;
+        for s in &mut run.scenarios {
+            current_name(&s.stage, &mut s.name);
+        }
+        Ok(run)
     }
 
     /// A run by label (`bench/runs/<label>.json`) or by path to a JSON file.
