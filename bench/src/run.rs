@@ -329,22 +329,31 @@ impl Run {
         Run::load(&Run::path_for(label_or_path))
     }
 
-    /// The newest stored run of kind `run`: what the board and the docs report.
-    pub fn latest_full() -> anyhow::Result<Run> {
+    /// The newest stored run of kind `run` that ran every stage in `stages` (the board's):
+    /// what the board and the docs report. A run of one stage, newer than the last full
+    /// run, would otherwise leave every other item unmeasured.
+    pub fn latest_full(stages: &[&str]) -> anyhow::Result<Run> {
         let dir = crate::paths::runs_dir();
         let mut runs = Vec::new();
         for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
             let path = entry?.path();
             if path.extension().is_some_and(|e| e == "json") {
                 let run = Run::load(&path)?;
-                if run.kind == RunKind::Run {
+                let covers = stages.iter().all(|s| run.settings.stages.iter().any(|r| r == s));
+                if run.kind == RunKind::Run && covers {
                     runs.push(run);
                 }
             }
         }
         runs.into_iter()
             .max_by(|a, b| a.created_at.cmp(&b.created_at))
-            .with_context(|| format!("no stored run of kind `run` in {}", dir.display()))
+            .with_context(|| {
+                format!(
+                    "no stored run of kind `run` with the stages {} in {}",
+                    stages.join(", "),
+                    dir.display()
+                )
+            })
     }
 }
 
@@ -356,6 +365,19 @@ pub(crate) mod tests {
     /// a flagged payload.
     pub(crate) fn fixture() -> Run {
         Run::parse(include_str!("../tests/fixtures/run-small.json")).unwrap()
+    }
+
+    #[test]
+    fn old_runs_are_read_under_the_current_names() {
+        let mut stored = fixture();
+        stored.scenarios[0].stage = "app".into();
+        stored.scenarios[0].name = "rss_after_view_switches".into();
+        stored.scenarios[1].stage = "db".into();
+        stored.scenarios[1].name = "first_frame".into();
+        let read = Run::parse(&serde_json::to_string(&stored).unwrap()).unwrap();
+        assert_eq!(read.scenarios[0].name, "headless_rss_after_view_switches");
+        // Only the app stage's scenarios were renamed.
+        assert_eq!(read.scenarios[1].name, "first_frame");
     }
 
     #[test]
