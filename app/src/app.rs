@@ -22,6 +22,7 @@ use mindsage_core::settings::Settings;
 
 use crate::assistant::ai_settings;
 use crate::cli::{self, Args};
+use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::queue::QueueBar;
 use crate::views::View;
@@ -83,6 +84,7 @@ pub fn run(args: &Args) -> Result<()> {
         options.mmap_size = startup.settings.mmap_size;
     }
     let exit_after = args.exit_after;
+    let report = args.report_startup.then_some(args.exercise_views.unwrap_or(0));
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("MindSage")
@@ -108,7 +110,15 @@ pub fn run(args: &Args) -> Result<()> {
             }
             let ai = ai_settings(&startup.settings);
             let worker = Worker::spawn(path, options, ai, cc.egui_ctx.clone());
-            Ok(Box::new(MindSageApp::new(&cc.egui_ctx, worker, startup)))
+            let mut app = MindSageApp::new(&cc.egui_ctx, worker, startup);
+            if let Some(exercise_views) = report {
+                let renderer = cc
+                    .gl
+                    .as_deref()
+                    .map_or_else(String::new, crate::launch_report::renderer_of);
+                app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
+            }
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))
@@ -172,6 +182,8 @@ pub struct MindSageApp {
     /// Set when a worker thread died: what stopped and where the unsaved text is.
     stopped: Option<String>,
     closing: Closing,
+    /// `--report-startup`: times the first frames, then closes the window.
+    launch_report: Option<LaunchReport>,
 }
 
 impl MindSageApp {
@@ -206,6 +218,7 @@ impl MindSageApp {
             open_error: None,
             stopped: None,
             closing: Closing::Open,
+            launch_report: None,
         }
     }
 
@@ -568,5 +581,16 @@ impl MindSageApp {
         self.closing_notice(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
         self.frames.record(started.elapsed());
+        if let Some(report) = &mut self.launch_report {
+            let drawn = match self.view {
+                View::Journal if !self.journal.page_pending() => {
+                    Drawn::JournalRows(self.journal.rows_loaded())
+                }
+                _ => Drawn::Other,
+            };
+            if let Some(view) = report.after_frame(ctx, started, drawn) {
+                self.view = view;
+            }
+        }
     }
 }

@@ -59,6 +59,16 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS")]
     pub exit_after: Option<f64>,
 
+    /// Print how long the window took to show the journal (one `startup …` line on
+    /// standard output, see `launch_report`) and close it. Times the journal screen.
+    #[arg(long, conflicts_with = "view")]
+    pub report_startup: bool,
+
+    /// With --report-startup: switch screens this many times first, then print the
+    /// process's resident memory (the bench's memory figure).
+    #[arg(long, value_name = "N", requires = "report_startup", hide = true)]
+    pub exercise_views: Option<usize>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }

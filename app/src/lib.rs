@@ -5,6 +5,7 @@ pub mod app;
 pub mod assistant;
 pub mod cli;
 pub mod index;
+pub mod launch_report;
 pub mod overlay;
 pub mod queue;
 pub mod views;

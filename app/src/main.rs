@@ -9,6 +9,8 @@ use clap::Parser;
 use mindsage::{app, cli};
 
 fn main() -> ExitCode {
+    // First, so --report-startup counts from here.
+    mindsage::launch_report::mark_main();
     let args = cli::Args::parse();
     init_logging();
     let result = match args.command.clone() {

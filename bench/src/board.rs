@@ -100,6 +100,13 @@ impl Board {
         Ok(board)
     }
 
+    /// The stages the items read, each once.
+    pub fn stages(&self) -> Vec<&str> {
+        let stages: std::collections::BTreeSet<&str> =
+            self.items.iter().map(|i| i.metric.stage.as_str()).collect();
+        stages.into_iter().collect()
+    }
+
     pub fn evaluate<'a>(&'a self, run: &Run) -> Vec<Evaluated<'a>> {
         self.items
             .iter()

@@ -45,7 +45,8 @@ pub enum Command {
     Quick,
     /// Render bench/BOARD.md: each tracked item's value in a run against its target.
     Board {
-        /// The run to read; the newest stored run of kind `run` when omitted.
+        /// The run to read; when omitted, the newest stored run of kind `run` that ran
+        /// every stage the board reads.
         #[arg(long)]
         run: Option<String>,
     },

@@ -72,19 +72,19 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Quick => quick::quick(),
         Command::Board { run } => {
+            let board = board::Board::load(&board::Board::path())?;
             let run = match run {
                 Some(label) => Run::find(&label)?,
-                None => Run::latest_full()?,
+                None => Run::latest_full(&board.stages())?,
             };
-            let board = board::Board::load(&board::Board::path())?;
             let path = paths::bench_dir().join("BOARD.md");
             let md = board::render(&board, &run);
             std::fs::write(&path, &md)?;
             println!("{md}\nwritten to {}", path.display());
         }
         Command::Report => {
-            let run = Run::latest_full()?;
             let board = board::Board::load(&board::Board::path())?;
+            let run = Run::latest_full(&board.stages())?;
             let noise = NoiseTable::load(&paths::noise_file())?;
             report::write(&paths::workspace_root(), &board, &run, noise.as_ref())?;
         }

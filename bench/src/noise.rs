@@ -125,8 +125,11 @@ impl NoiseTable {
             return Ok(None);
         }
         let text = std::fs::read_to_string(path)?;
-        let table: NoiseTable = serde_json::from_str(&text)
+        let mut table: NoiseTable = serde_json::from_str(&text)
             .with_context(|| format!("reading the noise table {}", path.display()))?;
+        for s in &mut table.spreads {
+            crate::run::current_name(&s.stage, &mut s.scenario);
+        }
         ensure!(
             table.schema_version == NOISE_SCHEMA_VERSION,
             "{}: noise schema version {}, expected {NOISE_SCHEMA_VERSION}",

@@ -34,6 +34,26 @@ use crate::stats::{Payload, Sampling};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Scenarios renamed since runs were first stored: (stage, old name, new name). Stored
+/// runs and the noise table are read with the new names, so the board and `compare`
+/// find a figure under one name in old and new runs alike.
+pub const LEGACY_NAMES: &[(&str, &str, &str)] = &[
+    ("app", "first_frame", "headless_first_frame"),
+    ("app", "first_rows", "headless_first_rows"),
+    (
+        "app",
+        "rss_after_view_switches",
+        "headless_rss_after_view_switches",
+    ),
+];
+
+/// `name` under its current name (see [`LEGACY_NAMES`]).
+pub fn current_name(stage: &str, name: &mut String) {
+    if let Some((_, _, new)) = LEGACY_NAMES.iter().find(|(s, old, _)| *s == stage && old == name) {
+        *name = (*new).to_owned();
+    }
+}
+
 /// Which verb made a run. Only `run` runs feed the board and the docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -293,7 +313,11 @@ impl Run {
                 "schema version {version:?}; this harness reads version {SCHEMA_VERSION} (see docs/PERFORMANCE.md)"
             );
         }
-        Ok(serde_json::from_str(text)?)
+        let mut run: Run = serde_json::from_str(text)?;
+        for s in &mut run.scenarios {
+            current_name(&s.stage, &mut s.name);
+        }
+        Ok(run)
     }
 
     /// A run by label (`bench/runs/<label>.json`) or by path to a JSON file.
@@ -305,22 +329,31 @@ impl Run {
         Run::load(&Run::path_for(label_or_path))
     }
 
-    /// The newest stored run of kind `run`: what the board and the docs report.
-    pub fn latest_full() -> anyhow::Result<Run> {
+    /// The newest stored run of kind `run` that ran every stage in `stages` (the board's):
+    /// what the board and the docs report. A run of one stage, newer than the last full
+    /// run, would otherwise leave every other item unmeasured.
+    pub fn latest_full(stages: &[&str]) -> anyhow::Result<Run> {
         let dir = crate::paths::runs_dir();
         let mut runs = Vec::new();
         for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
             let path = entry?.path();
             if path.extension().is_some_and(|e| e == "json") {
                 let run = Run::load(&path)?;
-                if run.kind == RunKind::Run {
+                let covers = stages.iter().all(|s| run.settings.stages.iter().any(|r| r == s));
+                if run.kind == RunKind::Run && covers {
                     runs.push(run);
                 }
             }
         }
         runs.into_iter()
             .max_by(|a, b| a.created_at.cmp(&b.created_at))
-            .with_context(|| format!("no stored run of kind `run` in {}", dir.display()))
+            .with_context(|| {
+                format!(
+                    "no stored run of kind `run` with the stages {} in {}",
+                    stages.join(", "),
+                    dir.display()
+                )
+            })
     }
 }
 
@@ -332,6 +365,19 @@ pub(crate) mod tests {
     /// a flagged payload.
     pub(crate) fn fixture() -> Run {
         Run::parse(include_str!("../tests/fixtures/run-small.json")).unwrap()
+    }
+
+    #[test]
+    fn old_runs_are_read_under_the_current_names() {
+        let mut stored = fixture();
+        stored.scenarios[0].stage = "app".into();
+        stored.scenarios[0].name = "rss_after_view_switches".into();
+        stored.scenarios[1].stage = "db".into();
+        stored.scenarios[1].name = "first_frame".into();
+        let read = Run::parse(&serde_json::to_string(&stored).unwrap()).unwrap();
+        assert_eq!(read.scenarios[0].name, "headless_rss_after_view_switches");
+        // Only the app stage's scenarios were renamed.
+        assert_eq!(read.scenarios[1].name, "first_frame");
     }
 
     #[test]

@@ -138,6 +138,11 @@ impl JournalView {
         self.rows.len()
     }
 
+    /// Whether a page asked for has not arrived yet (true from opening until the first).
+    pub fn page_pending(&self) -> bool {
+        self.loading
+    }
+
     pub fn focus_search(&mut self) {
         self.focus_search = true;
     }

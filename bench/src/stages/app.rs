@@ -1,13 +1,16 @@
-//! The `app` stage: the desktop app's frames, measured on the real window code.
+//! The `app` stage: the desktop app's frames and startup, measured on the real window
+//! code, headless in this process and as a real window in its own ([`super::window`]).
 //!
-//! The app runs headless: its real views, worker threads and journal, driven frame by
+//! Headless, the app runs its real views, worker threads and journal, driven frame by
 //! frame on an `egui::Context` with the window's size, each frame laid out and
-//! tessellated (everything the CPU does for a frame; the GPU upload and the window
-//! system are not in these figures). Each measurement runs on a thread of its own,
-//! because the app marks its UI thread as one that must never query.
+//! tessellated (everything the CPU does for a frame; the GPU upload, the window system
+//! and the process start are not in these figures). Each measurement runs on a thread
+//! of its own, because the app marks its UI thread as one that must never query.
 //!
-//! * `first_frame`: from starting the worker to the end of the first frame, and
-//!   `first_rows`: to the end of the first frame that shows journal rows.
+//! * `headless_first_frame`: from starting the worker to the end of the first frame,
+//!   and `headless_first_rows`: to the end of the first frame that shows journal rows.
+//!   Runs stored before the rename call them `first_frame` and `first_rows`
+//!   ([`crate::run::LEGACY_NAMES`]).
 //! * `scroll_frame`: CPU time per frame while the journal is scrolled with the wheel,
 //!   three screens per second, rows paging in as they come into view.
 //! * `stream_frame`: CPU time per frame on the Ask screen while an answer streams in
@@ -15,8 +18,11 @@
 //!   screen to the last. The journal's queue of AI work is emptied first, as on a
 //!   journal whose entries are all enriched: otherwise the job runner keeps the model
 //!   busy and the answer waits behind it. Fails, saying why, without a model server.
-//! * `rss_after_view_switches`: resident memory after 50 switches between the five
-//!   screens (Linux; the figure includes the bench's own few MB).
+//! * `headless_rss_after_view_switches` (formerly `rss_after_view_switches`): resident
+//!   memory after 50 switches between the five screens, in a fresh bench process
+//!   (Linux; the figure includes the bench's own few MB).
+//! * `window_…`: the real window's startup, cold and warm, and its memory after the
+//!   same switches; see [`super::window`].
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -78,6 +84,7 @@ impl Stage for App {
     }
 
     fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+        let window = super::window::Window::open();
         for &size in &ctx.sizes {
             let cached = super::db::cached_journal(size)?;
             let work = tempfile::tempdir()?;
@@ -88,11 +95,27 @@ impl Stage for App {
                 Ok((frame, rows)) => (Ok(frame), Ok(rows)),
                 Err(e) => (Err(anyhow::anyhow!("{e:#}")), Err(e)),
             };
-            out.push(timing(size, "first_frame", first_frame, STARTUPS, HEADLESS_NOTE));
-            out.push(timing(size, "first_rows", first_rows, STARTUPS, HEADLESS_NOTE));
+            out.push(timing(
+                size,
+                "headless_first_frame",
+                first_frame,
+                STARTUPS,
+                HEADLESS_NOTE,
+            ));
+            out.push(timing(
+                size,
+                "headless_first_rows",
+                first_rows,
+                STARTUPS,
+                HEADLESS_NOTE,
+            ));
             let scroll = on_own_thread(path.clone(), |path| scroll_frames(&path));
             out.push(timing(size, "scroll_frame", scroll, SCROLL_FRAMES, HEADLESS_NOTE));
-            out.push(rss(size, rss_in_fresh_process(&path)));
+            let rss_note =
+                "resident memory after 50 switches between the five screens, in a fresh bench process";
+            let rss = rss_in_fresh_process(&path);
+            out.push(bytes(size, "headless_rss_after_view_switches", rss, rss_note));
+            super::window::record(&window, size, &cached, out);
             let settings = AiSettings::from_env();
             let scripted = ScriptedAnswers::set(&settings.host);
             let note = if scripted.is_some() {
@@ -331,20 +354,7 @@ pub fn rss_after_view_switches(path: &Path) -> anyhow::Result<u64> {
             app.frame(Vec::new());
         }
     }
-    resident_bytes()
-}
-
-/// This process's resident memory, from /proc (Linux).
-fn resident_bytes() -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status")
-        .context("resident memory is read from /proc/self/status, which this system lacks")?;
-    let kib: u64 = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .context("no VmRSS line in /proc/self/status")?;
-    Ok(kib * 1024)
+    mindsage::launch_report::resident_bytes()
 }
 
 fn ms(d: Duration) -> f64 {
@@ -355,7 +365,7 @@ fn scenario(size: usize, name: &str, measure: Measure, note: &str) -> Scenario {
     Scenario::new("app", Some(size), name, measure, Some(note.to_owned()))
 }
 
-fn timing(
+pub(super) fn timing(
     size: usize,
     name: &str,
     samples: anyhow::Result<Vec<f64>>,
@@ -378,7 +388,7 @@ fn timing(
     scenario(size, name, measure, note)
 }
 
-fn rss(size: usize, bytes: anyhow::Result<u64>) -> Scenario {
+pub(super) fn bytes(size: usize, name: &str, bytes: anyhow::Result<u64>, note: &str) -> Scenario {
     let measure = match bytes {
         Ok(bytes) => Measure::Value {
             value: bytes as f64,
@@ -388,10 +398,5 @@ fn rss(size: usize, bytes: anyhow::Result<u64>) -> Scenario {
             error: format!("{e:#}"),
         },
     };
-    scenario(
-        size,
-        "rss_after_view_switches",
-        measure,
-        "resident memory after 50 switches between the five screens, in a fresh bench process",
-    )
+    scenario(size, name, measure, note)
 }

@@ -13,6 +13,7 @@ mod db;
 mod retrieval;
 mod size;
 mod vector;
+mod window;
 
 use anyhow::bail;
 use mindsage_core::db::EffectivePragmas;

@@ -62,8 +62,8 @@ fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
     Scenario::new("size", None, name, measure, note)
 }
 
-/// `target/release/mindsage`, built first when missing.
-fn release_binary() -> anyhow::Result<PathBuf> {
+/// `target/release/mindsage`, built first when missing (the `app` stage launches it too).
+pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
     let root = crate::paths::workspace_root();
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
