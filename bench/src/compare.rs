@@ -317,7 +317,7 @@ pub fn render(
             let _ = writeln!(md, "- {q}");
         }
     }
-        if let Some(chart) = chart {
+    if let Some(chart) = chart {
         let _ = writeln!(
             md,
             "\n## p95 per scenario (log scale)\n\n![p95 per scenario, base vs head]({chart})"

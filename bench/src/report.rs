@@ -66,7 +66,11 @@ pub fn performance_section(board: &Board, run: &Run, noise: Option<&NoiseTable>)
     );
     if !run.models.is_empty() {
         let served: Vec<String> = run.models.iter().map(|m| format!("`{}`", m.describe())).collect();
-        let _ = writeln!(md, "Models, as the server described them: {}\n", served.join(" · "));
+        let _ = writeln!(
+            md,
+            "Models, as the server described them: {}\n",
+            served.join(" · ")
+        );
     }
     for size in &run.settings.sizes {
         let rows: Vec<_> = run

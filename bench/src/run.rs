@@ -138,7 +138,12 @@ impl Model {
         if !self.same_digest_as.is_empty() {
             text.push_str(&format!("; same digest as {}", self.same_digest_as.join(", ")));
         }
-        let digest: String = self.digest.trim_start_matches("sha256:").chars().take(12).collect();
+        let digest: String = self
+            .digest
+            .trim_start_matches("sha256:")
+            .chars()
+            .take(12)
+            .collect();
         text + &format!(") {digest}")
     }
 }

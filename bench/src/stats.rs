@@ -247,9 +247,14 @@ mod tests {
 
     #[test]
     fn the_slowdown_switch_names_one_scenario_and_refuses_nonsense() {
-        assert_eq!(parse_slowdown("list.page1:1.25", "list.page1").unwrap(), Some(1.25));
+        assert_eq!(
+            parse_slowdown("list.page1:1.25", "list.page1").unwrap(),
+            Some(1.25)
+        );
         assert_eq!(parse_slowdown("list.page1:1.25", "list.page_n").unwrap(), None);
-        let err = parse_slowdown("list.page1", "list.page1").unwrap_err().to_string();
+        let err = parse_slowdown("list.page1", "list.page1")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("SCENARIO:FACTOR"), "{err}");
         assert!(parse_slowdown("list.page1:0.5", "list.page1").is_err());
     }

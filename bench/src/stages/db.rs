@@ -240,7 +240,12 @@ impl Journal {
             move |_| Ok(entries::list(reader, USER, &filter, after.as_ref(), PAGE_SIZE)?)
         };
         let page_payload = |p: &entries::Page| json_payload(p.rows.len(), &p.rows);
-        let m = stats::measure_as("list.page1", &sampling, list(ListFilter::default(), None), page_payload);
+        let m = stats::measure_as(
+            "list.page1",
+            &sampling,
+            list(ListFilter::default(), None),
+            page_payload,
+        );
         rec.timing("list.page1", "list.page1", MIN_READ_BYTES, None, m);
 
         let middle = self.cursor_at(self.size / 2)?;

@@ -15,7 +15,7 @@ mod vector;
 
 use anyhow::{Context, bail};
 use mindsage_core::ai::health::same_model;
-use mindsage_core::ai::{self, OllamaClient};
+use mindsage_core::ai::{OllamaClient, block_on};
 use mindsage_core::db::EffectivePragmas;
 
 use crate::machine::{Build, Machine};
@@ -47,7 +47,7 @@ pub struct Recorder {
 /// share its digest (ollama-local's aliases, `ollama cp`), so a run "on
 /// nomic-embed-text" served by other weights says so.
 pub fn served_models(client: &OllamaClient, names: &[&str]) -> anyhow::Result<Vec<Model>> {
-    let listed = ai::block_on(client.local_models())?;
+    let listed = block_on(client.local_models())?;
     names
         .iter()
         .map(|&name| {
@@ -56,8 +56,8 @@ pub fn served_models(client: &OllamaClient, names: &[&str]) -> anyhow::Result<Ve
                 .find(|m| same_model(&m.name, name))
                 .map(|m| m.digest.clone())
                 .unwrap_or_default();
-            let served = ai::block_on(client.describe(name))
-                .with_context(|| format!("describing the model {name}"))?;
+            let served =
+                block_on(client.describe(name)).with_context(|| format!("describing the model {name}"))?;
             let same_digest_as = listed
                 .iter()
                 .filter(|m| !digest.is_empty() && m.digest == digest && !same_model(&m.name, name))

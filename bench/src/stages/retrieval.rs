@@ -194,7 +194,12 @@ pub fn metric_values(s: &Scores) -> [(&'static str, f64); 3] {
 }
 
 /// Each question's relevant entries' ranks under every method, in the set's order.
-fn question_ranks(set: &LabelledSet, report: &QualityReport, file: &str, variant: &str) -> Vec<QuestionRanks> {
+fn question_ranks(
+    set: &LabelledSet,
+    report: &QualityReport,
+    file: &str,
+    variant: &str,
+) -> Vec<QuestionRanks> {
     set.questions
         .iter()
         .zip(&report.per_question)
@@ -228,8 +233,16 @@ fn kind_scores(set: &LabelledSet, ranks: &[QuestionRanks], note: &str) -> Vec<Sc
             let rankings: Vec<Ranking> = asked
                 .iter()
                 .map(|r| {
-                    let relevant = &set.questions.iter().find(|q| q.id == r.question).expect("from the set").relevant;
-                    (ranked_relevant(&r.ranks[method.name()], relevant), relevant.as_slice())
+                    let relevant = &set
+                        .questions
+                        .iter()
+                        .find(|q| q.id == r.question)
+                        .expect("from the set")
+                        .relevant;
+                    (
+                        ranked_relevant(&r.ranks[method.name()], relevant),
+                        relevant.as_slice(),
+                    )
                 })
                 .collect();
             for (metric, value) in metric_values(&quality::score(&rankings)) {
@@ -310,10 +323,16 @@ mod tests {
             (rankings[0].clone(), set.questions[0].relevant.as_slice()),
             (rankings[1].clone(), set.questions[1].relevant.as_slice()),
         ]);
-        let mrr = scenarios.iter().find(|s| s.name == "hybrid.mrr.kind-date").unwrap();
+        let mrr = scenarios
+            .iter()
+            .find(|s| s.name == "hybrid.mrr.kind-date")
+            .unwrap();
         assert_eq!(mrr.stat("value"), Some(expected.mrr));
         assert_eq!(mrr.params["kind"], "date");
-        let recall = scenarios.iter().find(|s| s.name == "vector.recall_at_5.kind-date").unwrap();
+        let recall = scenarios
+            .iter()
+            .find(|s| s.name == "vector.recall_at_5.kind-date")
+            .unwrap();
         assert_eq!(recall.stat("value"), Some(expected.recall_at_5));
     }
 }
