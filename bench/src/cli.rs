@@ -1,4 +1,4 @@
-//! The command line: `run`, `compare`, `noise`, `quick`, `board`, `report`.
+//! The command line: `run`, `compare`, `ab`, `noise`, `quick`, `board`, `report`.
 
 use clap::{Args, Parser, Subcommand};
 
@@ -23,6 +23,35 @@ pub enum Command {
         /// Name of the run (letters, digits, '.', '-', '_').
         #[arg(long)]
         label: String,
+        /// Store the run at this path instead (what `ab` asks of its children).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        options: RunOptions,
+    },
+    /// A/B: measure two `mindsage-bench` binaries (two builds), or one binary under two
+    /// settings, interleaved in one run, and call a change only when it exceeds the
+    /// spread of the repeats. Stores bench/runs/<LABEL>.json (kind `ab`).
+    Ab {
+        /// The base side's `mindsage-bench` binary.
+        base: std::path::PathBuf,
+        /// The head side's `mindsage-bench` binary (the same path for an A/A, or for
+        /// an A/B of settings).
+        head: std::path::PathBuf,
+        #[arg(long)]
+        label: String,
+        /// A KEY=VALUE setting for the base side's runs (repeatable).
+        #[arg(long = "base-env")]
+        base_env: Vec<String>,
+        /// A KEY=VALUE setting for the head side's runs (repeatable).
+        #[arg(long = "head-env")]
+        head_env: Vec<String>,
+        /// Runs per side of each stage at each size.
+        #[arg(long, default_value_t = 7)]
+        repeats: usize,
+        /// Store the run at this path instead of bench/runs/<LABEL>.json.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
         #[command(flatten)]
         options: RunOptions,
     },

@@ -63,6 +63,8 @@ pub struct Comparison {
     pub flags: Vec<String>,
     /// Why the two runs are not like-for-like, if they are not.
     pub warnings: Vec<String>,
+    /// Labelled questions whose relevant entries' ranks differ between the runs.
+    pub moved_questions: Vec<String>,
 }
 
 pub fn compare(base: &Run, head: &Run, noise: Option<&NoiseTable>) -> Comparison {
@@ -133,7 +135,39 @@ pub fn compare(base: &Run, head: &Run, noise: Option<&NoiseTable>) -> Comparison
         only_in_head,
         flags,
         warnings: differences(base, head),
+        moved_questions: moved_questions(base, head),
     }
+}
+
+/// "retrieval-v1.json/default/q08 (topic) hybrid: ranks [1] → [4]" for every question
+/// and method whose ranks changed, so a moved score leads to the questions behind it.
+pub fn moved_questions(base: &Run, head: &Run) -> Vec<String> {
+    let show = |ranks: &[Option<usize>]| {
+        let ranks: Vec<String> = ranks
+            .iter()
+            .map(|r| r.map_or("–".to_owned(), |r| r.to_string()))
+            .collect();
+        format!("[{}]", ranks.join(", "))
+    };
+    let mut moved = Vec::new();
+    for h in &head.questions {
+        let Some(b) = base.questions.iter().find(|b| b.key() == h.key()) else {
+            continue;
+        };
+        for (method, head_ranks) in &h.ranks {
+            let Some(base_ranks) = b.ranks.get(method).filter(|r| *r != head_ranks) else {
+                continue;
+            };
+            let kind = h.kind.as_ref().map_or(String::new(), |k| format!(" ({k})"));
+            moved.push(format!(
+                "{}{kind} {method}: ranks {} → {}",
+                h.key(),
+                show(base_ranks),
+                show(head_ranks)
+            ));
+        }
+    }
+    moved
 }
 
 /// Everything that makes the two runs different experiments.
@@ -149,7 +183,15 @@ fn differences(base: &Run, head: &Run) -> Vec<String> {
         out.push("the runs used DIFFERENT SQLITE SETTINGS (pragmas)".into());
     }
     if base.models != head.models {
-        out.push("the runs used DIFFERENT MODELS".into());
+        let list = |run: &Run| {
+            let models: Vec<String> = run.models.iter().map(|m| m.describe()).collect();
+            format!("`{}`: {}", run.label, models.join("; "))
+        };
+        out.push(format!(
+            "the runs used DIFFERENT MODELS ({} vs {})",
+            list(base),
+            list(head)
+        ));
     }
     if base.sqlite_version != head.sqlite_version {
         out.push(format!(
@@ -265,6 +307,16 @@ pub fn render(
             let _ = writeln!(md, "- only in `{}`: {s}", head.label);
         }
     }
+    if !c.moved_questions.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n## Questions whose ranks moved ({})\n",
+            c.moved_questions.len()
+        );
+        for q in &c.moved_questions {
+            let _ = writeln!(md, "- {q}");
+        }
+    }
     if let Some(chart) = chart {
         let _ = writeln!(
             md,
@@ -329,7 +381,7 @@ fn runs_table(base: &Run, head: &Run) -> String {
             format!("{} / {:?}", head.sqlite_version, head.sqlite_vec_version),
         ),
         ("pragmas", json(&base.pragmas), json(&head.pragmas)),
-        ("models", json(&base.models), json(&head.models)),
+        ("models", models(base), models(head)),
         ("datasets", json(&base.datasets), json(&head.datasets)),
     ];
     let mut md = format!("| | `{}` | `{}` |\n|---|---|---|\n", base.label, head.label);
@@ -338,6 +390,12 @@ fn runs_table(base: &Run, head: &Run) -> String {
         let _ = writeln!(md, "| {name}{mark} | {b} | {h} |");
     }
     md
+}
+
+/// Each model as the server described it, for the runs table.
+fn models(run: &Run) -> String {
+    let models: Vec<String> = run.models.iter().map(|m| m.describe()).collect();
+    models.join("<br>").replace('|', "\\|")
 }
 
 /// Compact one-line JSON of a value, for the runs table.
@@ -410,5 +468,57 @@ mod tests {
         assert!(md.contains("WARNING: the runs were made on DIFFERENT MACHINES"));
         assert!(md.contains("Nothing got worse beyond the noise threshold."));
         assert!(md.contains(CLOSING_LINE));
+    }
+
+    #[test]
+    fn moved_questions_and_other_models_are_named() {
+        use crate::run::{Model, QuestionRanks};
+        let mut base = fixture();
+        base.scenarios.retain(|s| s.name != "gallery.random");
+        let question = |hybrid: Vec<Option<usize>>| QuestionRanks {
+            set: "retrieval-v1.json".into(),
+            variant: "default".into(),
+            question: "q08".into(),
+            kind: Some("topic".into()),
+            ranks: [("hybrid".to_owned(), hybrid), ("keyword".to_owned(), vec![None])].into(),
+        };
+        let minilm = Model {
+            name: "nomic-embed-text".into(),
+            digest: "sha256:aaaa".into(),
+            family: "bert".into(),
+            parameter_size: "23M".into(),
+            quantization_level: "F32".into(),
+            basename: Some("all-MiniLM-L6-v2".into()),
+            same_digest_as: vec!["all-minilm:l6-v2".into()],
+        };
+        base.questions = vec![question(vec![Some(1)])];
+        base.models = vec![minilm.clone()];
+        let mut head = base.clone();
+        head.label = "head".into();
+        head.questions = vec![question(vec![Some(4)])];
+        head.models = vec![Model {
+            digest: "sha256:bbbb".into(),
+            family: "nomic-bert".into(),
+            parameter_size: "137M".into(),
+            quantization_level: "F16".into(),
+            basename: None,
+            same_digest_as: Vec::new(),
+            ..minilm
+        }];
+        let c = compare(&base, &head, None);
+        assert_eq!(
+            c.moved_questions,
+            ["retrieval-v1.json/default/q08 (topic) hybrid: ranks [1] → [4]"]
+        );
+        let md = render(&c, &base, &head, None, None);
+        assert!(md.contains("## Questions whose ranks moved (1)"), "{md}");
+        assert!(md.contains("WARNING: the runs used DIFFERENT MODELS"), "{md}");
+        assert!(
+            md.contains(
+                "nomic-embed-text (bert 23M F32, all-MiniLM-L6-v2; same digest as all-minilm:l6-v2) aaaa"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("nomic-embed-text (nomic-bert 137M F16) bbbb"), "{md}");
     }
 }

@@ -9,8 +9,10 @@
 //! Modules: [`cli`] the verbs; [`stats`] sampling and percentiles; [`run`] the stored
 //! run's schema; [`machine`] where and from what a run was made; [`stages`] the
 //! plug-ins that measure; [`compare`], [`noise`] and [`chart`] judge two runs;
-//! [`board`] and [`report`] turn runs into docs; [`quick`] is the pre-commit check.
+//! [`ab`] measures two builds or settings interleaved in one run; [`board`] and
+//! [`report`] turn runs into docs; [`quick`] is the pre-commit check.
 
+mod ab;
 mod board;
 mod chart;
 mod cli;
@@ -33,10 +35,32 @@ use run::{Run, RunKind};
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Run { label, options } => {
+        Command::Run { label, out, options } => {
             cli::check_label(&label)?;
             let run = stages::execute(&label, RunKind::Run, &options.stages, options.context())?;
-            store(&run)?;
+            store(&run, out)?;
+        }
+        Command::Ab {
+            base,
+            head,
+            label,
+            base_env,
+            head_env,
+            repeats,
+            out,
+            options,
+        } => {
+            cli::check_label(&label)?;
+            let plan = ab::AbPlan {
+                label,
+                base: (base, base_env),
+                head: (head, head_env),
+                repeats,
+                options,
+            };
+            let run = ab::run(&plan)?;
+            store(&run, out)?;
+            println!("{}", ab::render(&run));
         }
         Command::Compare { base, head } => {
             let (base, head) = (Run::find(&base)?, Run::find(&head)?);
@@ -56,9 +80,9 @@ fn main() -> anyhow::Result<()> {
         Command::Noise { options } => {
             let ctx = || options.context();
             let a = stages::execute("noise-a", RunKind::Noise, &options.stages, ctx())?;
-            store(&a)?;
+            store(&a, None)?;
             let b = stages::execute("noise-b", RunKind::Noise, &options.stages, ctx())?;
-            store(&b)?;
+            store(&b, None)?;
             let table = NoiseTable::measure(&a, &b)?;
             table.save(&paths::noise_file())?;
             let mut noisiest: Vec<_> = table.spreads.iter().filter(|s| s.stat == "p95").collect();
@@ -93,8 +117,9 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn store(run: &Run) -> anyhow::Result<()> {
-    let path = Run::path_for(&run.label);
+/// Stores a run at `out`, or at `bench/runs/<label>.json`.
+fn store(run: &Run, out: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+    let path = out.unwrap_or_else(|| Run::path_for(&run.label));
     run.save(&path)?;
     println!("stored {}", path.display());
     Ok(())

@@ -22,7 +22,7 @@ pub const NOISE_MULTIPLIER: f64 = 2.0;
 /// Smallest relative threshold per unit, even when the two noise runs agreed closely:
 /// timings on a shared machine wander by a few percent; binary sizes are exact, but a
 /// few hundred bytes are not worth a decision; a new full scan always is.
-fn floor_rel(unit: &str) -> f64 {
+pub fn floor_rel(unit: &str) -> f64 {
     match unit {
         "ms" => 0.05,
         "bytes" => 0.01,

@@ -64,6 +64,14 @@ pub fn performance_section(board: &Board, run: &Run, noise: Option<&NoiseTable>)
         run.sqlite_version,
         serde_json::to_string(&run.pragmas).unwrap_or_default(),
     );
+    if !run.models.is_empty() {
+        let served: Vec<String> = run.models.iter().map(|m| format!("`{}`", m.describe())).collect();
+        let _ = writeln!(
+            md,
+            "Models, as the server described them: {}\n",
+            served.join(" · ")
+        );
+    }
     for size in &run.settings.sizes {
         let rows: Vec<_> = run
             .scenarios

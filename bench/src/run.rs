@@ -8,9 +8,17 @@
 //! * `build`: git commit, dirty flag, build profile, rustc version ([`Build`])
 //! * `sqlite_version`, `sqlite_vec_version` (null when no stage loaded sqlite-vec)
 //! * `pragmas`: the settings read back from the reader connection (null if no db stage)
-//! * `models`: name and digest of every AI model a stage used (empty without AI stages)
+//! * `models`: every AI model a stage used (empty without AI stages): the name asked
+//!   for, the digest `/api/tags` lists for it, what `/api/show` says it is (family,
+//!   parameter size, quantisation level, the weights' own name) and the other names
+//!   the server lists with the same digest; fields after `digest` default to empty in
+//!   runs stored before they were recorded
 //! * `settings`: stages, sizes, samples, warm-up, per-scenario budget
 //! * `datasets`: every journal measured, with its entry count, seed and photo count
+//! * `questions`: the retrieval stage's per-question ranks ([`QuestionRanks`]; absent
+//!   in runs without that stage)
+//! * `ab`: for runs of kind `ab`, both sides, every repeat's figures and the calls
+//!   ([`crate::ab::AbResult`]); absent otherwise
 //! * `scenarios`: one per measurement ([`Scenario`]): stage, size (entries, null when
 //!   size-independent), name, a `measure` that is either `timing` (a [`Summary`] in ms,
 //!   samples requested, whether the budget cut it short) or `value` (bytes or a count),
@@ -61,6 +69,9 @@ pub enum RunKind {
     Run,
     Noise,
     Quick,
+    /// An A/B run (`ab`): its scenarios are the head side's, each stat the median of
+    /// its repeats, and `ab` holds both sides and the calls.
+    Ab,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,14 +88,84 @@ pub struct Run {
     pub models: Vec<Model>,
     pub settings: Settings,
     pub datasets: Vec<Dataset>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<QuestionRanks>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ab: Option<crate::ab::AbResult>,
     pub scenarios: Vec<Scenario>,
 }
 
-/// An AI model a stage ran, identified by content, not just by name.
+/// Where one labelled question's relevant entries landed, per ranking method, so a
+/// moved score can be traced to the questions that moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionRanks {
+    /// The labelled set's file name.
+    pub set: String,
+    /// `default` or the variant's name (`prefixed`, `rrf`, …).
+    pub variant: String,
+    pub question: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Per method (`keyword`, `vector`, `hybrid`): the 1-based rank of each relevant
+    /// entry in the set's label order, `null` when it is not among the ranked results.
+    pub ranks: std::collections::BTreeMap<String, Vec<Option<usize>>>,
+}
+
+impl QuestionRanks {
+    /// "set/variant/question": how reports name it.
+    pub fn key(&self) -> String {
+        format!("{}/{}/{}", self.set, self.variant, self.question)
+    }
+}
+
+/// An AI model a stage ran, identified by content and by what the server says it is,
+/// not just by the name asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Model {
+    /// The name the run asked for (the app's setting).
     pub name: String,
     pub digest: String,
+    #[serde(default)]
+    pub family: String,
+    #[serde(default)]
+    pub parameter_size: String,
+    #[serde(default)]
+    pub quantization_level: String,
+    /// The weights' own name (`general.basename`), when the server gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basename: Option<String>,
+    /// Other names the server lists with this digest: the model really served.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub same_digest_as: Vec<String>,
+}
+
+impl Model {
+    /// "nomic-embed-text (bert 23M F32, all-MiniLM-L6-v2; same digest as
+    /// all-minilm:l6-v2) sha256 1a2b3c4d5e6f".
+    pub fn describe(&self) -> String {
+        let mut what: Vec<String> = [&self.family, &self.parameter_size, &self.quantization_level]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .cloned()
+            .collect();
+        if what.is_empty() {
+            what.push("not described".into());
+        }
+        let mut text = format!("{} ({}", self.name, what.join(" "));
+        if let Some(basename) = &self.basename {
+            text.push_str(&format!(", {basename}"));
+        }
+        if !self.same_digest_as.is_empty() {
+            text.push_str(&format!("; same digest as {}", self.same_digest_as.join(", ")));
+        }
+        let digest: String = self
+            .digest
+            .trim_start_matches("sha256:")
+            .chars()
+            .take(12)
+            .collect();
+        text + &format!(") {digest}")
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -87,6 +87,60 @@ pub fn measure<T>(
     )
 }
 
+/// The test switch that proves the A/B mode can see a change: with
+/// `MINDSAGE_BENCH_SLOWDOWN=list.page1:1.25`, the bench's timing of that scenario (and
+/// only that one) waits after each call until the sample has taken 1.25 times as long
+/// as the call did. The app never reads it; a run made with it says so in the
+/// scenario's note.
+pub const SLOWDOWN_VAR: &str = "MINDSAGE_BENCH_SLOWDOWN";
+
+/// The factor the switch sets for `scenario`, if it names that scenario.
+pub fn slowdown(scenario: &str) -> anyhow::Result<Option<f64>> {
+    match std::env::var_os(SLOWDOWN_VAR).filter(|v| !v.is_empty()) {
+        Some(value) => parse_slowdown(&value.to_string_lossy(), scenario),
+        None => Ok(None),
+    }
+}
+
+/// `SCENARIO:FACTOR`'s factor when it names `scenario`.
+fn parse_slowdown(value: &str, scenario: &str) -> anyhow::Result<Option<f64>> {
+    let parsed = value
+        .rsplit_once(':')
+        .and_then(|(name, factor)| Some((name, factor.parse::<f64>().ok()?)))
+        .filter(|(_, f)| f.is_finite() && *f >= 1.0);
+    let Some((name, factor)) = parsed else {
+        anyhow::bail!("{SLOWDOWN_VAR}={value:?}: expected SCENARIO:FACTOR, a factor of at least 1");
+    };
+    Ok((name == scenario).then_some(factor))
+}
+
+/// [`measure`] for a scenario the slowdown switch may name.
+pub fn measure_as<T>(
+    scenario: &str,
+    sampling: &Sampling,
+    mut call: impl FnMut(usize) -> anyhow::Result<T>,
+    payload: impl Fn(&T) -> Payload,
+) -> anyhow::Result<Measured> {
+    let factor = slowdown(scenario)?;
+    measure_timed(
+        sampling,
+        |i| {
+            let start = Instant::now();
+            let out = call(i)?;
+            if let Some(factor) = factor {
+                // A busy wait: sleeping would round sub-millisecond calls up to the
+                // scheduler's tick.
+                let until = start + start.elapsed().mul_f64(factor);
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            }
+            Ok((start.elapsed(), out))
+        },
+        payload,
+    )
+}
+
 /// Samples `call`, which times itself: for scenarios with untimed preparation in each
 /// sample (an invalidating write before a cache read, say). The argument counts calls
 /// from 0, warm-up included, so a scenario can walk through distinct rows.
@@ -189,6 +243,20 @@ mod tests {
         // Calls are numbered from the first warm-up call.
         assert_eq!((m.payload.rows_min, m.payload.rows_max), (5, 54));
         assert!(!m.budget_exhausted);
+    }
+
+    #[test]
+    fn the_slowdown_switch_names_one_scenario_and_refuses_nonsense() {
+        assert_eq!(
+            parse_slowdown("list.page1:1.25", "list.page1").unwrap(),
+            Some(1.25)
+        );
+        assert_eq!(parse_slowdown("list.page1:1.25", "list.page_n").unwrap(), None);
+        let err = parse_slowdown("list.page1", "list.page1")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("SCENARIO:FACTOR"), "{err}");
+        assert!(parse_slowdown("list.page1:0.5", "list.page1").is_err());
     }
 
     #[test]

@@ -36,6 +36,23 @@ fn embeds_a_batch_with_the_configured_model() {
 }
 
 #[test]
+fn describes_the_model_actually_served_under_an_alias() {
+    // The test server serves nomic-embed-text as an alias of all-MiniLM-L6-v2: the
+    // description must name what answers, not what was asked for.
+    let (client, settings) = client();
+    let served = block_on(client.describe(&settings.embed_model)).unwrap();
+    assert_eq!(
+        (served.family.as_str(), served.parameter_size.as_str()),
+        ("bert", "23M")
+    );
+    assert_eq!(served.quantization_level, "F32");
+    assert_eq!(served.basename.as_deref(), Some("all-MiniLM-L6-v2"));
+    assert_eq!(block_on(client.describe("all-minilm:l6-v2")).unwrap(), served);
+    let err = block_on(client.describe("not-pulled:7b")).unwrap_err();
+    assert!(matches!(err, AiError::ModelMissing { .. }), "{err}");
+}
+
+#[test]
 fn server_down_says_start_ollama_quickly() {
     let settings = AiSettings {
         host: format!("http://127.0.0.1:{}", ollama_server::free_port()),

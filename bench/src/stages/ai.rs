@@ -30,7 +30,7 @@ use mindsage_core::timing::Summary;
 
 use super::retrieval::DEFAULT_SET;
 use super::{Recorder, Stage, StageContext};
-use crate::run::{Dataset, Measure, Model, Scenario, Unit};
+use crate::run::{Dataset, Measure, Scenario, Unit};
 use crate::stats::Payload;
 
 /// Every how-many-th labelled question is asked: a spread over the set's topics and
@@ -59,13 +59,11 @@ impl Stage for Ai {
     fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
         let settings = AiSettings::from_env();
         let client = OllamaClient::new(&settings)?;
-        let ready = ai::block_on(ai::health::check(&client)).context("the ai stage needs Ollama")?;
-        for model in [&ready.text_model, &ready.embed_model] {
-            out.models.push(Model {
-                name: model.name.clone(),
-                digest: model.digest.clone(),
-            });
-        }
+        ai::block_on(ai::health::check(&client)).context("the ai stage needs Ollama")?;
+        out.add_models(super::served_models(
+            &client,
+            &[&settings.text_model, &settings.embed_model],
+        )?);
         let path = ctx
             .dataset
             .clone()

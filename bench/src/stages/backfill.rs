@@ -28,7 +28,7 @@ use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::timing::Summary;
 
 use super::{Recorder, Stage, StageContext};
-use crate::run::{Dataset, Measure, Model, Scenario, Unit};
+use crate::run::{Dataset, Measure, Scenario, Unit};
 
 /// Entries in the journal backfilled.
 const ENTRIES: usize = 5_000;
@@ -47,11 +47,8 @@ impl Stage for Backfill {
     fn run(&self, _ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
         let settings = AiSettings::from_env();
         let client = OllamaClient::new(&settings)?;
-        let ready = ai::block_on(ai::health::check(&client)).context("the backfill stage needs Ollama")?;
-        out.models.push(Model {
-            name: ready.embed_model.name.clone(),
-            digest: ready.embed_model.digest.clone(),
-        });
+        ai::block_on(ai::health::check(&client)).context("the backfill stage needs Ollama")?;
+        out.add_models(super::served_models(&client, &[&settings.embed_model])?);
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("backfill.db");
         let options = StorageOptions::default();

@@ -240,11 +240,17 @@ impl Journal {
             move |_| Ok(entries::list(reader, USER, &filter, after.as_ref(), PAGE_SIZE)?)
         };
         let page_payload = |p: &entries::Page| json_payload(p.rows.len(), &p.rows);
-        let m = stats::measure(&sampling, list(ListFilter::default(), None), page_payload);
+        let m = stats::measure_as(
+            "list.page1",
+            &sampling,
+            list(ListFilter::default(), None),
+            page_payload,
+        );
         rec.timing("list.page1", "list.page1", MIN_READ_BYTES, None, m);
 
         let middle = self.cursor_at(self.size / 2)?;
-        let m = stats::measure(
+        let m = stats::measure_as(
+            "list.page_n",
             &sampling,
             list(ListFilter::default(), Some(middle.clone())),
             page_payload,
@@ -530,6 +536,14 @@ impl SizeRecorder<'_> {
                 None,
             ),
         };
+        let note = match stats::slowdown(name) {
+            Ok(Some(factor)) => Some(format!(
+                "{}SLOWED ×{factor} by {} (a test switch)",
+                note.map_or(String::new(), |n| format!("{n}; ")),
+                stats::SLOWDOWN_VAR
+            )),
+            _ => note.map(str::to_owned),
+        };
         let (full_scans, unexpected) = self
             .plans
             .get(query)
@@ -539,7 +553,7 @@ impl SizeRecorder<'_> {
             expect_min_bytes,
             full_scans,
             unexpected_scans: unexpected,
-            ..Scenario::new("db", Some(self.size), name, measure, note.map(str::to_owned))
+            ..Scenario::new("db", Some(self.size), name, measure, note)
         });
     }
 

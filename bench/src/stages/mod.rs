@@ -15,11 +15,13 @@ mod size;
 mod vector;
 mod window;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
+use mindsage_core::ai::health::same_model;
+use mindsage_core::ai::{OllamaClient, block_on};
 use mindsage_core::db::EffectivePragmas;
 
 use crate::machine::{Build, Machine};
-use crate::run::{Dataset, Measure, Model, Run, RunKind, SCHEMA_VERSION, Scenario, Settings};
+use crate::run::{Dataset, Measure, Model, QuestionRanks, Run, RunKind, SCHEMA_VERSION, Scenario, Settings};
 use crate::stats::Sampling;
 
 /// What a stage is asked to measure.
@@ -39,9 +41,53 @@ pub struct Recorder {
     /// sqlite-vec's version as loaded on the measured connection.
     pub sqlite_vec_version: Option<String>,
     pub models: Vec<Model>,
+    pub questions: Vec<QuestionRanks>,
+}
+
+/// The models named, as the server describes them: each one's digest from `/api/tags`,
+/// its family, size and quantisation from `/api/show`, and the other listed names that
+/// share its digest (ollama-local's aliases, `ollama cp`), so a run "on
+/// nomic-embed-text" served by other weights says so.
+pub fn served_models(client: &OllamaClient, names: &[&str]) -> anyhow::Result<Vec<Model>> {
+    let listed = block_on(client.local_models())?;
+    names
+        .iter()
+        .map(|&name| {
+            let digest = listed
+                .iter()
+                .find(|m| same_model(&m.name, name))
+                .map(|m| m.digest.clone())
+                .unwrap_or_default();
+            let served =
+                block_on(client.describe(name)).with_context(|| format!("describing the model {name}"))?;
+            let same_digest_as = listed
+                .iter()
+                .filter(|m| !digest.is_empty() && m.digest == digest && !same_model(&m.name, name))
+                .map(|m| m.name.clone())
+                .collect();
+            Ok(Model {
+                name: name.to_owned(),
+                digest,
+                family: served.family,
+                parameter_size: served.parameter_size,
+                quantization_level: served.quantization_level,
+                basename: served.basename,
+                same_digest_as,
+            })
+        })
+        .collect()
 }
 
 impl Recorder {
+    /// Records the models a stage used, once each however many stages used them.
+    pub fn add_models(&mut self, models: Vec<Model>) {
+        for model in models {
+            if !self.models.contains(&model) {
+                self.models.push(model);
+            }
+        }
+    }
+
     pub fn push(&mut self, scenario: Scenario) {
         eprintln!("{}", progress_line(&scenario));
         self.scenarios.push(scenario);
@@ -120,6 +166,7 @@ pub fn execute(label: &str, kind: RunKind, stage_names: &[String], ctx: StageCon
         pragmas: None,
         sqlite_vec_version: None,
         models: Vec::new(),
+        questions: Vec::new(),
     };
     for stage in &stages {
         stage.run(&ctx, &mut out)?;
@@ -141,6 +188,8 @@ pub fn execute(label: &str, kind: RunKind, stage_names: &[String], ctx: StageCon
             sampling: ctx.sampling,
         },
         datasets: out.datasets,
+        questions: out.questions,
+        ab: None,
         scenarios: out.scenarios,
     })
 }

@@ -13,7 +13,9 @@
 //! before meaning first) and at equal weight (the search box's). A set's figures carry
 //! its entry count as their size. Figures are precision@1, recall@5 and MRR, stored as
 //! scores (higher is better); two runs give identical numbers because every step is
-//! deterministic.
+//! deterministic. Beside the scores, the run keeps every question's relevant entries'
+//! ranks per method and variant (`questions`), and a set whose questions have a `kind`
+//! is also scored per kind, so a moved score can be traced to the questions that moved.
 //!
 //! Embeddings come from the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_EMBED_MODEL`);
 //! texts embedded once are reused across options.
@@ -24,10 +26,12 @@ use std::collections::HashMap;
 use anyhow::Context;
 use mindsage_core::ai::{self, AiSettings, OllamaClient};
 use mindsage_core::search::fusion::{self, Fusion};
-use mindsage_core::search::quality::{self, DocumentText, LabelledSet, METHODS, QualityOptions, Scores};
+use mindsage_core::search::quality::{
+    self, DocumentText, LabelledSet, METHODS, QualityOptions, QualityReport, Ranking, Scores,
+};
 
 use super::{Recorder, Stage, StageContext};
-use crate::run::{Dataset, Measure, Model, Scenario, Unit};
+use crate::run::{Dataset, Measure, QuestionRanks, Scenario, Unit};
 
 /// The first committed labelled set, relative to the workspace root: the one the
 /// board's targets are set on, and the journal other stages borrow.
@@ -54,11 +58,8 @@ impl Stage for Retrieval {
         };
         let settings = AiSettings::from_env();
         let client = OllamaClient::new(&settings)?;
-        let ready = ai::block_on(ai::health::check(&client)).context("the retrieval stage needs Ollama")?;
-        out.models.push(Model {
-            name: ready.embed_model.name.clone(),
-            digest: ready.embed_model.digest.clone(),
-        });
+        ai::block_on(ai::health::check(&client)).context("the retrieval stage needs Ollama")?;
+        out.add_models(super::served_models(&client, &[&settings.embed_model])?);
         let cache: RefCell<HashMap<String, Vec<f32>>> = RefCell::default();
         let embed = |texts: &[String]| -> Result<Vec<Vec<f32>>, String> {
             let missing: Vec<String> = texts
@@ -105,6 +106,13 @@ impl Stage for Retrieval {
                         out.push(score_scenario(&name, set.entries.len(), value, &note));
                     }
                 }
+                let ranks = question_ranks(&set, &report, &file, variant);
+                if variant == "default" {
+                    for scenario in kind_scores(&set, &ranks, &note) {
+                        out.push(scenario);
+                    }
+                }
+                out.questions.extend(ranks);
             }
         }
         Ok(())
@@ -185,10 +193,146 @@ pub fn metric_values(s: &Scores) -> [(&'static str, f64); 3] {
     ]
 }
 
+/// Each question's relevant entries' ranks under every method, in the set's order.
+fn question_ranks(
+    set: &LabelledSet,
+    report: &QualityReport,
+    file: &str,
+    variant: &str,
+) -> Vec<QuestionRanks> {
+    set.questions
+        .iter()
+        .zip(&report.per_question)
+        .map(|(q, result)| QuestionRanks {
+            set: file.to_owned(),
+            variant: variant.to_owned(),
+            question: q.id.clone(),
+            kind: q.kind.clone(),
+            ranks: METHODS
+                .iter()
+                .map(|m| {
+                    let ranked = result.ranked.get(m.name()).map_or(&[][..], Vec::as_slice);
+                    let rank_of = |id: &String| ranked.iter().position(|r| r == id).map(|p| p + 1);
+                    (m.name().to_owned(), q.relevant.iter().map(rank_of).collect())
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The figures per question kind (`hybrid.mrr.kind-date`, …), when the set has kinds,
+/// scored from the stored ranks with the same definitions as the whole set's.
+fn kind_scores(set: &LabelledSet, ranks: &[QuestionRanks], note: &str) -> Vec<Scenario> {
+    let mut kinds: Vec<&str> = ranks.iter().filter_map(|r| r.kind.as_deref()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let mut scenarios = Vec::new();
+    for kind in kinds {
+        let asked: Vec<&QuestionRanks> = ranks.iter().filter(|r| r.kind.as_deref() == Some(kind)).collect();
+        for method in METHODS {
+            let rankings: Vec<Ranking> = asked
+                .iter()
+                .map(|r| {
+                    let relevant = &set
+                        .questions
+                        .iter()
+                        .find(|q| q.id == r.question)
+                        .expect("from the set")
+                        .relevant;
+                    (
+                        ranked_relevant(&r.ranks[method.name()], relevant),
+                        relevant.as_slice(),
+                    )
+                })
+                .collect();
+            for (metric, value) in metric_values(&quality::score(&rankings)) {
+                let name = format!("{}.{metric}.kind-{kind}", method.name());
+                let note = format!("{} {kind} questions; {note}", asked.len());
+                let mut scenario = score_scenario(&name, set.entries.len(), value, &note);
+                scenario.params.insert("kind".into(), kind.to_owned());
+                scenarios.push(scenario);
+            }
+        }
+    }
+    scenarios
+}
+
+/// A ranking rebuilt from the relevant entries' ranks alone (the rest as blanks), which
+/// scores the same as the full ranking: every figure counts only relevant hits.
+fn ranked_relevant(ranks: &[Option<usize>], relevant: &[String]) -> Vec<String> {
+    let depth = ranks.iter().flatten().max().copied().unwrap_or(0);
+    let mut ranked = vec![String::new(); depth];
+    for (rank, id) in ranks.iter().zip(relevant) {
+        if let Some(rank) = rank {
+            ranked[rank - 1] = id.clone();
+        }
+    }
+    ranked
+}
+
 fn score_scenario(name: &str, entries: usize, value: f64, note: &str) -> Scenario {
     let measure = Measure::Value {
         value,
         unit: Unit::Score,
     };
     Scenario::new("retrieval", Some(entries), name, measure, Some(note.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_kind_scores_from_stored_ranks_equal_the_full_rankings_scores() {
+        let set = LabelledSet::parse(
+            r#"{"entries": [
+                {"id": "a", "created_at": "2025-01-01T00:00:00Z", "body": "x"},
+                {"id": "b", "created_at": "2025-01-02T00:00:00Z", "body": "y"},
+                {"id": "c", "created_at": "2025-01-03T00:00:00Z", "body": "z"}],
+              "questions": [
+                {"id": "q1", "text": "x?", "relevant": ["a"], "kind": "date"},
+                {"id": "q2", "text": "y?", "relevant": ["b", "c"], "kind": "date"},
+                {"id": "q3", "text": "z?", "relevant": ["c"]}]}"#,
+        )
+        .unwrap();
+        let full = |ranked: &[&str]| ranked.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let rankings = [full(&["b", "a", "c"]), full(&["c", "a", "b"]), full(&["c"])];
+        let ranks: Vec<QuestionRanks> = set
+            .questions
+            .iter()
+            .zip(&rankings)
+            .map(|(q, ranked)| QuestionRanks {
+                set: "s.json".into(),
+                variant: "default".into(),
+                question: q.id.clone(),
+                kind: q.kind.clone(),
+                ranks: METHODS
+                    .iter()
+                    .map(|m| {
+                        let rank = |id: &String| ranked.iter().position(|r| r == id).map(|p| p + 1);
+                        (m.name().to_owned(), q.relevant.iter().map(rank).collect())
+                    })
+                    .collect(),
+            })
+            .collect();
+        assert_eq!(ranks[1].ranks["hybrid"], [Some(3), Some(1)]);
+        let scenarios = kind_scores(&set, &ranks, "note");
+        // Only the kind the set names, for each method and metric.
+        assert_eq!(scenarios.len(), METHODS.len() * 3);
+        let expected = quality::score(&[
+            (rankings[0].clone(), set.questions[0].relevant.as_slice()),
+            (rankings[1].clone(), set.questions[1].relevant.as_slice()),
+        ]);
+        let mrr = scenarios
+            .iter()
+            .find(|s| s.name == "hybrid.mrr.kind-date")
+            .unwrap();
+        assert_eq!(mrr.stat("value"), Some(expected.mrr));
+        assert_eq!(mrr.params["kind"], "date");
+        let recall = scenarios
+            .iter()
+            .find(|s| s.name == "vector.recall_at_5.kind-date")
+            .unwrap();
+        assert_eq!(recall.stat("value"), Some(expected.recall_at_5));
+    }
 }

@@ -20,8 +20,9 @@
 //!   carry on to `done`: the answer would silently lose text. Reading the lines ourselves
 //!   turns a garbled line, an `{"error": …}` line or a cut connection into an error the
 //!   pipeline can retry, and keeps each wait under a timeout;
-//! * `/api/version` and `/api/tags` are read directly too: `ollama-rs` has no version
-//!   call and its model list drops the digest the bench records.
+//! * `/api/version`, `/api/tags` and `/api/show` are read directly too: `ollama-rs` has
+//!   no version call, its model list drops the digest the bench records, and its
+//!   `show_model_info` drops the `details` (family, size, quantisation) it records.
 //!
 //! There is no TLS stack: Ollama speaks plain HTTP and the default host is loopback.
 
@@ -106,6 +107,21 @@ pub struct LocalModel {
     pub name: String,
     #[serde(default)]
     pub digest: String,
+}
+
+/// What the server says a model is, from `/api/show`. A name is only what was asked
+/// for: a server can serve one model under another's name (`ollama cp`, or
+/// ollama-local's aliases), so the bench records these beside the name.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+pub struct ModelDescription {
+    /// `details.family`, e.g. `bert` or `llama`.
+    pub family: String,
+    /// `details.parameter_size`, e.g. `23M`.
+    pub parameter_size: String,
+    /// `details.quantization_level`, e.g. `F32` or `Q4_1`.
+    pub quantization_level: String,
+    /// `model_info["general.basename"]` when the server gives one: the weights' own name.
+    pub basename: Option<String>,
 }
 
 /// The client. Holds the validated base URL; every call goes to that host only.
@@ -381,17 +397,56 @@ impl OllamaClient {
         Ok(tags.models)
     }
 
+    /// What the server says `model` is (`/api/show`).
+    pub async fn describe(&self, model: &str) -> Result<ModelDescription> {
+        #[derive(Deserialize)]
+        struct Details {
+            #[serde(default)]
+            family: String,
+            #[serde(default)]
+            parameter_size: String,
+            #[serde(default)]
+            quantization_level: String,
+        }
+        #[derive(Deserialize)]
+        struct Show {
+            details: Details,
+            #[serde(default)]
+            model_info: serde_json::Map<String, serde_json::Value>,
+        }
+        let request = self
+            .http
+            .post(self.endpoint("api/show"))
+            .json(&serde_json::json!({ "model": model }));
+        let show: Show = self.read_json("api/show", request, model).await?;
+        Ok(ModelDescription {
+            family: show.details.family,
+            parameter_size: show.details.parameter_size,
+            quantization_level: show.details.quantization_level,
+            basename: show
+                .model_info
+                .get("general.basename")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned),
+        })
+    }
+
     async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T> {
-        let url = self.endpoint(path);
+        self.read_json(path, self.http.get(self.endpoint(path)), "").await
+    }
+
+    /// Sends a metadata request and reads its JSON reply; `model` names the model
+    /// asked about, so a 404 reads as "not pulled".
+    async fn read_json<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        request: reqwest::RequestBuilder,
+        model: &str,
+    ) -> Result<T> {
         self.with_timeout("a status request", METADATA_TIMEOUT, async {
-            let response = self
-                .http
-                .get(url)
-                .send()
-                .await
-                .map_err(|e| self.map_transport_error(e))?;
+            let response = request.send().await.map_err(|e| self.map_transport_error(e))?;
             if !response.status().is_success() {
-                return Err(self.error_response(response, "").await);
+                return Err(self.error_response(response, model).await);
             }
             response.json::<T>().await.map_err(|e| AiError::Server {
                 status: None,

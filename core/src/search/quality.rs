@@ -9,8 +9,9 @@
 //!
 //! Format (JSON), documented in `bench/data/README.md`:
 //! `{"name", "now", "entries":[{"id","created_at","title","body","tags"}],
-//!   "questions":[{"id","text","relevant":[ids]}]}`. `now` (optional, RFC 3339) is the
-//! instant relative dates in questions are read against; `tags` may be missing.
+//!   "questions":[{"id","text","relevant":[ids],"kind"}]}`. `now` (optional, RFC 3339) is
+//! the instant relative dates in questions are read against; `tags` may be missing;
+//! `kind` (optional) groups questions so scores can be read per kind.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -51,6 +52,9 @@ pub struct LabelledQuestion {
     pub id: String,
     pub text: String,
     pub relevant: Vec<String>,
+    /// What sort of question it is (`topic`, `date`, …), when the set says.
+    #[serde(default)]
+    pub kind: Option<String>,
 }
 
 /// Why a labelled set could not be scored.
