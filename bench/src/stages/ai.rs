@@ -20,13 +20,11 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use mindsage_core::ai::{self, AiSettings, OllamaClient, ask, enrich};
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::quality::LabelledSet;
 use mindsage_core::search::vectors;
-use mindsage_core::timing::Summary;
 
 use super::retrieval::DEFAULT_SET;
 use super::{Recorder, Stage, StageContext};
@@ -57,9 +55,7 @@ impl Stage for Ai {
     }
 
     fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
-        let settings = AiSettings::from_env();
-        let client = OllamaClient::new(&settings)?;
-        ai::block_on(ai::health::check(&client)).context("the ai stage needs Ollama")?;
+        let (settings, client) = super::ollama("ai")?;
         out.add_models(super::served_models(
             &client,
             &[&settings.text_model, &settings.embed_model],
@@ -294,17 +290,7 @@ impl Ai {
 }
 
 fn timing(name: &str, samples: &[Duration], payload: Option<Payload>, note: &str) -> Scenario {
-    let ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    let measure = match Summary::from_ms(&ms) {
-        Some(stats) => Measure::Timing {
-            stats,
-            requested: samples.len(),
-            budget_exhausted: false,
-        },
-        None => Measure::Failed {
-            error: "no samples".into(),
-        },
-    };
+    let measure = super::timing_measure(samples);
     Scenario {
         payload,
         expect_min_bytes: if payload.is_some() { 2 } else { 0 },

@@ -21,11 +21,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use mindsage_core::ai::jobs::{self, EMBED_BATCH, JobRunner, QueueStatus};
-use mindsage_core::ai::{self, AiSettings, OllamaClient, enrich};
+use mindsage_core::ai::{OllamaClient, enrich};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::timing::Summary;
 
 use super::{Recorder, Stage, StageContext};
 use crate::run::{Dataset, Measure, Scenario, Unit};
@@ -45,9 +44,7 @@ impl Stage for Backfill {
     }
 
     fn run(&self, _ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
-        let settings = AiSettings::from_env();
-        let client = OllamaClient::new(&settings)?;
-        ai::block_on(ai::health::check(&client)).context("the backfill stage needs Ollama")?;
+        let (settings, client) = super::ollama("backfill")?;
         out.add_models(super::served_models(&client, &[&settings.embed_model])?);
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("backfill.db");
@@ -89,7 +86,7 @@ impl Stage for Backfill {
             "backfill",
             Some(ENTRIES),
             "backfill.newest_100_searchable",
-            timing(&[newest]),
+            super::timing_measure(&[newest]),
             Some(format!(
                 "from the runner's start until the newest {NEWEST} entries all have a vector"
             )),
@@ -171,20 +168,6 @@ fn newest_have_vectors(conn: &rusqlite::Connection) -> anyhow::Result<bool> {
         |row| row.get(0),
     )?;
     Ok(missing == 0)
-}
-
-fn timing(samples: &[Duration]) -> Measure {
-    let ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    match Summary::from_ms(&ms) {
-        Some(stats) => Measure::Timing {
-            stats,
-            requested: samples.len(),
-            budget_exhausted: false,
-        },
-        None => Measure::Failed {
-            error: "no samples".into(),
-        },
-    }
 }
 
 fn value(name: &str, value: f64, note: String) -> Scenario {

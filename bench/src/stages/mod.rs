@@ -17,7 +17,7 @@ mod window;
 
 use anyhow::{Context, bail};
 use mindsage_core::ai::health::same_model;
-use mindsage_core::ai::{OllamaClient, block_on};
+use mindsage_core::ai::{AiSettings, OllamaClient, block_on};
 use mindsage_core::db::EffectivePragmas;
 
 use crate::machine::{Build, Machine};
@@ -42,6 +42,32 @@ pub struct Recorder {
     pub sqlite_vec_version: Option<String>,
     pub models: Vec<Model>,
     pub questions: Vec<QuestionRanks>,
+}
+
+/// The configured Ollama (`OLLAMA_HOST`, `MINDSAGE_TEXT_MODEL`, `MINDSAGE_EMBED_MODEL`)
+/// and a client for it, once it answers with both models pulled: the stages that talk
+/// to a model start here.
+pub fn ollama(stage: &str) -> anyhow::Result<(AiSettings, OllamaClient)> {
+    let settings = AiSettings::from_env();
+    let client = OllamaClient::new(&settings)?;
+    block_on(mindsage_core::ai::health::check(&client))
+        .with_context(|| format!("the {stage} stage needs Ollama"))?;
+    Ok((settings, client))
+}
+
+/// Timing samples as a measure (failed when there are none).
+pub fn timing_measure(samples: &[std::time::Duration]) -> Measure {
+    let ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    match mindsage_core::timing::Summary::from_ms(&ms) {
+        Some(stats) => Measure::Timing {
+            stats,
+            requested: samples.len(),
+            budget_exhausted: false,
+        },
+        None => Measure::Failed {
+            error: "no samples".into(),
+        },
+    }
 }
 
 /// The models named, as the server describes them: each one's digest from `/api/tags`,
