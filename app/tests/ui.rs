@@ -494,9 +494,10 @@ fn stored_work(data_dir: &Path) -> Option<(String, Option<String>, Option<u8>, b
     .ok()
 }
 
+/// Starts a new entry as a person does and types `body` into its text, unsaved.
 fn type_new_entry(harness: &mut Harness<'_, MindSageApp>, body: &str) {
     harness.get_by_role_and_label(Role::Button, "New entry").click();
-    harness.run();
+    harness.run_steps(2);
     type_into(harness, Role::MultilineTextInput, "Entry", body);
 }
 
@@ -617,9 +618,7 @@ fn keep_running(harness: &mut Harness<'_, MindSageApp>, how_long: Duration) {
 fn typed_into_a_new_entry(data_dir: &Path, body: &str) -> Harness<'static, MindSageApp> {
     let mut harness = app(data_dir, View::Journal);
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
-    harness.get_by_role_and_label(Role::Button, "New entry").click();
-    harness.run_steps(2);
-    type_into(&mut harness, Role::MultilineTextInput, "Entry", body);
+    type_new_entry(&mut harness, body);
     harness
 }
 
