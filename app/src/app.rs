@@ -182,6 +182,8 @@ pub struct MindSageApp {
     /// Set when a worker thread died: what stopped and where the unsaved text is.
     stopped: Option<String>,
     closing: Closing,
+    /// Whether the model's background work was told to start (see [`Request::StartModelWork`]).
+    model_work_started: bool,
     /// `--report-startup`: times the first frames, then closes the window.
     launch_report: Option<LaunchReport>,
 }
@@ -218,6 +220,7 @@ impl MindSageApp {
             open_error: None,
             stopped: None,
             closing: Closing::Open,
+            model_work_started: false,
             launch_report: None,
         }
     }
@@ -294,7 +297,12 @@ impl MindSageApp {
                     self.dashboard.mark_stale();
                     self.gallery.mark_stale();
                 }
-                Response::Queue(status) => self.queue.on_status(status),
+                Response::Queue(status) => {
+                    if let Some(id) = status.enriched_entry {
+                        self.journal.on_enriched(id, &self.worker);
+                    }
+                    self.queue.on_status(status);
+                }
                 Response::Dashboard { .. } => self.dashboard.on_response(response),
                 Response::Thumbnails { .. } => self.gallery.on_response(ctx, response),
                 Response::PhotosAdded { added, failures, .. } => {
@@ -355,10 +363,21 @@ impl MindSageApp {
     /// Starts the worker threads again after one died; the editor saves what is pending.
     fn restart(&mut self) {
         self.worker.restart();
+        self.model_work_started = false;
         self.stopped = None;
         self.journal.resume(&self.worker);
         self.dashboard.mark_stale();
         self.gallery.mark_stale();
+    }
+
+    /// Lets the model's background work start once the screen has drawn what the person
+    /// opened the app for (the journal's first rows), not before.
+    fn start_model_work(&mut self) {
+        let waiting_for_rows = self.view == View::Journal && self.journal.page_pending();
+        if !self.model_work_started && !waiting_for_rows {
+            self.worker.send(Request::StartModelWork);
+            self.model_work_started = true;
+        }
     }
 
     /// Follows a close request or a stop signal through saving to closing.
@@ -577,6 +596,7 @@ impl MindSageApp {
         self.stopped_banner(ctx);
         self.status_bar(ctx);
         self.central(ctx);
+        self.start_model_work();
         self.journal.tick(ctx, &self.worker);
         self.closing_notice(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());

@@ -103,6 +103,10 @@ pub enum Request {
     DemoIfEmpty,
     /// Pause (true) or resume the model's background work.
     PauseQueue(bool),
+    /// Start the model's background work (the job runner and the model's pre-warm). The
+    /// window sends it once the journal is on screen: on a two-core PC the backfill's
+    /// scan and the pre-warm otherwise compete with the first frame for the processor.
+    StartModelWork,
     /// Answered with [`Response::Flushed`] once every write sent before it is committed
     /// (the writer runs jobs in order): closing waits for it.
     Flush,
@@ -354,8 +358,11 @@ struct Reader {
     conn: Connection,
     writer: Arc<Writer>,
     /// Works the AI queue (titles, summaries, moods, embeddings) that saving fills;
-    /// `None` when the model settings are unusable (the reason was reported).
+    /// `None` until [`Request::StartModelWork`], and when the model settings are unusable
+    /// (the reason was reported).
     enrichment: Option<Arc<JobRunner>>,
+    /// What the job runner is started with, until it is.
+    model_work: Option<(AiSettings, PathBuf, StorageOptions)>,
     stats: StatsCache,
     /// Keeps the in-memory vector copy the search box scans.
     searcher: Searcher,
@@ -382,7 +389,8 @@ fn serve(path: PathBuf, options: StorageOptions, ai: AiSettings, inbox: Receiver
     let writer = Arc::new(writer);
     let mut reader = Reader {
         conn,
-        enrichment: start_enrichment(&ai, &path, &options, &writer, &reply),
+        enrichment: None,
+        model_work: Some((ai, path.clone(), options.clone())),
         writer,
         stats: StatsCache::default(),
         searcher: Searcher::default(),
@@ -492,6 +500,12 @@ impl Reader {
                 Ok(_) => return,
                 Err(e) => Err(e),
             },
+            Request::StartModelWork => {
+                if let Some((ai, path, options)) = self.model_work.take() {
+                    self.enrichment = start_enrichment(&ai, &path, &options, &self.writer, &self.reply);
+                }
+                return;
+            }
             Request::PauseQueue(paused) => {
                 if let Some(runner) = &self.enrichment {
                     runner.set_paused(paused);

@@ -28,10 +28,6 @@ use crate::worker::{Request, Worker};
 /// Pause in typing after which the entry is saved.
 const AUTOSAVE_AFTER: Duration = Duration::from_millis(700);
 
-/// How often an entry the local model has not summarised yet is read again, so its
-/// title, summary and mood tags appear when the background enrichment has made them.
-const AI_FIELDS_RECHECK: Duration = Duration::from_secs(5);
-
 /// The folder inside the data folder where unsaved text is kept as files.
 pub const DRAFTS_DIR: &str = "drafts";
 
@@ -69,8 +65,6 @@ pub struct Editor {
     in_flight: bool,
     /// Set to move keyboard focus to the title on the next frame.
     focus_title: bool,
-    /// When the entry was last read, for [`AI_FIELDS_RECHECK`].
-    read_at: Option<Instant>,
     /// Save pending edits at once rather than after the typing pause (the window closes).
     urgent: bool,
     /// Why the last save failed, until one succeeds.
@@ -114,7 +108,6 @@ impl Editor {
     pub fn load(&mut self, entry: Entry, worker: &Worker) {
         if self.id == Some(entry.id) && (self.unsaved_since.is_some() || self.in_flight) {
             self.stored = Some(entry);
-            self.read_at = Some(Instant::now());
             return;
         }
         if self.id != Some(entry.id) {
@@ -130,7 +123,6 @@ impl Editor {
             tags: entry.tags.join(", "),
             mood: entry.mood_score,
             stored: Some(entry),
-            read_at: Some(Instant::now()),
             ..Editor::default()
         };
     }
@@ -376,23 +368,7 @@ impl Editor {
         }
     }
 
-    /// Reads the entry again while the model's summary is still to come.
-    fn recheck_ai_fields(&mut self, ctx: &egui::Context, worker: &Worker) {
-        let (Some(id), Some(stored)) = (self.id, &self.stored) else {
-            return;
-        };
-        if stored.summary.is_some() {
-            return;
-        }
-        if self.read_at.is_none_or(|t| t.elapsed() >= AI_FIELDS_RECHECK) {
-            worker.send(Request::Entry(id));
-            self.read_at = Some(Instant::now());
-        }
-        ctx.request_repaint_after(AI_FIELDS_RECHECK);
-    }
-
     pub fn show(&mut self, ui: &mut egui::Ui, worker: &Worker) {
-        self.recheck_ai_fields(ui.ctx(), worker);
         let mut changed = false;
         ui.horizontal(|ui| {
             if let Some(stored) = &self.stored {

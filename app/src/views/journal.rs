@@ -99,6 +99,17 @@ impl JournalView {
         self.editor.on_create_failed(draft, message, &self.drafts)
     }
 
+    /// The local model wrote entry `id`'s title, summary and mood: the list shows them,
+    /// and so does the editor if `id` is open.
+    pub fn on_enriched(&mut self, id: EntryId, worker: &Worker) {
+        if self.editor.entry_id() == Some(id) {
+            worker.send(Request::Entry(id));
+        }
+        if self.rows.iter().any(|row| row.id == id) {
+            self.reload(worker);
+        }
+    }
+
     /// Starts the list again from the top.
     pub fn reload(&mut self, worker: &Worker) {
         self.generation += 1;

@@ -62,7 +62,7 @@ fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
     Scenario::new("size", None, name, measure, note)
 }
 
-/// `target/release/mindsage`, built first when missing (the `app` stage launches it too).
+/// `target/release/mindsage`, brought up to date first (the `app` stage launches it too).
 pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
     let root = crate::paths::workspace_root();
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -71,22 +71,19 @@ pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
     let binary = target
         .join("release")
         .join(format!("mindsage{}", std::env::consts::EXE_SUFFIX));
-    if !binary.exists() {
-        eprintln!(
-            "[size] {} is missing: building it (cargo build --release -p mindsage)",
+    // Always ask cargo: it is a no-op when the binary is current, and a stale binary
+    // would measure an older commit under this run's label.
+    eprintln!("[size] cargo build --release -p mindsage (a no-op when current)");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--locked", "-p", "mindsage"])
+        .current_dir(&root)
+        .status()
+        .context("running cargo to build the release binary")?;
+    if !status.success() || !binary.exists() {
+        bail!(
+            "could not build {}; build it with `cargo build --release -p mindsage` and rerun",
             binary.display()
         );
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--release", "-p", "mindsage"])
-            .current_dir(&root)
-            .status()
-            .context("running cargo to build the release binary")?;
-        if !status.success() || !binary.exists() {
-            bail!(
-                "could not build {}; build it with `cargo build --release -p mindsage` and rerun",
-                binary.display()
-            );
-        }
     }
     Ok(binary)
 }

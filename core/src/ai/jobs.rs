@@ -29,7 +29,7 @@ use super::{AiError, OllamaClient, block_on, enrich, health};
 use crate::db::entries::{self, Entry};
 use crate::db::jobs::{self, Job, JobKind, QueueCounts};
 use crate::db::writer::Writer;
-use crate::db::{self, DbError, StorageOptions, UserId};
+use crate::db::{self, DbError, EntryId, StorageOptions, UserId};
 use crate::timing;
 
 pub use crate::db::jobs::MAX_JOB_ATTEMPTS;
@@ -86,6 +86,9 @@ pub struct QueueStatus {
     /// Embeddings and enrichments written since the queue was last empty.
     pub embedded: u64,
     pub enriched: u64,
+    /// The entry whose title, summary and mood the step just before this status wrote,
+    /// so a screen showing it reads it again instead of polling.
+    pub enriched_entry: Option<EntryId>,
 }
 
 impl QueueStatus {
@@ -176,7 +179,7 @@ pub fn run_pending(
 ) -> Result<RunReport, AiError> {
     let control = Control::default();
     let mut pass = Pass::new(client, reader, writer, &control);
-    pass.run(&mut |_| {})?;
+    pass.run(&mut |_, _| {})?;
     Ok(pass.report)
 }
 
@@ -189,6 +192,8 @@ struct Pass<'a> {
     report: RunReport,
     /// Jobs that failed (or went stale) in this pass: not taken again in it.
     tried: Vec<i64>,
+    /// The entry the last step enriched, if it enriched one.
+    enriched_entry: Option<EntryId>,
 }
 
 impl<'a> Pass<'a> {
@@ -205,13 +210,16 @@ impl<'a> Pass<'a> {
             control,
             report: RunReport::default(),
             tried: Vec::new(),
+            enriched_entry: None,
         }
     }
 
     /// Embedding batches first, then one enrichment at a time, until the queue is empty
-    /// or the owner asks the runner to stop or pause. `progress` hears of every step.
-    fn run(&mut self, progress: &mut dyn FnMut(&RunReport)) -> Result<(), AiError> {
+    /// or the owner asks the runner to stop or pause. `progress` hears of every step,
+    /// with the entry it enriched.
+    fn run(&mut self, progress: &mut dyn FnMut(&RunReport, Option<EntryId>)) -> Result<(), AiError> {
         while !self.control.should_yield() {
+            self.enriched_entry = None;
             let batch = jobs::next(self.reader, JobKind::Embed, EMBED_BATCH, &self.tried)?;
             if !batch.is_empty() {
                 self.embed_batch(batch)?;
@@ -220,7 +228,7 @@ impl<'a> Pass<'a> {
             } else {
                 return Ok(());
             }
-            progress(&self.report);
+            progress(&self.report, self.enriched_entry);
         }
         Ok(())
     }
@@ -367,6 +375,7 @@ impl<'a> Pass<'a> {
                     timing::record("ai.job.enrich", started.elapsed());
                     self.report.done += 1;
                     self.report.enriched += 1;
+                    self.enriched_entry = Some(entry_id);
                 } else {
                     self.report.stale += 1;
                     self.tried.push(job.id);
@@ -566,10 +575,10 @@ impl Runner<'_> {
     fn pass(&self) -> Result<(), AiError> {
         let mut pass = Pass::new(self.client, self.reader, self.writer, self.control);
         let mut seen = RunReport::default();
-        pass.run(&mut |report| {
+        pass.run(&mut |report, enriched_entry| {
             self.count_done(&seen, report);
             seen = report.clone();
-            self.publish(Activity::Working);
+            self.publish_step(Activity::Working, enriched_entry);
         })
     }
 
@@ -583,6 +592,11 @@ impl Runner<'_> {
     }
 
     fn publish(&self, activity: Activity) {
+        self.publish_step(activity, None);
+    }
+
+    /// Sends the queue's status, after the step that enriched `enriched_entry` if one did.
+    fn publish_step(&self, activity: Activity, enriched_entry: Option<EntryId>) {
         let counts = match jobs::counts(self.reader) {
             Ok(counts) => counts,
             Err(error) => return tracing::warn!(%error, "reading the AI queue's counts failed"),
@@ -596,6 +610,7 @@ impl Runner<'_> {
             counts,
             embedded,
             enriched,
+            enriched_entry,
         });
     }
 }
