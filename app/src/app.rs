@@ -1,5 +1,7 @@
-//! The window: owns the views, routes the worker's answers, handles shortcuts and the
-//! profiler overlay. Never touches the database (see [`crate::worker`]).
+//! The window: owns the panels and the views, carries out the [`Action`]s the views
+//! return, hands each [`Response`] to the view that asked, and handles shortcuts, dropped
+//! files, the file dialog and the profiler overlay. Never touches the database or the
+//! network: [`Backend`] carries requests to the threads that do.
 //!
 //! Closing saves first. A close request (the window's close button, Alt+F4, a window
 //! manager's close) or SIGINT/SIGTERM/SIGHUP is answered by cancelling the close, saving
@@ -10,28 +12,32 @@
 //! are not covered: winit 0.30 handles neither and forwards no event for them, so at a
 //! log-off the last edits since the typing pause can still be lost there.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 
+use mindsage_core::ai::AiSettings;
 use mindsage_core::db::EntryId;
+use mindsage_core::db::entries::ListFilter;
 use mindsage_core::settings::Settings;
 
-use crate::assistant::ai_settings;
+use crate::backend::Backend;
 use crate::cli::{self, Args};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
+use crate::protocol::{Request, Response};
 use crate::queue::QueueBar;
-use crate::views::View;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::gallery::GalleryView;
 use crate::views::journal::JournalView;
 use crate::views::settings::{SettingsView, apply_theme};
-use crate::worker::{Request, Response, Worker};
+use crate::views::{Action, View};
 
 /// How the window starts.
 pub struct Startup {
@@ -108,9 +114,9 @@ pub fn run(args: &Args) -> Result<()> {
             if let Err(error) = handler {
                 tracing::warn!(%error, "no signal handler: Ctrl+C ends the app without saving first");
             }
-            let ai = ai_settings(&startup.settings);
-            let worker = Worker::spawn(path, options, ai, cc.egui_ctx.clone());
-            let mut app = MindSageApp::new(&cc.egui_ctx, worker, startup);
+            let ai = AiSettings::from_settings(&startup.settings);
+            let backend = Backend::spawn(path, options, ai, cc.egui_ctx.clone());
+            let mut app = MindSageApp::new(&cc.egui_ctx, backend, startup);
             if let Some(exercise_views) = report {
                 let renderer = cc
                     .gl
@@ -165,7 +171,8 @@ enum Closing {
 }
 
 pub struct MindSageApp {
-    worker: Worker,
+    ctx: egui::Context,
+    backend: Backend,
     view: View,
     journal: JournalView,
     dashboard: DashboardView,
@@ -175,6 +182,8 @@ pub struct MindSageApp {
     overlay: Overlay,
     queue: QueueBar,
     frames: FrameTimes,
+    /// Files chosen in the system's file dialog for an entry, arriving from its thread.
+    picked: Option<Receiver<(EntryId, Vec<PathBuf>)>>,
     /// Set when the journal could not be opened: the window explains instead of listing.
     open_error: Option<String>,
     /// The last outcome worth telling (a failure, photos added), until the next one.
@@ -189,26 +198,19 @@ pub struct MindSageApp {
 }
 
 impl MindSageApp {
-    pub fn new(ctx: &egui::Context, worker: Worker, startup: Startup) -> MindSageApp {
+    pub fn new(ctx: &egui::Context, backend: Backend, startup: Startup) -> MindSageApp {
         // From here on a query on this thread fails a debug assertion.
         mindsage_core::timing::forbid_blocking_on_this_thread();
         apply_theme(ctx, startup.settings.theme);
-        if startup.demo {
-            worker.send(Request::DemoIfEmpty);
-        }
-        let mut journal = JournalView::new(startup.data_dir.join(crate::views::editor::DRAFTS_DIR));
-        journal.reload(&worker);
-        if let Some(id) = startup.entry {
-            journal.open(id, &worker);
-        }
         let mut overlay = Overlay::default();
         if startup.profiler {
             overlay.toggle();
         }
-        MindSageApp {
-            worker,
+        let mut app = MindSageApp {
+            ctx: ctx.clone(),
+            backend,
             view: startup.view,
-            journal,
+            journal: JournalView::new(startup.data_dir.join(crate::views::editor::DRAFTS_DIR)),
             dashboard: DashboardView::default(),
             gallery: GalleryView::default(),
             ask: AskView::default(),
@@ -217,12 +219,23 @@ impl MindSageApp {
             overlay,
             queue: QueueBar::default(),
             frames: FrameTimes::default(),
+            picked: None,
             open_error: None,
             stopped: None,
             closing: Closing::Open,
             model_work_started: false,
             launch_report: None,
+        };
+        let mut actions = Vec::new();
+        if startup.demo {
+            actions.push(Action::Send(Request::DemoIfEmpty));
         }
+        app.journal.reload(&mut actions);
+        if let Some(id) = startup.entry {
+            actions.push(Action::OpenEntry(id));
+        }
+        app.act(actions);
+        app
     }
 
     /// Whether the window has saved everything and told the window system to close.
@@ -230,10 +243,10 @@ impl MindSageApp {
         self.closing == Closing::Closed
     }
 
-    /// The worker, for tests that send it faults ([`crate::worker::Fault`]).
+    /// The threads' handle, for tests that send them faults ([`crate::protocol::Fault`]).
     #[doc(hidden)]
-    pub fn worker(&self) -> &Worker {
-        &self.worker
+    pub fn backend(&self) -> &Backend {
+        &self.backend
     }
 
     /// The screen on show.
@@ -254,7 +267,9 @@ impl MindSageApp {
     /// drawn while its answer streams).
     pub fn ask(&mut self, question: &str) {
         self.view = View::Ask;
-        self.ask.ask(question, &self.worker);
+        let mut actions = Vec::new();
+        self.ask.ask(question, &mut actions);
+        self.act(actions);
     }
 
     /// The last Ask answer as shown so far (or why it failed), and whether it is still
@@ -268,71 +283,128 @@ impl MindSageApp {
         &mut self.frames
     }
 
-    fn handle_responses(&mut self, ctx: &egui::Context) {
-        let responses: Vec<Response> = self.worker.drain().collect();
-        for response in responses {
-            match response {
-                Response::OpenFailed(message) => self.open_error = Some(message),
-                Response::Failed(message) => self.status = Some(message),
-                Response::CreateFailed { draft, message } => {
-                    self.status = Some(
-                        self.journal
-                            .on_create_failed(draft, message.clone())
-                            .unwrap_or(message),
-                    );
+    /// Carries out what the person asked for, and what that leads to.
+    fn act(&mut self, actions: Vec<Action>) {
+        let mut queue = VecDeque::from(actions);
+        while let Some(action) = queue.pop_front() {
+            let mut more = Vec::new();
+            match action {
+                Action::Send(request) => self.backend.send(request),
+                Action::SendAi(request) => self.backend.send_ai(request),
+                Action::OpenEntry(id) => {
+                    self.view = View::Journal;
+                    self.backend.send(Request::Entry(id));
                 }
-                Response::UpdateFailed { ref message, .. } => {
-                    self.status = Some(message.clone());
-                    self.journal.on_response(response, &self.worker);
+                Action::ShowTag(tag) => {
+                    self.view = View::Journal;
+                    let filter = ListFilter {
+                        tag: Some(tag),
+                        ..ListFilter::default()
+                    };
+                    self.journal.show_list(filter, &mut more);
                 }
-                Response::Flushed => {
-                    if let Closing::Saving { flushed, .. } = &mut self.closing {
-                        *flushed = true;
-                    }
+                Action::NewEntry => {
+                    self.view = View::Journal;
+                    self.journal.new_entry(&mut more);
                 }
-                Response::ThreadStopped { what, saving } => self.thread_stopped(what, saving),
-                Response::Seeded(report) => {
-                    self.status = Some(format!("Added {} demo entries.", report.entries));
-                    self.journal.reload(&self.worker);
-                    self.dashboard.mark_stale();
-                    self.gallery.mark_stale();
-                }
-                Response::Queue(status) => {
-                    if let Some(id) = status.enriched_entry {
-                        self.journal.on_enriched(id, &self.worker);
-                    }
-                    self.queue.on_status(status);
-                }
-                Response::Dashboard { .. } => self.dashboard.on_response(response),
-                Response::Thumbnails { .. } => self.gallery.on_response(ctx, response),
-                Response::PhotosAdded { added, failures, .. } => {
-                    let mut message = format!("Added {added} photo{}.", if added == 1 { "" } else { "s" });
-                    for failure in failures {
-                        message.push_str(&format!(" Not added: {failure}."));
-                    }
-                    self.status = Some(message);
-                    self.gallery.mark_stale();
-                }
-                Response::Pragmas(_) | Response::SettingsSaved => self.settings.on_response(response),
-                Response::Health(status) => {
-                    self.settings.on_response(Response::Health(status.clone()));
-                    self.ask.on_response(Response::Health(status), &self.worker);
-                }
-                Response::Ask(_) | Response::Chats(_) | Response::ChatMessages(_) | Response::ChatSaved => {
-                    self.ask.on_response(response, &self.worker)
-                }
-                Response::Created { .. }
-                | Response::Saved(_)
-                | Response::Trashed(_)
-                | Response::Restored(_)
-                | Response::Purged(_) => {
-                    self.dashboard.mark_stale();
-                    self.gallery.mark_stale();
-                    self.journal.on_response(response, &self.worker);
-                }
-                other => self.journal.on_response(other, &self.worker),
+                Action::PickPhotos(entry) => self.pick_photos(entry),
             }
+            queue.extend(more);
         }
+    }
+
+    /// Hands each answer that has arrived to what asked for it.
+    fn handle_responses(&mut self, actions: &mut Vec<Action>) {
+        let responses: Vec<Response> = self.backend.drain().collect();
+        for response in responses {
+            self.on_response(response, actions);
+        }
+    }
+
+    fn on_response(&mut self, response: Response, actions: &mut Vec<Action>) {
+        match response {
+            Response::Page { generation, page } => self.journal.on_page(generation, page),
+            Response::Count(total) => self.journal.on_count(total),
+            Response::Entry(entry) => self.journal.on_entry(*entry, actions),
+            Response::Refreshed(entry) => self.journal.on_refreshed(*entry),
+            Response::Search { generation, outcome } => self.journal.on_search(generation, outcome),
+            Response::MeaningUnavailable { generation, reason } => {
+                self.journal.on_meaning_unavailable(generation, reason)
+            }
+            Response::Created { draft, id } => {
+                self.journal_changed();
+                self.journal.on_created(draft, id, actions);
+            }
+            Response::CreateFailed { draft, message } => {
+                let told = self.journal.on_create_failed(draft, message.clone());
+                self.status = Some(told.unwrap_or(message));
+            }
+            Response::Saved(id) => {
+                self.journal_changed();
+                self.journal.on_saved(id, actions);
+            }
+            Response::UpdateFailed { id, message } => {
+                self.status = Some(message.clone());
+                self.journal.on_update_failed(id, message);
+            }
+            Response::Trashed(id) | Response::Restored(id) | Response::Purged(id) => {
+                self.journal_changed();
+                self.journal.on_moved(id, actions);
+            }
+            Response::Dashboard { stats, on_this_day } => self.dashboard.on_dashboard(stats, on_this_day),
+            Response::Thumbnails {
+                generation,
+                thumbnails,
+                next,
+            } => self
+                .gallery
+                .on_thumbnails(&self.ctx, generation, thumbnails, next),
+            Response::PhotosAdded { added, failures, .. } => {
+                let mut message = format!("Added {added} photo{}.", if added == 1 { "" } else { "s" });
+                for failure in failures {
+                    message.push_str(&format!(" Not added: {failure}."));
+                }
+                self.status = Some(message);
+                self.gallery.mark_stale();
+            }
+            Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
+            Response::SettingsSaved => self.settings.on_saved(),
+            Response::Health(status) => {
+                self.settings.on_health(status.clone());
+                self.ask.on_health(status);
+            }
+            Response::Ask(event) => self.ask.on_event(event),
+            Response::Chats(chats) => self.ask.on_chats(chats),
+            Response::ChatMessages(messages) => self.ask.on_chat_messages(messages),
+            Response::ChatSaved => self.ask.on_chat_saved(actions),
+            Response::Seeded(report) => {
+                self.status = Some(format!("Added {} demo entries.", report.entries));
+                self.journal_changed();
+                self.journal.reload(actions);
+            }
+            Response::Queue(status) => {
+                if let Some(id) = status.enriched_entry {
+                    // A new mood reaches the dashboard's chart too.
+                    self.dashboard.mark_stale();
+                    self.journal.on_enriched(id, actions);
+                }
+                self.queue.on_status(status);
+            }
+            Response::Flushed => {
+                if let Closing::Saving { flushed, .. } = &mut self.closing {
+                    *flushed = true;
+                }
+            }
+            Response::ThreadStopped { what, saving } => self.thread_stopped(what, saving),
+            Response::OpenFailed(message) => self.open_error = Some(message),
+            Response::Failed(message) => self.status = Some(message),
+        }
+    }
+
+    /// The journal was written: the screens that summarise it read it again when shown.
+    fn journal_changed(&mut self) {
+        self.dashboard.mark_stale();
+        self.gallery.mark_stale();
     }
 
     /// A worker thread died: say so, once per death, and if saves went through it, keep
@@ -361,13 +433,12 @@ impl MindSageApp {
     }
 
     /// Starts the worker threads again after one died; the editor saves what is pending.
-    fn restart(&mut self) {
-        self.worker.restart();
+    fn restart(&mut self, actions: &mut Vec<Action>) {
+        self.backend.restart();
         self.model_work_started = false;
         self.stopped = None;
-        self.journal.resume(&self.worker);
-        self.dashboard.mark_stale();
-        self.gallery.mark_stale();
+        self.journal.resume(actions);
+        self.journal_changed();
     }
 
     /// Lets the model's background work start once the screen has drawn what the person
@@ -375,21 +446,22 @@ impl MindSageApp {
     fn start_model_work(&mut self) {
         let waiting_for_rows = self.view == View::Journal && self.journal.page_pending();
         if !self.model_work_started && !waiting_for_rows {
-            self.worker.send(Request::StartModelWork);
+            self.backend.send(Request::StartModelWork);
             self.model_work_started = true;
         }
     }
 
     /// Follows a close request or a stop signal through saving to closing.
-    fn closing(&mut self, ctx: &egui::Context) {
+    fn closing(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let requested =
             ctx.input(|i| i.viewport().close_requested()) || STOP_SIGNALLED.load(Ordering::SeqCst);
         match self.closing {
             Closing::Closed => return,
             Closing::Open if !requested => return,
             Closing::Open => {
-                self.journal.save_now(&self.worker);
-                self.worker.send(Request::Flush);
+                self.journal.save_now(actions);
+                // After the saves: the writer answers in order.
+                actions.push(Action::Send(Request::Flush));
                 self.closing = Closing::Saving {
                     since: Instant::now(),
                     flushed: false,
@@ -416,7 +488,7 @@ impl MindSageApp {
         ctx.request_repaint_after(Duration::from_millis(20));
     }
 
-    fn closing_notice(&self, ctx: &egui::Context) {
+    fn closing_notice_ui(&self, ctx: &egui::Context) {
         if let Closing::Saving { .. } = self.closing {
             egui::Modal::new(egui::Id::new("closing")).show(ctx, |ui| {
                 ui.label("Saving before closing…");
@@ -425,7 +497,7 @@ impl MindSageApp {
     }
 
     /// The banner that says a thread died, with the way to start it again.
-    fn stopped_banner(&mut self, ctx: &egui::Context) {
+    fn stopped_banner_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(message) = &self.stopped else {
             return;
         };
@@ -437,25 +509,24 @@ impl MindSageApp {
             });
         });
         if restart {
-            self.restart();
+            self.restart(actions);
         }
     }
 
-    fn shortcuts(&mut self, ctx: &egui::Context) {
+    fn shortcuts(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let pressed = |shortcut| ctx.input_mut(|i| i.consume_shortcut(&shortcut));
         if pressed(OVERLAY) {
             self.overlay.toggle();
         }
         if pressed(NEW_ENTRY) {
-            self.view = View::Journal;
-            self.journal.new_entry(&self.worker);
+            actions.push(Action::NewEntry);
         }
         if pressed(FIND) {
             self.view = View::Journal;
             self.journal.focus_search();
         }
         if pressed(TOGGLE_THEME) {
-            self.settings.toggle_theme(ctx, &self.worker);
+            self.settings.toggle_theme(ctx, actions);
         }
         for (view, key) in View::ALL.into_iter().zip(VIEW_KEYS) {
             if pressed(KeyboardShortcut::new(Modifiers::COMMAND, key)) {
@@ -464,8 +535,13 @@ impl MindSageApp {
         }
     }
 
-    /// Photos dropped on the window go to the entry open in the journal.
-    fn dropped_photos(&mut self, ctx: &egui::Context) {
+    /// Photos dropped on the window, or chosen in the file dialog, go to the entry they
+    /// were meant for.
+    fn arriving_photos(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if let Some((entry, paths)) = self.picked.as_ref().and_then(|r| r.try_recv().ok()) {
+            actions.push(Action::Send(Request::AttachPhotos { entry, paths }));
+            self.picked = None;
+        }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
@@ -477,10 +553,10 @@ impl MindSageApp {
             return;
         }
         match self.journal.entry_id() {
-            Some(entry) => self.worker.send(Request::AttachPhotos {
+            Some(entry) => actions.push(Action::Send(Request::AttachPhotos {
                 entry,
                 paths: dropped,
-            }),
+            })),
             None => {
                 self.status =
                     Some("Open an entry first: dropped photos are added to the open entry.".to_owned())
@@ -488,7 +564,30 @@ impl MindSageApp {
         }
     }
 
-    fn top_bar(&mut self, ctx: &egui::Context) {
+    /// Opens the system's file dialog on a thread of its own (it blocks until the person
+    /// chooses); what was chosen arrives in [`MindSageApp::arriving_photos`].
+    fn pick_photos(&mut self, entry: EntryId) {
+        let (send, receive) = mpsc::channel();
+        let ctx = self.ctx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mindsage-file-dialog".into())
+            .spawn(move || {
+                let files = rfd::FileDialog::new()
+                    .set_title("Add photos to the entry")
+                    .add_filter("Photos", &["png", "jpg", "jpeg"])
+                    .pick_files();
+                if let Some(files) = files {
+                    let _ = send.send((entry, files));
+                }
+                ctx.request_repaint();
+            });
+        match spawned {
+            Ok(_) => self.picked = Some(receive),
+            Err(e) => self.status = Some(format!("The file dialog could not be opened: {e}")),
+        }
+    }
+
+    fn top_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         egui::TopBottomPanel::top("top_bar").show(ctx, |ui| {
             ui.horizontal(|ui| {
                 ui.heading("MindSage");
@@ -500,23 +599,7 @@ impl MindSageApp {
                     }
                 }
                 ui.separator();
-                ui.menu_button("Menu", |ui| {
-                    if ui.button("New entry (Ctrl+N)").clicked() {
-                        self.view = View::Journal;
-                        self.journal.new_entry(&self.worker);
-                    }
-                    if ui.button("Light or dark theme (Ctrl+Shift+L)").clicked() {
-                        self.settings.toggle_theme(ctx, &self.worker);
-                    }
-                    let label = if self.overlay.is_open() {
-                        "Hide profiler (F12)"
-                    } else {
-                        "Show profiler (F12)"
-                    };
-                    if ui.button(label).clicked() {
-                        self.overlay.toggle();
-                    }
-                });
+                self.menu_ui(ui, actions);
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     ui.label(RichText::new(self.journal.summary_line()).weak());
                 });
@@ -524,7 +607,32 @@ impl MindSageApp {
         });
     }
 
-    fn status_bar(&mut self, ctx: &egui::Context) {
+    fn menu_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        ui.menu_button("Menu", |ui| {
+            if ui.button("New entry (Ctrl+N)").clicked() {
+                actions.push(Action::NewEntry);
+            }
+            if ui.button("Light or dark theme (Ctrl+Shift+L)").clicked() {
+                self.settings.toggle_theme(ui.ctx(), actions);
+            }
+            let label = if self.overlay.is_open() {
+                "Hide profiler (F12)"
+            } else {
+                "Show profiler (F12)"
+            };
+            if ui.button(label).clicked() {
+                self.overlay.toggle();
+            }
+        });
+    }
+
+    fn queue_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if self.queue.visible() {
+            egui::TopBottomPanel::top("queue_bar").show(ctx, |ui| self.queue.ui(ui, actions));
+        }
+    }
+
+    fn status_bar_ui(&mut self, ctx: &egui::Context) {
         let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
         if self.status.is_none() && !hovering {
             return;
@@ -543,7 +651,8 @@ impl MindSageApp {
         });
     }
 
-    fn central(&mut self, ctx: &egui::Context) {
+    /// The screen on show, in the space the bars leave.
+    fn central_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         if let Some(message) = &self.open_error {
             egui::CentralPanel::default().show(ctx, |ui| {
                 ui.heading("The journal could not be opened");
@@ -552,23 +661,16 @@ impl MindSageApp {
             });
             return;
         }
-        let open = match self.view {
-            View::Journal => {
-                self.journal.show(ctx, &self.worker);
-                None
-            }
-            View::Dashboard => self.dashboard.show(ctx, &self.worker),
-            View::Gallery => self.gallery.show(ctx, &self.worker, self.journal.entry_id()),
-            View::Ask => self.ask.show(ctx, &self.worker),
-            View::Settings => {
-                self.settings.show(ctx, &self.worker);
-                None
-            }
-        };
-        if let Some(id) = open {
-            self.view = View::Journal;
-            self.journal.open(id, &self.worker);
-        }
+        // Each view lays out its own panels inside this one, which has no frame of its own.
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ctx, |ui| match self.view {
+                View::Journal => self.journal.ui(ui, actions),
+                View::Dashboard => self.dashboard.ui(ui, actions),
+                View::Gallery => self.gallery.ui(ui, self.journal.entry_id(), actions),
+                View::Ask => self.ask.ui(ui, actions),
+                View::Settings => self.settings.ui(ui, actions),
+            });
     }
 }
 
@@ -585,20 +687,20 @@ impl MindSageApp {
         let started = Instant::now();
         self.overlay.begin_frame();
         puffin::profile_function!();
-        self.handle_responses(ctx);
-        self.closing(ctx);
-        self.shortcuts(ctx);
-        self.dropped_photos(ctx);
-        self.top_bar(ctx);
-        if let Some(paused) = self.queue.ui(ctx) {
-            self.worker.send(Request::PauseQueue(paused));
-        }
-        self.stopped_banner(ctx);
-        self.status_bar(ctx);
-        self.central(ctx);
+        let mut actions = Vec::new();
+        self.handle_responses(&mut actions);
+        self.closing(ctx, &mut actions);
+        self.shortcuts(ctx, &mut actions);
+        self.arriving_photos(ctx, &mut actions);
+        self.top_bar_ui(ctx, &mut actions);
+        self.queue_bar_ui(ctx, &mut actions);
+        self.stopped_banner_ui(ctx, &mut actions);
+        self.status_bar_ui(ctx);
+        self.central_ui(ctx, &mut actions);
+        self.journal.tick(ctx, &mut actions);
+        self.act(actions);
         self.start_model_work();
-        self.journal.tick(ctx, &self.worker);
-        self.closing_notice(ctx);
+        self.closing_notice_ui(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
         self.frames.record(started.elapsed());
         if let Some(report) = &mut self.launch_report {

@@ -1,4 +1,4 @@
-//! The UI's AI thread: the only place the window talks to the local model.
+//! The AI thread: the only place the window talks to the local model.
 //!
 //! Health checks, the search box's query embeddings and Ask all wait on the network or
 //! on a model, so they run here, one at a time, and never on the reader (a slow answer
@@ -15,37 +15,8 @@ use rusqlite::Connection;
 use mindsage_core::ai::ask::{self, AskEvent};
 use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, search_box};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
-use mindsage_core::settings::Settings;
 
-use crate::worker::{Reply, Request, Response, Watch};
-
-/// What the UI asks the AI thread.
-#[derive(Debug)]
-pub enum AiRequest {
-    /// Is Ollama running with both models pulled?
-    Health,
-    /// Embed the search box's text, then search again with meaning as well as words.
-    Embed { generation: u64, text: String },
-    /// Answer a question from the journal, streaming.
-    Ask { question: String },
-}
-
-/// The AI settings: the person's choices where they made one, else the environment's
-/// (`OLLAMA_HOST`, …), else a stock Ollama install's.
-pub fn ai_settings(settings: &Settings) -> AiSettings {
-    let mut ai = AiSettings::from_env();
-    let chosen = |value: &str| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
-    if let Some(host) = chosen(&settings.ollama_host) {
-        ai.host = host;
-    }
-    if let Some(model) = chosen(&settings.chat_model) {
-        ai.text_model = model;
-    }
-    if let Some(model) = chosen(&settings.embedding_model) {
-        ai.embed_model = model;
-    }
-    ai
-}
+use crate::protocol::{AiRequest, Reply, Request, Response, Watch};
 
 pub(crate) struct Assistant {
     pub path: PathBuf,

@@ -172,24 +172,8 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
     let path = database_path(args)?;
     let options = storage_options(args);
     let mut conn = db::open(&path, &options)?;
-    let user = DEFAULT_USER;
     match command {
-        Command::Seed { entries: n, seed } => {
-            let report = demo::seed(
-                &mut conn,
-                user,
-                &DemoOptions {
-                    end: chrono::Utc::now(),
-                    ..DemoOptions::fixed(n, seed)
-                },
-            )?;
-            print(args, &report, || {
-                format!(
-                    "added {} demo entries ({} with photos)",
-                    report.entries, report.photos
-                )
-            })
-        }
+        Command::Seed { entries: n, seed } => seed_demo(args, &mut conn, n, seed),
         Command::List {
             limit,
             tag,
@@ -203,87 +187,32 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
                 to: to.map(|d| clock::local_day_start_utc(d + Duration::days(1))),
                 trash,
             };
-            let page = entries::list(&conn, user, &filter, None, limit.max(1))?;
-            print(args, &page.rows, || {
-                if page.rows.is_empty() {
-                    return "no entries".to_owned();
-                }
-                page.rows.iter().map(format_row).collect::<Vec<_>>().join("\n")
-            })
+            list(args, &conn, &filter, limit)
         }
         Command::Add {
             title,
             body,
             tags,
             mood,
-        } => {
-            let body = match body {
-                Some(body) => body,
-                None => {
-                    let mut text = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut text)
-                        .context("reading the body from standard input")?;
-                    text
-                }
-            };
-            if title.trim().is_empty() && body.trim().is_empty() {
-                bail!("nothing to save: give a --title or a body");
-            }
-            let entry = entries::NewEntry {
-                title,
-                body,
-                tags,
-                mood_score: mood,
-                created_at: None,
-            };
-            let id = entries::create(&mut conn, user, &entry)?;
-            print(args, &serde_json::json!({ "id": id }), || {
-                format!("saved entry {id}")
-            })
-        }
+        } => add(args, &mut conn, title, body, tags, mood),
         Command::Show { id } => {
-            let entry = entries::get(&conn, user, id)?;
+            let entry = entries::get(&conn, DEFAULT_USER, id)?;
             print(args, &entry, || format_entry(&entry))
         }
         Command::Delete { id } => {
-            entries::soft_delete(&mut conn, user, id)?;
+            entries::soft_delete(&mut conn, DEFAULT_USER, id)?;
             print(args, &serde_json::json!({ "id": id, "trashed": true }), || {
                 format!("moved entry {id} to the trash (mindsage restore {id} brings it back)")
             })
         }
         Command::Restore { id } => {
-            entries::restore(&mut conn, user, id)?;
+            entries::restore(&mut conn, DEFAULT_USER, id)?;
             print(args, &serde_json::json!({ "id": id, "restored": true }), || {
                 format!("restored entry {id}")
             })
         }
-        Command::Purge { id } => {
-            let report = entries::purge(&mut conn, user, id, options.busy_timeout)?;
-            print(
-                args,
-                &serde_json::json!({ "id": id, "purged": true, "wal_cleared": report.wal_cleared }),
-                || {
-                    if report.wal_cleared {
-                        format!("erased entry {id} permanently")
-                    } else {
-                        format!(
-                            "erased entry {id}; its old pages leave the write-ahead log when the app next goes idle"
-                        )
-                    }
-                },
-            )
-        }
-        Command::Stats => {
-            let today = Local::now().date_naive();
-            let stats = stats::StatsCache::default().get(&conn, user, today)?;
-            print(args, &*stats, || {
-                format!(
-                    "entries: {}\nwords: {}\ncurrent streak: {} days\nlongest streak: {} days",
-                    stats.total_entries, stats.total_words, stats.current_streak, stats.longest_streak
-                )
-            })
-        }
+        Command::Purge { id } => purge(args, &mut conn, id, &options),
+        Command::Stats => stats(args, &conn),
         Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
         Command::Index { wait } => {
             drop(conn);
@@ -301,6 +230,88 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             })
         }
     }
+}
+
+fn seed_demo(args: &Args, conn: &mut rusqlite::Connection, entries: usize, seed: u64) -> Result<()> {
+    let options = DemoOptions {
+        end: chrono::Utc::now(),
+        ..DemoOptions::fixed(entries, seed)
+    };
+    let report = demo::seed(conn, DEFAULT_USER, &options)?;
+    print(args, &report, || {
+        format!(
+            "added {} demo entries ({} with photos)",
+            report.entries, report.photos
+        )
+    })
+}
+
+fn list(args: &Args, conn: &rusqlite::Connection, filter: &entries::ListFilter, limit: u32) -> Result<()> {
+    let page = entries::list(conn, DEFAULT_USER, filter, None, limit.max(1))?;
+    print(args, &page.rows, || {
+        if page.rows.is_empty() {
+            return "no entries".to_owned();
+        }
+        page.rows.iter().map(format_row).collect::<Vec<_>>().join("\n")
+    })
+}
+
+/// `add`: the body from `--body`, or from standard input when it is not given.
+fn add(
+    args: &Args,
+    conn: &mut rusqlite::Connection,
+    title: String,
+    body: Option<String>,
+    tags: Vec<String>,
+    mood: Option<u8>,
+) -> Result<()> {
+    let body = match body {
+        Some(body) => body,
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("reading the body from standard input")?;
+            text
+        }
+    };
+    if title.trim().is_empty() && body.trim().is_empty() {
+        bail!("nothing to save: give a --title or a body");
+    }
+    let entry = entries::NewEntry {
+        title,
+        body,
+        tags,
+        mood_score: mood,
+        created_at: None,
+    };
+    let id = entries::create(conn, DEFAULT_USER, &entry)?;
+    print(args, &serde_json::json!({ "id": id }), || {
+        format!("saved entry {id}")
+    })
+}
+
+fn purge(args: &Args, conn: &mut rusqlite::Connection, id: i64, options: &StorageOptions) -> Result<()> {
+    let report = entries::purge(conn, DEFAULT_USER, id, options.busy_timeout)?;
+    let json = serde_json::json!({ "id": id, "purged": true, "wal_cleared": report.wal_cleared });
+    print(args, &json, || {
+        if report.wal_cleared {
+            format!("erased entry {id} permanently")
+        } else {
+            format!("erased entry {id}; its old pages leave the write-ahead log when the app next goes idle")
+        }
+    })
+}
+
+fn stats(args: &Args, conn: &rusqlite::Connection) -> Result<()> {
+    let today = Local::now().date_naive();
+    let stats = stats::StatsCache::default().get(conn, DEFAULT_USER, today)?;
+    print(args, &*stats, || {
+        format!(
+            "entries: {}\nwords: {}\ncurrent streak: {} days\nlongest streak: {} days",
+            stats.total_entries, stats.total_words, stats.current_streak, stats.longest_streak
+        )
+    })
 }
 
 /// The search box's search ([`search_box::search`]); without the model, words only and
@@ -349,11 +360,7 @@ fn search(args: &Args, conn: &rusqlite::Connection, query: &str, limit: u16) -> 
             lines.push("nothing found".to_owned());
         }
         for hit in &outcome.hits {
-            let title = if hit.title.is_empty() {
-                "(untitled)"
-            } else {
-                &hit.title
-            };
+            let title = crate::views::entry_title(&hit.title, "");
             let snippet = hit.snippet.replace([HIGHLIGHT_START, HIGHLIGHT_END], "*");
             lines.push(format!(
                 "{:>6}  {}  {title}\n        {snippet}",
@@ -483,11 +490,7 @@ fn day_of(created_at: &str) -> &str {
 }
 
 fn format_row(row: &entries::EntryRow) -> String {
-    let title = if row.title.is_empty() {
-        "(untitled)"
-    } else {
-        &row.title
-    };
+    let title = crate::views::entry_title(&row.title, &row.preview);
     let mood = row.mood_score.map_or("  ".to_owned(), |m| format!("{m:>2}"));
     let tags = if row.tags.is_empty() {
         String::new()

@@ -2,11 +2,13 @@
 //! code (`egui_kittest`) without a display. The binary is `src/main.rs`.
 
 pub mod app;
-pub mod assistant;
+mod assistant;
+pub mod backend;
 pub mod cli;
 pub mod index;
 pub mod launch_report;
 pub mod overlay;
+pub mod protocol;
 pub mod queue;
 pub mod views;
-pub mod worker;
+mod worker;

@@ -6,6 +6,9 @@ use egui::RichText;
 
 use mindsage_core::ai::jobs::{Activity, QueueStatus};
 
+use crate::protocol::Request;
+use crate::views::Action;
+
 /// The last status the job runner sent.
 #[derive(Default)]
 pub struct QueueBar {
@@ -17,29 +20,37 @@ impl QueueBar {
         self.status = Some(status);
     }
 
-    /// Draws the bar when there is work to show; returns `Some(paused)` when the person
-    /// pressed Pause or Resume.
-    pub fn ui(&self, ctx: &egui::Context) -> Option<bool> {
-        let status = self.status.as_ref()?;
-        let (line, fraction) = status.summary()?;
-        let mut asked = None;
-        egui::TopBottomPanel::top("queue_bar").show(ctx, |ui| {
-            ui.horizontal(|ui| {
-                let waiting = matches!(status.activity, Activity::Waiting(_));
-                let text = RichText::new(line).small();
-                ui.label(if waiting {
-                    text.color(ui.visuals().warn_fg_color)
-                } else {
-                    text
-                });
-                ui.add(egui::ProgressBar::new(fraction).desired_width(160.0));
-                asked = pause_button_ui(ui, &status.activity);
+    /// Whether there is work to show (the app gives the bar a panel only then).
+    pub fn visible(&self) -> bool {
+        self.status.as_ref().is_some_and(|s| s.summary().is_some())
+    }
+
+    /// The bar: what the work is doing, its progress, and Pause/Resume, pressed as
+    /// [`Request::PauseQueue`].
+    pub fn ui(&self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        let Some(status) = &self.status else {
+            return;
+        };
+        let Some((line, fraction)) = status.summary() else {
+            return;
+        };
+        ui.horizontal(|ui| {
+            let waiting = matches!(status.activity, Activity::Waiting(_));
+            let text = RichText::new(line).small();
+            ui.label(if waiting {
+                text.color(ui.visuals().warn_fg_color)
+            } else {
+                text
             });
+            ui.add(egui::ProgressBar::new(fraction).desired_width(160.0));
+            if let Some(paused) = pause_button_ui(ui, &status.activity) {
+                actions.push(Action::Send(Request::PauseQueue(paused)));
+            }
         });
-        asked
     }
 }
 
+/// Pause or Resume; returns `Some(paused)` when pressed.
 fn pause_button_ui(ui: &mut egui::Ui, activity: &Activity) -> Option<bool> {
     let paused = matches!(activity, Activity::Paused);
     let (label, hover) = if paused {

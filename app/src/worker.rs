@@ -1,38 +1,34 @@
-//! The UI's database worker: the only place the window's data is read.
+//! The reader thread: the only place the window's data is read.
 //!
 //! The UI thread never touches SQLite. It sends a [`Request`] and carries on drawing;
 //! this thread answers with a [`Response`] and asks egui to repaint. Writes go on to
 //! the [`Writer`] thread, which replies straight to the UI, so a long save never holds
-//! up a read. Photos are decoded on a short-lived import thread, never on either.
-//!
-//! A save's failure answers that save ([`Response::CreateFailed`], [`Response::UpdateFailed`]),
-//! never a shared "something failed", so the editor only retries what it sent. A thread
-//! that dies of a bug says so ([`Response::ThreadStopped`]) instead of leaving requests to
-//! vanish, and [`Worker::restart`] starts the threads again on the same answer channel.
+//! up a read. Photos are decoded on a short-lived import thread, never on either. The
+//! reader also starts the model's job runner, once the window asks
+//! ([`Request::StartModelWork`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::Receiver;
 
 use chrono::{Datelike, Local, NaiveDate};
 use rusqlite::Connection;
 
-use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::jobs::{JobRunner, QueueStatus};
+use mindsage_core::ai::ask::{self, AskAnswer};
+use mindsage_core::ai::jobs::JobRunner;
 use mindsage_core::ai::{AiSettings, OllamaClient, health};
 use mindsage_core::clock;
-use mindsage_core::db::chats::{self, ChatMessage, ChatSummary};
-use mindsage_core::db::entries::{self, Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
+use mindsage_core::db::chats;
+use mindsage_core::db::entries::{self, ListFilter};
 use mindsage_core::db::gallery::{self, GalleryItem};
-use mindsage_core::db::stats::{DashboardStats, StatsCache};
+use mindsage_core::db::stats::StatsCache;
 use mindsage_core::db::writer::Writer;
-use mindsage_core::db::{self, DEFAULT_USER, EffectivePragmas, EntryId, StorageOptions, UserId};
-use mindsage_core::demo::{self, DemoOptions, SeedReport};
+use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
+use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::media;
-use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchOutcome, Searcher};
-use mindsage_core::settings::Settings;
+use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher};
 
-use crate::assistant::{AiRequest, Assistant};
+use crate::protocol::{Fault, Reply, Request, Response, Thumbnail, Watch};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
@@ -43,315 +39,12 @@ const CHATS_LISTED: u32 = 100;
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
 
-/// What the UI asks for.
-#[derive(Debug)]
-pub enum Request {
-    /// A page of the list; `generation` lets the UI drop answers to stale requests.
-    Page {
-        generation: u64,
-        filter: ListFilter,
-        after: Option<Cursor>,
-        limit: u32,
-    },
-    Count,
-    Entry(EntryId),
-    /// Hybrid search for the search box; keyword-only when `embedding` is `None`.
-    Search {
-        generation: u64,
-        text: String,
-        embedding: Option<Vec<f32>>,
-    },
-    /// A new entry; `draft` is the editor's name for it, echoed in the answer.
-    Create {
-        draft: u64,
-        entry: NewEntry,
-    },
-    Update {
-        id: EntryId,
-        edit: EntryEdit,
-    },
-    Trash(EntryId),
-    Restore(EntryId),
-    Purge(EntryId),
-    /// The dashboard's figures and "on this day".
-    Dashboard,
-    /// A page of gallery thumbnails, newest first.
-    GalleryPage {
-        generation: u64,
-        after: Option<Cursor>,
-        limit: u32,
-    },
-    /// Random photos for the shuffle.
-    GalleryShuffle {
-        generation: u64,
-        count: usize,
-    },
-    /// Read, check and attach photo files to an entry.
-    AttachPhotos {
-        entry: EntryId,
-        paths: Vec<PathBuf>,
-    },
-    Pragmas,
-    SaveSettings(Settings),
-    /// Store an answered question in the chat history.
-    SaveChat(Box<AskAnswer>),
-    /// The most recent chats of the Ask history.
-    Chats,
-    /// One chat's messages.
-    ChatMessages(i64),
-    /// Fill the journal with demo entries if it has none.
-    DemoIfEmpty,
-    /// Pause (true) or resume the model's background work.
-    PauseQueue(bool),
-    /// Start the model's background work (the job runner and the model's pre-warm). The
-    /// window sends it once the journal is on screen: on a two-core PC the backfill's
-    /// scan and the pre-warm otherwise compete with the first frame for the processor.
-    StartModelWork,
-    /// Answered with [`Response::Flushed`] once every write sent before it is committed
-    /// (the writer runs jobs in order): closing waits for it.
-    Flush,
-    /// Faults only tests send, to check that failures and dead threads are noticed.
-    #[doc(hidden)]
-    Fault(Fault),
-}
-
-/// What a test asks a thread to do wrong.
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum Fault {
-    /// The reader answers with a failure that belongs to no save.
-    Fail,
-    /// The reader panics, as a bug in a query would.
-    PanicReader,
-    /// A job on the writer panics, which ends the writer thread.
-    PanicWriter,
-}
-
-/// A gallery photo with its thumbnail decoded, ready to upload as a texture.
-pub struct Thumbnail {
-    pub media_id: i64,
-    pub entry_id: EntryId,
-    pub created_at: String,
-    pub image: egui::ColorImage,
-}
-
-impl std::fmt::Debug for Thumbnail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Thumbnail({} of entry {})", self.media_id, self.entry_id)
-    }
-}
-
-/// What comes back.
-#[derive(Debug)]
-pub enum Response {
-    Page {
-        generation: u64,
-        page: Page,
-    },
-    Count(u64),
-    Entry(Box<Entry>),
-    Search {
-        generation: u64,
-        outcome: SearchOutcome,
-    },
-    Created {
-        draft: u64,
-        id: EntryId,
-    },
-    /// The draft `draft` could not be created; nothing was written.
-    CreateFailed {
-        draft: u64,
-        message: String,
-    },
-    Saved(EntryId),
-    /// An edit of `id` could not be saved; the entry is as it was.
-    UpdateFailed {
-        id: EntryId,
-        message: String,
-    },
-    Trashed(EntryId),
-    Restored(EntryId),
-    Purged(EntryId),
-    Dashboard {
-        stats: Arc<DashboardStats>,
-        /// Entries written on today's date in earlier years, newest year first.
-        on_this_day: Vec<EntryRow>,
-    },
-    Thumbnails {
-        generation: u64,
-        thumbnails: Vec<Thumbnail>,
-        /// Where the next page starts; `None` at the end and for a shuffle.
-        next: Option<Cursor>,
-    },
-    PhotosAdded {
-        entry: EntryId,
-        added: usize,
-        /// One line per file that could not be attached, naming it and why.
-        failures: Vec<String>,
-    },
-    Pragmas(Box<EffectivePragmas>),
-    SettingsSaved,
-    /// Whether the local model is usable, or what to do about it.
-    Health(Result<String, String>),
-    /// A step of the answer being streamed.
-    Ask(AskEvent),
-    Chats(Vec<ChatSummary>),
-    ChatMessages(Vec<ChatMessage>),
-    /// An answered question was added to the history.
-    ChatSaved,
-    Seeded(SeedReport),
-    /// How the model's queue stands (sent by the job runner after every step).
-    Queue(QueueStatus),
-    /// The search box's text could not be embedded: results match words only, for this reason.
-    MeaningUnavailable {
-        generation: u64,
-        reason: String,
-    },
-    /// Every write sent before [`Request::Flush`] is in the file.
-    Flushed,
-    /// A thread died of a bug: what it did, in the person's words, and whether saves are
-    /// lost with it (the reader and the writer). Requests to it are lost until
-    /// [`Worker::restart`].
-    ThreadStopped {
-        what: &'static str,
-        saving: bool,
-    },
-    /// The journal could not be opened; nothing else will arrive.
-    OpenFailed(String),
-    /// A request that no editor state waits on failed; shown, never retried.
-    Failed(String),
-}
-
-/// The UI's end of the worker.
-pub struct Worker {
-    requests: Sender<Request>,
-    ai: Sender<AiRequest>,
-    responses: Receiver<Response>,
-    /// What the threads were started with, to start them again.
-    start: Start,
-}
-
-/// The journal, options and model settings the threads open, and the answer channel they
-/// share (kept across a restart, so answers of the old threads still arrive).
-#[derive(Clone)]
-struct Start {
-    path: PathBuf,
-    options: StorageOptions,
-    ai: AiSettings,
-    reply: Reply,
-}
-
-/// Sends answers to the UI and wakes it up; shared by the reader, writer jobs, imports
-/// and the AI thread.
-#[derive(Clone)]
-pub(crate) struct Reply {
-    outbox: Sender<Response>,
-    repaint: egui::Context,
-}
-
-impl Reply {
-    pub(crate) fn send(&self, response: Response) {
-        let _ = self.outbox.send(response);
-        self.repaint.request_repaint();
-    }
-
-    fn result(&self, result: db::Result<Response>) {
-        self.send(result.unwrap_or_else(|e| Response::Failed(e.to_string())));
-    }
-}
-
-/// Lives on a thread and tells the UI if that thread dies of a panic (it is dropped
-/// while unwinding); a thread that ends normally says nothing.
-pub(crate) struct Watch {
-    pub what: &'static str,
-    /// Whether saves go through this thread.
-    pub saving: bool,
-    pub reply: Reply,
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.reply.send(Response::ThreadStopped {
-                what: self.what,
-                saving: self.saving,
-            });
-        }
-    }
-}
-
 /// What the reader thread does, as the app tells the person when it stops.
 const READER: &str = "reading the journal";
 /// What the writer thread does.
 const WRITER: &str = "saving";
 /// What the AI job runner does.
 const JOBS: &str = "writing titles and summaries";
-
-impl Worker {
-    /// Starts the reader and the AI thread; each opens the journal on its own thread.
-    pub fn spawn(path: PathBuf, options: StorageOptions, ai: AiSettings, repaint: egui::Context) -> Worker {
-        let (outbox, responses) = mpsc::channel();
-        let start = Start {
-            path,
-            options,
-            ai,
-            reply: Reply { outbox, repaint },
-        };
-        let (requests, ai) = start.threads();
-        Worker {
-            requests,
-            ai,
-            responses,
-            start,
-        }
-    }
-
-    /// Starts new reader, writer and AI threads after one died. The old ones that still
-    /// run finish what they were given and end (their writer commits its queue first).
-    pub fn restart(&mut self) {
-        (self.requests, self.ai) = self.start.threads();
-    }
-
-    /// Sends a request to the AI thread.
-    pub fn send_ai(&self, request: AiRequest) {
-        let _ = self.ai.send(request);
-    }
-
-    /// Sends a request to the reader. If the reader has died the request is lost; its
-    /// [`Watch`] has told the UI, which keeps the person's text and offers a restart.
-    pub fn send(&self, request: Request) {
-        let _ = self.requests.send(request);
-    }
-
-    /// Answers that have arrived, without waiting.
-    pub fn drain(&self) -> impl Iterator<Item = Response> + '_ {
-        self.responses.try_iter()
-    }
-}
-
-impl Start {
-    fn threads(&self) -> (Sender<Request>, Sender<AiRequest>) {
-        let (requests, inbox) = mpsc::channel();
-        let (ai_requests, ai_inbox) = mpsc::channel();
-        let assistant = Assistant {
-            path: self.path.clone(),
-            options: self.options.clone(),
-            settings: self.ai.clone(),
-            reader: requests.clone(),
-            reply: self.reply.clone(),
-        };
-        let start = self.clone();
-        std::thread::Builder::new()
-            .name("mindsage-reader".into())
-            .spawn(move || serve(start.path, start.options, start.ai, inbox, start.reply))
-            .expect("spawning a thread");
-        std::thread::Builder::new()
-            .name("mindsage-assistant".into())
-            .spawn(move || assistant.serve(ai_inbox))
-            .expect("spawning a thread");
-        (requests, ai_requests)
-    }
-}
 
 /// The reader thread's state: its connection, the writer, and the dashboard cache.
 struct Reader {
@@ -373,7 +66,13 @@ struct Reader {
 
 const USER: UserId = DEFAULT_USER;
 
-fn serve(path: PathBuf, options: StorageOptions, ai: AiSettings, inbox: Receiver<Request>, reply: Reply) {
+pub(crate) fn serve(
+    path: PathBuf,
+    options: StorageOptions,
+    ai: AiSettings,
+    inbox: Receiver<Request>,
+    reply: Reply,
+) {
     // Declared first, so it is dropped last: a dying reader's writer has committed its
     // queue (and answered it) before the UI hears that the reader stopped.
     let _watch = Watch {
@@ -417,6 +116,7 @@ impl Reader {
                 .map(|page| Response::Page { generation, page }),
             Request::Count => entries::count(conn, USER).map(Response::Count),
             Request::Entry(id) => entries::get(conn, USER, id).map(|e| Response::Entry(Box::new(e))),
+            Request::Refresh(id) => entries::get(conn, USER, id).map(|e| Response::Refreshed(Box::new(e))),
             Request::Search {
                 generation,
                 text,

@@ -13,8 +13,9 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
 use mindsage::app::{MindSageApp, Startup};
+use mindsage::backend::Backend;
+use mindsage::protocol::{Fault, Request};
 use mindsage::views::View;
-use mindsage::worker::{Fault, Request, Worker};
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
@@ -41,8 +42,8 @@ fn app_with(data_dir: &Path, view: View, ai: AiSettings) -> Harness<'static, Min
     Harness::builder()
         .with_size([1200.0, 800.0])
         .build_eframe(move |cc| {
-            let worker = Worker::spawn(database, StorageOptions::default(), ai, cc.egui_ctx.clone());
-            MindSageApp::new(&cc.egui_ctx, worker, startup)
+            let backend = Backend::spawn(database, StorageOptions::default(), ai, cc.egui_ctx.clone());
+            MindSageApp::new(&cc.egui_ctx, backend, startup)
         })
 }
 
@@ -656,7 +657,7 @@ fn a_failure_elsewhere_during_a_drafts_first_save_saves_it_once() {
         shows(h, "Saving…")
     });
     // …while a request that has nothing to do with it fails.
-    harness.state().worker().send(Request::Fault(Fault::Fail));
+    harness.state().backend().send(Request::Fault(Fault::Fail));
     wait_until(&mut harness, "the unrelated failure", |h| {
         shows(h, "a test asked for this failure")
     });
@@ -677,7 +678,7 @@ fn a_reader_that_dies_is_reported_keeps_the_text_and_restarts() {
     let mut harness = typed_into_a_new_entry(dir.path(), "Words that must survive.");
 
     // A bug on the reader: the panic ends the thread, as a real one would.
-    harness.state().worker().send(Request::Fault(Fault::PanicReader));
+    harness.state().backend().send(Request::Fault(Fault::PanicReader));
     wait_until(&mut harness, "the stopped thread to be reported", |h| {
         shows(h, "reading the journal stopped")
     });
@@ -714,7 +715,7 @@ fn a_writer_that_dies_is_reported_and_nothing_claims_saved() {
     let dir = tempfile::tempdir().unwrap();
     let mut harness = app(dir.path(), View::Journal);
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
-    harness.state().worker().send(Request::Fault(Fault::PanicWriter));
+    harness.state().backend().send(Request::Fault(Fault::PanicWriter));
     harness.get_by_role_and_label(Role::Button, "New entry").click();
     harness.run_steps(2);
     type_into(&mut harness, Role::TextInput, "Title", "After the writer");
@@ -771,5 +772,83 @@ fn a_failed_query_embedding_says_why_in_the_search_box() {
     type_into(&mut harness, Role::TextInput, "Search", "harbour");
     wait_until(&mut harness, "the reason meaning is missing", |h| {
         shows(h, "Matching words only: Ollama is not running at")
+    });
+}
+
+#[test]
+fn ctrl_n_puts_the_cursor_in_the_text_and_its_start_names_the_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Dashboard);
+    wait_until(&mut harness, "the empty journal counted", |h| {
+        shows(h, "0 entries")
+    });
+
+    // From another screen, as a person does: Ctrl+N, then start writing at once.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    harness.run_steps(2);
+    harness.event(egui::Event::Text("Rain all day.\nThen sun.".to_owned()));
+    wait_until(
+        &mut harness,
+        "the entry in the list under the start of its text",
+        |h| {
+            h.query_by_role_and_label(Role::Button, "Rain all day. Then sun.")
+                .is_some()
+        },
+    );
+    assert_eq!(harness.state().view(), View::Journal);
+    drop(harness);
+
+    // The words went into the text, not into a one-line title.
+    assert_eq!(bodies_in_journal(dir.path()), ["Rain all day.\nThen sun."]);
+    let title = std::thread::spawn({
+        let path = paths::database_path(dir.path());
+        move || {
+            let conn = db::open(&path, &StorageOptions::default()).unwrap();
+            let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 1).unwrap();
+            page.rows[0].title.clone()
+        }
+    })
+    .join()
+    .unwrap();
+    assert_eq!(title, "", "the title is left for the model to suggest");
+}
+
+#[test]
+fn a_tag_in_the_list_shows_the_entries_carrying_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = paths::database_path(dir.path());
+    std::thread::spawn(move || {
+        let mut conn = db::open(&path, &StorageOptions::default()).unwrap();
+        for (title, tags) in [("By the river", vec!["walks"]), ("Tax forms", vec!["admin"])] {
+            let entry = entries::NewEntry {
+                title: title.to_owned(),
+                body: "text".to_owned(),
+                tags: tags.into_iter().map(str::to_owned).collect(),
+                ..entries::NewEntry::default()
+            };
+            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+        }
+    })
+    .join()
+    .unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "both entries", |h| {
+        h.query_by_role_and_label(Role::Button, "Tax forms").is_some()
+    });
+
+    harness.get_by_label("#walks").click();
+    wait_until(&mut harness, "only the walks", |h| {
+        h.query_by_role_and_label(Role::Button, "Tax forms").is_none()
+    });
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "By the river")
+            .is_some()
+    );
+
+    // The chip takes the filter off again.
+    harness.get_by_label("#walks ✕").click();
+    wait_until(&mut harness, "every entry again", |h| {
+        h.query_by_role_and_label(Role::Button, "Tax forms").is_some()
     });
 }

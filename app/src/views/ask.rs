@@ -9,12 +9,10 @@ use std::time::{Duration, Instant};
 use egui::RichText;
 
 use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
-use mindsage_core::db::EntryId;
 use mindsage_core::db::chats::{ChatMessage, ChatSummary};
 
-use super::display_time;
-use crate::assistant::AiRequest;
-use crate::worker::{Request, Response, Worker};
+use super::{Action, display_time, entry_title};
+use crate::protocol::{AiRequest, Request};
 
 /// How often the model's status is checked again while the screen is open.
 const HEALTH_EVERY: Duration = Duration::from_secs(15);
@@ -45,19 +43,21 @@ pub struct AskView {
 }
 
 impl AskView {
-    pub fn on_response(&mut self, response: Response, worker: &Worker) {
-        match response {
-            Response::Health(status) => self.health = Some(status),
-            Response::Ask(event) => self.on_event(event),
-            Response::Chats(chats) => self.history = Some(chats),
-            Response::ChatMessages(messages) => self.show_saved(messages),
-            Response::ChatSaved => worker.send(Request::Chats),
-            _ => {}
-        }
+    pub fn on_health(&mut self, status: Result<String, String>) {
+        self.health = Some(status);
+    }
+
+    pub fn on_chats(&mut self, chats: Vec<ChatSummary>) {
+        self.history = Some(chats);
+    }
+
+    /// An answer joined the history: read the history again.
+    pub fn on_chat_saved(&mut self, actions: &mut Vec<Action>) {
+        actions.push(Action::Send(Request::Chats));
     }
 
     /// Puts a saved chat on screen: each question with the answer that followed it.
-    fn show_saved(&mut self, messages: Vec<ChatMessage>) {
+    pub fn on_chat_messages(&mut self, messages: Vec<ChatMessage>) {
         self.exchanges.clear();
         for message in messages {
             match message.role.as_str() {
@@ -78,7 +78,8 @@ impl AskView {
         }
     }
 
-    fn on_event(&mut self, event: AskEvent) {
+    /// A step of the answer being streamed.
+    pub fn on_event(&mut self, event: AskEvent) {
         let Some(current) = self.exchanges.last_mut() else {
             return;
         };
@@ -110,9 +111,9 @@ impl AskView {
     }
 
     /// Asks `question` as typing it and pressing Send does.
-    pub fn ask(&mut self, question: &str, worker: &Worker) {
+    pub fn ask(&mut self, question: &str, actions: &mut Vec<Action>) {
         self.question = question.to_owned();
-        self.send(worker);
+        self.send(actions);
     }
 
     /// The last answer as shown so far (or why it failed), and whether it is still
@@ -126,14 +127,14 @@ impl AskView {
         Some((shown, self.streaming))
     }
 
-    fn send(&mut self, worker: &Worker) {
+    fn send(&mut self, actions: &mut Vec<Action>) {
         let question = self.question.trim().to_owned();
         if question.is_empty() || self.streaming {
             return;
         }
-        worker.send_ai(AiRequest::Ask {
+        actions.push(Action::SendAi(AiRequest::Ask {
             question: question.clone(),
-        });
+        }));
         self.exchanges.push(Exchange {
             question,
             ..Exchange::default()
@@ -143,33 +144,31 @@ impl AskView {
         self.streaming = true;
     }
 
-    /// Draws the screen; returns a source entry the person clicked.
-    pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) -> Option<EntryId> {
+    /// The screen: the history on the left, the question at the bottom, the
+    /// conversation in between.
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if self.history.is_none() {
-            worker.send(Request::Chats);
+            actions.push(Action::Send(Request::Chats));
             self.history = Some(Vec::new());
         }
         if self.health_asked.is_none_or(|t| t.elapsed() >= HEALTH_EVERY) {
-            worker.send_ai(AiRequest::Health);
+            actions.push(Action::SendAi(AiRequest::Health));
             self.health_asked = Some(Instant::now());
         }
-        ctx.request_repaint_after(HEALTH_EVERY);
+        ui.ctx().request_repaint_after(HEALTH_EVERY);
         egui::SidePanel::left("ask_history")
             .default_width(220.0)
-            .show(ctx, |ui| self.history(ui, worker));
-        egui::TopBottomPanel::bottom("ask_input").show(ctx, |ui| self.input(ui, worker));
-        egui::CentralPanel::default()
-            .show(ctx, |ui| {
-                egui::ScrollArea::vertical()
-                    .auto_shrink([false, false])
-                    .stick_to_bottom(true)
-                    .show(ui, |ui| self.conversation(ui))
-                    .inner
-            })
-            .inner
+            .show_inside(ui, |ui| self.history_ui(ui, actions));
+        egui::TopBottomPanel::bottom("ask_input").show_inside(ui, |ui| self.input_ui(ui, actions));
+        egui::CentralPanel::default().show_inside(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .stick_to_bottom(true)
+                .show(ui, |ui| self.conversation_ui(ui, actions));
+        });
     }
 
-    fn history(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+    fn history_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.heading("History");
         let chats = self.history.as_deref().unwrap_or_default();
         if chats.is_empty() {
@@ -186,13 +185,13 @@ impl AskView {
                     .selectable_label(false, title)
                     .on_hover_text(display_time(&chat.updated_at));
                 if item.clicked() && !self.streaming {
-                    worker.send(Request::ChatMessages(chat.id));
+                    actions.push(Action::Send(Request::ChatMessages(chat.id)));
                 }
             }
         });
     }
 
-    fn input(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+    fn input_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.add_space(6.0);
         match &self.health {
             Some(Ok(status)) => ui.label(RichText::new(status).weak().small()),
@@ -213,36 +212,35 @@ impl AskView {
             let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             let button = ui.add_enabled(!self.streaming, egui::Button::new("Send"));
             if entered || button.clicked() {
-                self.send(worker);
+                self.send(actions);
                 field.request_focus();
             }
         });
         ui.add_space(6.0);
     }
 
-    fn conversation(&mut self, ui: &mut egui::Ui) -> Option<EntryId> {
+    fn conversation_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if self.exchanges.is_empty() {
             ui.label(
                 "Ask anything about your journal. Answers come from your own entries, on this computer.",
             );
-            return None;
+            return;
         }
-        let mut clicked = None;
         let scroll_to = self.scroll_to.take();
         for (index, exchange) in self.exchanges.iter().enumerate() {
             let question = ui.label(RichText::new(&exchange.question).strong());
             if scroll_to == Some(index) {
                 question.scroll_to_me(Some(egui::Align::TOP));
             }
-            clicked = clicked.or(answer(ui, exchange));
+            answer_ui(ui, exchange, actions);
             ui.separator();
         }
-        clicked
     }
 }
 
-/// One answer: its text, the entries it rests on, and where the time went.
-fn answer(ui: &mut egui::Ui, exchange: &Exchange) -> Option<EntryId> {
+/// One answer: its text, the entries it rests on (a click opens one), and where the
+/// time went.
+fn answer_ui(ui: &mut egui::Ui, exchange: &Exchange, actions: &mut Vec<Action>) {
     if let Some(error) = &exchange.error {
         ui.label(RichText::new(error).color(ui.visuals().warn_fg_color));
     } else if exchange.answer.is_empty() {
@@ -250,19 +248,14 @@ fn answer(ui: &mut egui::Ui, exchange: &Exchange) -> Option<EntryId> {
     } else {
         ui.label(&exchange.answer);
     }
-    let mut clicked = None;
     if !exchange.sources.is_empty() {
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Sources:").weak());
             for source in &exchange.sources {
-                let title = if source.title.is_empty() {
-                    "(untitled)"
-                } else {
-                    &source.title
-                };
+                let title = entry_title(&source.title, "");
                 let link = ui.link(title).on_hover_text(display_time(&source.created_at));
                 if link.clicked() {
-                    clicked = Some(source.entry_id);
+                    actions.push(Action::OpenEntry(source.entry_id));
                 }
             }
         });
@@ -274,7 +267,6 @@ fn answer(ui: &mut egui::Ui, exchange: &Exchange) -> Option<EntryId> {
                 .small(),
         );
     }
-    clicked
 }
 
 /// "plan 0.1 ms · embed 31 ms · … · first words 0.6 s · total 2.4 s"

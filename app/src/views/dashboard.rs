@@ -9,12 +9,11 @@ use chrono::{Datelike, NaiveDate};
 use egui::RichText;
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 
-use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::EntryRow;
 use mindsage_core::db::stats::DashboardStats;
 
-use super::display_time;
-use crate::worker::{Request, Response, Worker};
+use super::{Action, display_time, entry_title};
+use crate::protocol::Request;
 
 #[derive(Default)]
 pub struct DashboardView {
@@ -33,40 +32,35 @@ impl DashboardView {
         self.stale = true;
     }
 
-    pub fn on_response(&mut self, response: Response) {
-        if let Response::Dashboard { stats, on_this_day } = response {
-            self.mood_per_week = weekly_mood(&stats);
-            self.stats = Some(stats);
-            self.on_this_day = on_this_day;
-            self.requested = false;
-        }
+    pub fn on_dashboard(&mut self, stats: Arc<DashboardStats>, on_this_day: Vec<EntryRow>) {
+        self.mood_per_week = weekly_mood(&stats);
+        self.stats = Some(stats);
+        self.on_this_day = on_this_day;
+        self.requested = false;
     }
 
-    /// Draws the dashboard; returns the entry the person clicked under "on this day".
-    pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) -> Option<EntryId> {
+    /// The figures, the charts and "on this day".
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if (self.stats.is_none() || self.stale) && !self.requested {
-            worker.send(Request::Dashboard);
+            actions.push(Action::Send(Request::Dashboard));
             self.requested = true;
             self.stale = false;
         }
-        egui::CentralPanel::default()
-            .show(ctx, |ui| {
-                let Some(stats) = self.stats.clone() else {
-                    ui.label("Counting…");
-                    return None;
-                };
-                egui::ScrollArea::vertical()
-                    .auto_shrink([false, false])
-                    .show(ui, |ui| {
-                        figures(ui, &stats);
-                        ui.add_space(12.0);
-                        charts(ui, &stats, &self.mood_per_week);
-                        ui.add_space(12.0);
-                        on_this_day(ui, &self.on_this_day)
-                    })
-                    .inner
-            })
-            .inner
+        egui::CentralPanel::default().show_inside(ui, |ui| {
+            let Some(stats) = self.stats.clone() else {
+                ui.label("Counting…");
+                return;
+            };
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| {
+                    figures(ui, &stats);
+                    ui.add_space(12.0);
+                    charts(ui, &stats, &self.mood_per_week);
+                    ui.add_space(12.0);
+                    on_this_day(ui, &self.on_this_day, actions);
+                });
+        });
     }
 }
 
@@ -171,25 +165,18 @@ fn charts(ui: &mut egui::Ui, stats: &DashboardStats, mood_per_week: &[[f64; 2]])
         .show(ui, |plot| plot.line(Line::new("Mood", moods)));
 }
 
-fn on_this_day(ui: &mut egui::Ui, rows: &[EntryRow]) -> Option<EntryId> {
+fn on_this_day(ui: &mut egui::Ui, rows: &[EntryRow], actions: &mut Vec<Action>) {
     ui.label(RichText::new("On this day").strong());
     if rows.is_empty() {
         ui.label(RichText::new("Nothing written on this date in earlier years.").weak());
-        return None;
+        return;
     }
-    let mut clicked = None;
     for row in rows {
-        let title = if row.title.is_empty() {
-            "(untitled)"
-        } else {
-            &row.title
-        };
         ui.horizontal(|ui| {
             ui.label(RichText::new(display_time(&row.created_at)).weak());
-            if ui.link(title).clicked() {
-                clicked = Some(row.id);
+            if ui.link(entry_title(&row.title, &row.preview)).clicked() {
+                actions.push(Action::OpenEntry(row.id));
             }
         });
     }
-    clicked
 }

@@ -1,9 +1,11 @@
-//! The entry editor: title, body, tags and mood, saved automatically.
+//! The entry editor: text, title, tags and mood, saved automatically.
 //!
 //! Nothing is saved on every keystroke: a save goes out once typing has paused for
 //! [`AUTOSAVE_AFTER`], and when the person opens another entry. A new entry is only a
 //! draft until its first save, so pressing Ctrl+N and walking away leaves no empty entry
 //! behind. Only one save is in flight at a time; edits made meanwhile go out after it.
+//! Where the text stands against the file is one [`Save`] state, and the words on screen
+//! ("Saved", "Saving…") are read from it: "Saved" only once the journal has it.
 //!
 //! Each draft has a number its create request carries and its answer echoes, so a failure
 //! elsewhere is never mistaken for this draft's (which would create it twice). When a
@@ -22,8 +24,8 @@ use egui::RichText;
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry};
 
-use super::display_time;
-use crate::worker::{Request, Worker};
+use super::{Action, display_time};
+use crate::protocol::Request;
 
 /// Pause in typing after which the entry is saved.
 const AUTOSAVE_AFTER: Duration = Duration::from_millis(700);
@@ -33,6 +35,157 @@ pub const DRAFTS_DIR: &str = "drafts";
 
 /// Numbers drafts uniquely for this run of the app.
 static NEXT_DRAFT: AtomicU64 = AtomicU64::new(1);
+
+/// What is on screen: a draft not created yet, or a saved entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    /// A new entry, by its draft number (see [`Create::draft`]).
+    Draft(u64),
+    Entry(EntryId),
+}
+
+/// Where the text on screen stands against the journal file.
+#[derive(Debug, Clone, PartialEq)]
+enum Save {
+    /// As in the file; for a draft, nothing typed yet.
+    Saved,
+    /// Typed since `since`; saved once typing pauses. `problem` is why the last save
+    /// failed, when it did (the save is then tried again).
+    Edited { since: Instant, problem: Option<String> },
+    /// A save is on its way; `edited` is when typing went on meanwhile, if it did.
+    Saving { edited: Option<Instant> },
+}
+
+impl Save {
+    /// The person typed.
+    fn typed(&mut self) {
+        let now = Instant::now();
+        match self {
+            Save::Saved => {
+                *self = Save::Edited {
+                    since: now,
+                    problem: None,
+                }
+            }
+            Save::Edited { .. } | Save::Saving { edited: Some(_) } => {}
+            Save::Saving { edited } => *edited = Some(now),
+        }
+    }
+
+    /// The save on its way was written.
+    fn answered(&mut self) {
+        *self = match self {
+            Save::Saving { edited: Some(since) } => Save::Edited {
+                since: *since,
+                problem: None,
+            },
+            _ => Save::Saved,
+        };
+    }
+
+    /// The save on its way failed: the text is edited again, to be retried.
+    fn failed(&mut self, problem: String) {
+        let since = match self {
+            Save::Saving { edited: Some(since) } | Save::Edited { since, .. } => *since,
+            _ => Instant::now(),
+        };
+        *self = Save::Edited {
+            since,
+            problem: Some(problem),
+        };
+    }
+
+    /// Whether something typed is not in the file yet.
+    fn unsaved(&self) -> bool {
+        !matches!(self, Save::Saved)
+    }
+}
+
+/// The text fields as typed.
+#[derive(Debug, Clone, Default)]
+struct Fields {
+    title: String,
+    body: String,
+    /// Tags as typed, separated by commas.
+    tags: String,
+    mood: Option<u8>,
+}
+
+impl Fields {
+    fn of(entry: &Entry) -> Fields {
+        Fields {
+            title: entry.title.clone(),
+            body: entry.body.clone(),
+            tags: entry.tags.join(", "),
+            mood: entry.mood_score,
+        }
+    }
+
+    fn edit(&self) -> EntryEdit {
+        EntryEdit {
+            title: self.title.clone(),
+            body: self.body.clone(),
+            tags: self.tags.split(',').map(str::to_owned).collect(),
+            mood_score: self.mood,
+        }
+    }
+}
+
+/// The entry or draft on screen.
+struct Doc {
+    which: Which,
+    fields: Fields,
+    /// The entry as last read, for what the editor does not edit (dates, the model's
+    /// summary); `None` for a draft.
+    stored: Option<Entry>,
+    save: Save,
+    /// The draft file holding this text, removed once it is saved.
+    kept: Option<PathBuf>,
+    /// Move the keyboard focus to the text on the next frame.
+    focus_body: bool,
+}
+
+impl Doc {
+    fn draft() -> Doc {
+        Doc {
+            which: Which::Draft(NEXT_DRAFT.fetch_add(1, Ordering::Relaxed)),
+            fields: Fields::default(),
+            stored: None,
+            save: Save::Saved,
+            kept: None,
+            focus_body: true,
+        }
+    }
+
+    fn entry(entry: Entry) -> Doc {
+        Doc {
+            which: Which::Entry(entry.id),
+            fields: Fields::of(&entry),
+            stored: Some(entry),
+            save: Save::Saved,
+            kept: None,
+            focus_body: false,
+        }
+    }
+
+    fn id(&self) -> Option<EntryId> {
+        match self.which {
+            Which::Entry(id) => Some(id),
+            Which::Draft(_) => None,
+        }
+    }
+
+    /// Writes the text on screen to its draft file in `drafts`.
+    fn keep(&mut self, drafts: &Path) -> std::io::Result<PathBuf> {
+        let name = match self.which {
+            Which::Entry(id) => format!("entry-{id}"),
+            Which::Draft(draft) => format!("new-{draft}"),
+        };
+        let file = keep_as_file(drafts, &name, &self.fields.edit())?;
+        self.kept = Some(file.clone());
+        Ok(file)
+    }
+}
 
 /// A new entry sent to be created and not yet answered.
 struct Create {
@@ -47,94 +200,66 @@ struct Create {
 
 #[derive(Default)]
 pub struct Editor {
-    /// Whether an entry or a draft is on screen.
-    open: bool,
-    /// The entry being edited; `None` for a draft that has not been saved yet.
-    id: Option<EntryId>,
-    /// This draft's number (see [`Create::draft`]).
-    draft: u64,
-    /// The entry as last read, for what the editor does not edit (dates, AI summary).
-    stored: Option<Entry>,
-    title: String,
-    body: String,
-    /// Tags as typed, separated by commas.
-    tags: String,
-    mood: Option<u8>,
-    /// When the oldest unsaved edit was made.
-    unsaved_since: Option<Instant>,
-    in_flight: bool,
-    /// Set to move keyboard focus to the title on the next frame.
-    focus_title: bool,
-    /// Save pending edits at once rather than after the typing pause (the window closes).
-    urgent: bool,
-    /// Why the last save failed, until one succeeds.
-    problem: Option<String>,
+    /// `None` when nothing is open.
+    doc: Option<Doc>,
+    /// New entries sent to be created and not yet answered, including drafts the editor
+    /// has moved on from.
+    creates: Vec<Create>,
     /// Set while the threads behind the editor are stopped, to the folder where unsaved
     /// text goes instead: nothing is sent, since it would be lost, and nothing claims to
     /// be saving.
     halted: Option<PathBuf>,
-    /// The draft file holding this text, removed once it is saved.
-    kept: Option<PathBuf>,
-    /// New entries sent to be created and not yet answered. Outlives the editor's other
-    /// state when another entry is opened.
-    creates: Vec<Create>,
+    /// Save pending edits at once rather than after the typing pause (the window closes).
+    urgent: bool,
 }
 
 impl Editor {
     pub fn is_open(&self) -> bool {
-        self.open
+        self.doc.is_some()
     }
 
     /// The saved entry on screen, if any (photos can be added to it).
     pub fn entry_id(&self) -> Option<EntryId> {
-        self.id
+        self.doc.as_ref().and_then(Doc::id)
     }
 
-    /// Starts a new draft, saving the current entry first.
-    pub fn new_draft(&mut self, worker: &Worker) {
-        self.leave(worker);
-        *self = Editor {
-            open: true,
-            focus_title: true,
-            draft: NEXT_DRAFT.fetch_add(1, Ordering::Relaxed),
-            halted: self.halted.take(),
-            creates: std::mem::take(&mut self.creates),
-            ..Editor::default()
-        };
+    /// Starts a new draft with the cursor in its text, saving the current entry first.
+    pub fn new_draft(&mut self, actions: &mut Vec<Action>) {
+        self.leave(actions);
+        self.doc = Some(Doc::draft());
     }
 
-    /// Shows an entry read from the database. The one being edited only has its stored
-    /// fields refreshed, so an answer arriving mid-typing never overwrites the text.
-    pub fn load(&mut self, entry: Entry, worker: &Worker) {
-        if self.id == Some(entry.id) && (self.unsaved_since.is_some() || self.in_flight) {
-            self.stored = Some(entry);
+    /// Shows an entry read from the database. The one on screen with edits not yet in
+    /// the file only has its stored fields refreshed, so an answer arriving mid-typing
+    /// never overwrites the text.
+    pub fn load(&mut self, entry: Entry, actions: &mut Vec<Action>) {
+        if let Some(doc) = &mut self.doc
+            && doc.id() == Some(entry.id)
+        {
+            if doc.save.unsaved() {
+                doc.stored = Some(entry);
+            } else {
+                doc.fields = Fields::of(&entry);
+                doc.stored = Some(entry);
+            }
             return;
         }
-        if self.id != Some(entry.id) {
-            self.leave(worker);
-        }
-        *self = Editor {
-            open: true,
-            halted: self.halted.take(),
-            creates: std::mem::take(&mut self.creates),
-            id: Some(entry.id),
-            title: entry.title.clone(),
-            body: entry.body.clone(),
-            tags: entry.tags.join(", "),
-            mood: entry.mood_score,
-            stored: Some(entry),
-            ..Editor::default()
-        };
+        self.leave(actions);
+        self.doc = Some(Doc::entry(entry));
     }
 
-    /// Closes the editor (its entry left the list: trashed, restored or purged).
+    /// The entry read again after a save or the model's work: shown if it is on screen.
+    pub fn refresh(&mut self, entry: Entry) {
+        if self.entry_id() == Some(entry.id) {
+            self.load(entry, &mut Vec::new());
+        }
+    }
+
+    /// Closes the editor if entry `id` is on screen (it left the list: trashed, restored
+    /// or purged).
     pub fn close_if(&mut self, id: EntryId) {
-        if self.id == Some(id) {
-            *self = Editor {
-                halted: self.halted.take(),
-                creates: std::mem::take(&mut self.creates),
-                ..Editor::default()
-            };
+        if self.entry_id() == Some(id) {
+            self.doc = None;
         }
     }
 
@@ -145,39 +270,42 @@ impl Editor {
     }
 
     /// Draft `draft` was created as entry `id`.
-    pub fn on_created(&mut self, draft: u64, id: EntryId, worker: &Worker) {
+    pub fn on_created(&mut self, draft: u64, id: EntryId, actions: &mut Vec<Action>) {
         if let Some(carried) = self.answered(draft).and_then(|c| c.carried) {
             // That draft was left while its first save was on its way.
-            worker.send(Request::Update { id, edit: carried });
+            actions.push(Action::Send(Request::Update { id, edit: carried }));
             return;
         }
-        if self.id.is_none() && self.draft == draft {
-            self.id = Some(id);
+        if let Some(doc) = &mut self.doc
+            && doc.which == Which::Draft(draft)
+        {
+            doc.which = Which::Entry(id);
         }
-        self.on_saved(id, worker);
+        self.on_saved(id, actions);
     }
 
-    /// A save finished: the next one may go.
-    pub fn on_saved(&mut self, id: EntryId, worker: &Worker) {
-        if self.id == Some(id) {
-            self.in_flight = false;
-            self.problem = None;
-            if self.unsaved_since.is_none()
-                && let Some(file) = self.kept.take()
-            {
-                // Everything the file holds is in the journal now.
-                let _ = std::fs::remove_file(file);
-            }
-            worker.send(Request::Entry(id));
+    /// A save of `id` was written: the next one may go.
+    pub fn on_saved(&mut self, id: EntryId, actions: &mut Vec<Action>) {
+        let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(id)) else {
+            return;
+        };
+        doc.save.answered();
+        if !doc.save.unsaved()
+            && let Some(file) = doc.kept.take()
+        {
+            // Everything the file holds is in the journal now.
+            let _ = std::fs::remove_file(file);
         }
+        actions.push(Action::Send(Request::Refresh(id)));
     }
 
     /// Draft `draft` could not be created. On screen, its edits stay and go again after
-    /// the next pause; left already, its text is kept as a draft file in `drafts`.
+    /// the next pause; left already, its text is kept as a draft file in `drafts`, and
+    /// the answer is what to tell the person.
     pub fn on_create_failed(&mut self, draft: u64, message: String, drafts: &Path) -> Option<String> {
         let create = self.answered(draft)?;
-        if self.draft == draft && self.id.is_none() {
-            self.retry_later(message);
+        if let Some(doc) = self.doc.as_mut().filter(|d| d.which == Which::Draft(draft)) {
+            doc.save.failed(message);
             return None;
         }
         let edit = create.carried.unwrap_or(create.sent);
@@ -192,26 +320,22 @@ impl Editor {
 
     /// An edit of `id` could not be saved: if it is on screen, try again after the next pause.
     pub fn on_update_failed(&mut self, id: EntryId, message: String) {
-        if self.id == Some(id) && self.in_flight {
-            self.retry_later(message);
+        if let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(id))
+            && matches!(doc.save, Save::Saving { .. })
+        {
+            doc.save.failed(message);
         }
-    }
-
-    fn retry_later(&mut self, message: String) {
-        self.in_flight = false;
-        self.problem = Some(message);
-        self.unsaved_since.get_or_insert_with(Instant::now);
     }
 
     /// Nothing typed is waiting to be saved or on its way: all of it is in the journal.
     pub fn all_saved(&self) -> bool {
-        self.unsaved_since.is_none() && !self.in_flight && self.creates.is_empty()
+        self.doc.as_ref().is_none_or(|d| !d.save.unsaved()) && self.creates.is_empty()
     }
 
     /// Saves pending edits now instead of after the pause, and goes on doing so.
-    pub fn save_now(&mut self, worker: &Worker) {
+    pub fn save_now(&mut self, actions: &mut Vec<Action>) {
         self.urgent = true;
-        self.flush(worker);
+        self.flush(actions);
     }
 
     /// The threads behind the editor stopped: sends nothing more, and writes what is on
@@ -219,18 +343,24 @@ impl Editor {
     /// `drafts`. Returns where the text is, or why it could not be kept.
     pub fn halt_and_keep(&mut self, drafts: &Path) -> Vec<String> {
         self.halted = Some(drafts.to_path_buf());
+        let on_screen = self.doc.as_ref().map(|d| d.which);
         let mut kept = Vec::new();
         for create in std::mem::take(&mut self.creates) {
-            if create.draft == self.draft {
+            if on_screen == Some(Which::Draft(create.draft)) {
                 continue; // on screen: kept below with its latest text
             }
             let edit = create.carried.unwrap_or(create.sent);
             kept.push(keep_as_file(drafts, &format!("new-{}", create.draft), &edit));
         }
-        if self.open && (self.unsaved_since.is_some() || self.in_flight) {
-            self.in_flight = false;
-            self.unsaved_since.get_or_insert_with(Instant::now);
-            kept.push(self.keep_on_screen(drafts));
+        if let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) {
+            if let Save::Saving { edited } = doc.save {
+                // Its answer will not come: the text is unsaved again.
+                doc.save = Save::Edited {
+                    since: edited.unwrap_or_else(Instant::now),
+                    problem: None,
+                };
+            }
+            kept.push(doc.keep(drafts));
         }
         kept.into_iter()
             .map(|file| match file {
@@ -238,17 +368,6 @@ impl Editor {
                 Err(e) => format!("(a draft file could not be written: {e})"),
             })
             .collect()
-    }
-
-    /// Writes the text on screen to its draft file in `drafts`.
-    fn keep_on_screen(&mut self, drafts: &Path) -> std::io::Result<PathBuf> {
-        let name = match self.id {
-            Some(id) => format!("entry-{id}"),
-            None => format!("new-{}", self.draft),
-        };
-        let file = keep_as_file(drafts, &name, &self.pending_edit())?;
-        self.kept = Some(file.clone());
-        Ok(file)
     }
 
     /// Saving is stopped (see [`Editor::halt_and_keep`]).
@@ -264,57 +383,57 @@ impl Editor {
     /// The editor moves on to another entry: unsaved edits must not be lost. If a save is
     /// on its way, an existing entry's edits are sent behind it (the writer applies saves
     /// in order); a draft's are kept until its id comes back.
-    fn leave(&mut self, worker: &Worker) {
-        if self.unsaved_since.is_none() {
+    fn leave(&mut self, actions: &mut Vec<Action>) {
+        let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) else {
             return;
-        }
-        if let Some(drafts) = self.halted.clone() {
+        };
+        if let Some(drafts) = &self.halted {
             // Nothing can be saved now: the latest text goes to its draft file.
-            if let Err(error) = self.keep_on_screen(&drafts) {
+            if let Err(error) = doc.keep(drafts) {
                 tracing::warn!(%error, "unsaved text could not be kept as a draft file");
             }
             return;
         }
-        if !self.in_flight {
-            return self.flush(worker);
-        }
-        let edit = self.pending_edit();
-        match self.id {
-            Some(id) => worker.send(Request::Update { id, edit }),
-            None => {
-                let draft = self.draft;
+        match (&doc.save, doc.which) {
+            (Save::Edited { .. }, _) => {}
+            (Save::Saving { edited: Some(_) }, Which::Entry(id)) => {
+                let edit = doc.fields.edit();
+                actions.push(Action::Send(Request::Update { id, edit }));
+            }
+            (Save::Saving { edited: Some(_) }, Which::Draft(draft)) => {
+                let edit = doc.fields.edit();
                 if let Some(create) = self.creates.iter_mut().find(|c| c.draft == draft) {
                     create.carried = Some(edit);
                 }
             }
+            (Save::Saving { edited: None } | Save::Saved, _) => {}
         }
-    }
-
-    fn pending_edit(&self) -> EntryEdit {
-        EntryEdit {
-            title: self.title.clone(),
-            body: self.body.clone(),
-            tags: self.tags.split(',').map(str::to_owned).collect(),
-            mood_score: self.mood,
-        }
+        self.flush(actions);
     }
 
     /// Sends pending edits now, if a save can go.
-    fn flush(&mut self, worker: &Worker) {
-        if self.unsaved_since.is_none() || self.in_flight || self.halted.is_some() {
+    fn flush(&mut self, actions: &mut Vec<Action>) {
+        if self.halted.is_some() {
             return;
         }
-        let edit = self.pending_edit();
-        worker.send(match self.id {
-            Some(id) => Request::Update { id, edit },
-            None => {
+        let Some(doc) = self
+            .doc
+            .as_mut()
+            .filter(|d| matches!(d.save, Save::Edited { .. }))
+        else {
+            return;
+        };
+        let edit = doc.fields.edit();
+        let request = match doc.which {
+            Which::Entry(id) => Request::Update { id, edit },
+            Which::Draft(draft) => {
                 self.creates.push(Create {
-                    draft: self.draft,
+                    draft,
                     sent: edit.clone(),
                     carried: None,
                 });
                 Request::Create {
-                    draft: self.draft,
+                    draft,
                     entry: NewEntry {
                         title: edit.title,
                         body: edit.body,
@@ -324,24 +443,24 @@ impl Editor {
                     },
                 }
             }
-        });
-        self.unsaved_since = None;
-        self.in_flight = true;
+        };
+        doc.save = Save::Saving { edited: None };
+        actions.push(Action::Send(request));
     }
 
     /// Saves once typing has paused, and asks for a repaint at that moment otherwise.
     /// Called every frame whichever screen is on show, so edits left on another screen
     /// are saved too.
-    pub fn autosave(&mut self, ctx: &egui::Context, worker: &Worker) {
-        let Some(since) = self.unsaved_since else {
+    pub fn autosave(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        let Some(Save::Edited { since, .. }) = self.doc.as_ref().map(|d| &d.save) else {
             return;
         };
         if self.halted.is_some() {
             return;
         }
         let waited = since.elapsed();
-        if (waited >= AUTOSAVE_AFTER || self.urgent) && !self.in_flight {
-            self.flush(worker);
+        if waited >= AUTOSAVE_AFTER || self.urgent {
+            self.flush(actions);
         } else {
             ctx.request_repaint_after(
                 AUTOSAVE_AFTER
@@ -351,104 +470,151 @@ impl Editor {
         }
     }
 
-    /// What the editor says about its text; "Saved" only once the journal has it.
-    fn status(&self) -> String {
-        if self.halted.is_some() && self.unsaved_since.is_some() {
-            return match &self.kept {
+    /// What the editor says about its text.
+    fn status(&self, doc: &Doc) -> String {
+        if self.halted.is_some() && doc.save.unsaved() {
+            return match &doc.kept {
                 Some(file) => format!("Not saved: kept in {}", file.display()),
                 None => "Not saved".to_owned(),
             };
         }
-        match (self.unsaved_since.is_some(), self.in_flight, &self.problem) {
-            (false, false, _) if self.id.is_some() => "Saved".to_owned(),
-            (false, false, _) => "New entry, not saved yet".to_owned(),
-            (_, true, _) => "Saving…".to_owned(),
-            (true, false, Some(problem)) => format!("Not saved ({problem}); trying again"),
-            (true, false, None) => "Edited".to_owned(),
+        match (&doc.save, doc.which) {
+            (Save::Saved, Which::Entry(_)) => "Saved".to_owned(),
+            (Save::Saved, Which::Draft(_)) => "New entry, not saved yet".to_owned(),
+            (Save::Saving { .. }, _) => "Saving…".to_owned(),
+            (
+                Save::Edited {
+                    problem: Some(problem),
+                    ..
+                },
+                _,
+            ) => {
+                format!("Not saved ({problem}); trying again")
+            }
+            (Save::Edited { problem: None, .. }, _) => "Edited".to_owned(),
         }
     }
 
-    pub fn show(&mut self, ui: &mut egui::Ui, worker: &Worker) {
-        let mut changed = false;
+    /// The editor: a header, the title, tags and mood, the model's summary, the text.
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        let Some(doc) = &self.doc else {
+            return;
+        };
+        let status = self.status(doc);
+        if let Some(id) = self.header_ui(ui, &status) {
+            self.flush(actions);
+            actions.push(Action::Send(Request::Trash(id)));
+        }
+        let Some(doc) = &mut self.doc else {
+            return;
+        };
+        let mut changed = title_ui(ui, &mut doc.fields, doc.stored.as_ref());
+        changed |= tags_and_mood_ui(ui, &mut doc.fields);
+        if let Some(summary) = doc.stored.as_ref().and_then(|s| s.summary.as_ref()) {
+            summary_ui(ui, summary);
+        }
+        ui.separator();
+        changed |= body_ui(ui, &mut doc.fields.body, std::mem::take(&mut doc.focus_body));
+        if changed {
+            doc.save.typed();
+            ui.ctx().request_repaint_after(AUTOSAVE_AFTER);
+        }
+    }
+
+    /// The entry's date and length, the save status, and Move to trash; returns the entry
+    /// to trash when the person asked.
+    fn header_ui(&self, ui: &mut egui::Ui, status: &str) -> Option<EntryId> {
+        let doc = self.doc.as_ref()?;
+        let mut trash = None;
         ui.horizontal(|ui| {
-            if let Some(stored) = &self.stored {
+            if let Some(stored) = &doc.stored {
                 ui.label(RichText::new(display_time(&stored.created_at)).weak());
                 ui.label(RichText::new(format!("{} words", stored.word_count)).weak());
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if let Some(id) = self.id
+                if let Some(id) = doc.id()
                     && ui
                         .button("Move to trash")
                         .on_hover_text("You can restore it from the trash")
                         .clicked()
                 {
-                    self.flush(worker);
-                    worker.send(Request::Trash(id));
+                    trash = Some(id);
                 }
-                ui.label(RichText::new(self.status()).weak().small());
+                ui.label(RichText::new(status).weak().small());
             });
         });
-        let title_label = ui.label("Title");
-        let title = ui.add(
-            egui::TextEdit::singleline(&mut self.title)
-                .hint_text("Untitled")
-                .font(egui::TextStyle::Heading)
-                .desired_width(f32::INFINITY),
-        );
-        let title = title.labelled_by(title_label.id);
-        if std::mem::take(&mut self.focus_title) {
-            title.request_focus();
-        }
-        changed |= title.changed();
-        if let Some(stored) = &self.stored
-            && !stored.title_by_user
-            && !stored.title.is_empty()
-        {
-            ui.label(RichText::new("Title suggested by the local model").weak().small());
-        }
-        ui.horizontal(|ui| {
-            let tags_label = ui.label("Tags");
-            changed |= ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.tags)
-                        .hint_text("walks, family")
-                        .desired_width(220.0),
-                )
-                .labelled_by(tags_label.id)
-                .changed();
-            let mut has_mood = self.mood.is_some();
-            if ui.checkbox(&mut has_mood, "Mood").changed() {
-                self.mood = has_mood.then_some(5);
-                changed = true;
-            }
-            if let Some(mood) = &mut self.mood {
-                changed |= ui.add(egui::Slider::new(mood, 1..=10).text("of 10")).changed();
-            }
-        });
-        if let Some(summary) = self.stored.as_ref().and_then(|s| s.summary.as_ref()) {
-            ui.group(|ui| {
-                ui.label(RichText::new("Summary by the local model").small().strong());
-                ui.label(RichText::new(summary).italics());
-            });
-        }
-        ui.separator();
-        let body_label = ui.label(RichText::new("Entry").small().weak());
-        egui::ScrollArea::vertical()
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                changed |= ui
-                    .add_sized(
-                        ui.available_size(),
-                        egui::TextEdit::multiline(&mut self.body).hint_text("What happened today?"),
-                    )
-                    .labelled_by(body_label.id)
-                    .changed();
-            });
-        if changed {
-            self.unsaved_since.get_or_insert_with(Instant::now);
-            ui.ctx().request_repaint_after(AUTOSAVE_AFTER);
-        }
+        trash
     }
+}
+
+/// The title field; says when the title on show is the local model's.
+fn title_ui(ui: &mut egui::Ui, fields: &mut Fields, stored: Option<&Entry>) -> bool {
+    let label = ui.label("Title");
+    let title = ui.add(
+        egui::TextEdit::singleline(&mut fields.title)
+            .hint_text("Optional: the local model suggests one")
+            .font(egui::TextStyle::Heading)
+            .desired_width(f32::INFINITY),
+    );
+    let changed = title.labelled_by(label.id).changed();
+    if let Some(stored) = stored
+        && !stored.title_by_user
+        && !stored.title.is_empty()
+    {
+        ui.label(RichText::new("Title suggested by the local model").weak().small());
+    }
+    changed
+}
+
+fn tags_and_mood_ui(ui: &mut egui::Ui, fields: &mut Fields) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        let tags_label = ui.label("Tags");
+        changed |= ui
+            .add(
+                egui::TextEdit::singleline(&mut fields.tags)
+                    .hint_text("walks, family")
+                    .desired_width(220.0),
+            )
+            .labelled_by(tags_label.id)
+            .changed();
+        let mut has_mood = fields.mood.is_some();
+        if ui.checkbox(&mut has_mood, "Mood").changed() {
+            fields.mood = has_mood.then_some(5);
+            changed = true;
+        }
+        if let Some(mood) = &mut fields.mood {
+            changed |= ui.add(egui::Slider::new(mood, 1..=10).text("of 10")).changed();
+        }
+    });
+    changed
+}
+
+fn summary_ui(ui: &mut egui::Ui, summary: &str) {
+    ui.group(|ui| {
+        ui.label(RichText::new("Summary by the local model").small().strong());
+        ui.label(RichText::new(summary).italics());
+    });
+}
+
+/// The entry's text, filling the rest of the editor; `focus` puts the cursor in it.
+fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
+    let label = ui.label(RichText::new("Entry").small().weak());
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let text = ui
+                .add_sized(
+                    ui.available_size(),
+                    egui::TextEdit::multiline(body).hint_text("What happened today?"),
+                )
+                .labelled_by(label.id);
+            if focus {
+                text.request_focus();
+            }
+            text.changed()
+        })
+        .inner
 }
 
 /// Writes `edit` to `<drafts>/<name>.txt` (title, tags, then the text), replacing an older
@@ -470,4 +636,59 @@ fn keep_as_file(drafts: &Path, name: &str, edit: &EntryEdit) -> std::io::Result<
     );
     std::fs::write(&file, text)?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typing_during_a_save_is_saved_after_it() {
+        let mut save = Save::Saved;
+        save.typed();
+        assert!(matches!(save, Save::Edited { problem: None, .. }));
+        save = Save::Saving { edited: None };
+        save.typed();
+        assert!(matches!(save, Save::Saving { edited: Some(_) }));
+        save.answered();
+        assert!(
+            matches!(save, Save::Edited { .. }),
+            "the later typing is still unsaved"
+        );
+        save = Save::Saving { edited: None };
+        save.answered();
+        assert_eq!(save, Save::Saved);
+    }
+
+    #[test]
+    fn a_failed_save_is_edited_again_with_its_reason() {
+        let mut save = Save::Saving { edited: None };
+        save.failed("disk full".into());
+        assert!(matches!(save, Save::Edited { problem: Some(ref p), .. } if p == "disk full"));
+        assert!(save.unsaved());
+    }
+
+    #[test]
+    fn a_new_draft_sends_one_create_after_typing_and_says_saved_when_answered() {
+        let mut editor = Editor::default();
+        let mut actions = Vec::new();
+        editor.new_draft(&mut actions);
+        assert!(actions.is_empty(), "an empty draft saves nothing");
+        let doc = editor.doc.as_mut().unwrap();
+        let Which::Draft(draft) = doc.which else {
+            panic!("a new entry starts as a draft")
+        };
+        assert!(doc.focus_body, "the cursor starts in the text");
+        doc.fields.body = "Rain all day.".into();
+        doc.save.typed();
+        editor.save_now(&mut actions);
+        assert!(
+            matches!(actions.as_slice(), [Action::Send(Request::Create { draft: d, .. })] if *d == draft)
+        );
+        assert!(!editor.all_saved());
+        editor.on_created(draft, 7, &mut actions);
+        assert_eq!(editor.entry_id(), Some(7));
+        assert!(editor.all_saved());
+        assert_eq!(editor.status(editor.doc.as_ref().unwrap()), "Saved");
+    }
 }

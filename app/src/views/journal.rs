@@ -2,50 +2,77 @@
 //!
 //! The list is virtualised: egui lays out only the visible rows, and rows are fetched a
 //! page at a time as the person scrolls towards them, so 50,000 entries cost what 50 do.
-//! The same list shows the trash, where an entry can be restored or erased for good.
+//! The same list shows the trash, where an entry can be restored or erased for good, and
+//! the entries of one tag. Its width is the person's to choose: rows truncate their
+//! title rather than widen the panel.
 
 use std::path::PathBuf;
 
 use egui::{RichText, ScrollArea};
 
 use mindsage_core::db::EntryId;
-use mindsage_core::db::entries::{Cursor, Entry, EntryRow, ListFilter, PAGE_SIZE};
+use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
-use super::display_time;
 use super::editor::Editor;
-use crate::assistant::AiRequest;
-use crate::worker::{Request, Response, Worker};
+use super::paged::Paged;
+use super::{Action, display_time, entry_title};
+use crate::protocol::{AiRequest, Request};
 
 /// Largest page asked for at once when the person jumps far down the list.
 const MAX_CATCH_UP_ROWS: u32 = 5_000;
+
+/// The search box and the answer to its text.
+#[derive(Default)]
+struct SearchBox {
+    text: String,
+    focus: bool,
+    /// Bumped on every change of the text, so only the latest answer shows.
+    generation: u64,
+    /// The answer to the current text; `None` while it is on its way.
+    results: Option<SearchOutcome>,
+    /// Why the current text could not be searched by meaning, when it could not.
+    meaning_unavailable: Option<String>,
+}
+
+impl SearchBox {
+    fn active(&self) -> bool {
+        !self.text.trim().is_empty()
+    }
+
+    /// Asks for results for the new text; answers to older text are ignored.
+    fn changed(&mut self, actions: &mut Vec<Action>) {
+        self.generation += 1;
+        self.results = None;
+        self.meaning_unavailable = None;
+        if self.active() {
+            // Words first, at once; meaning joins when the AI thread has the embedding.
+            actions.push(Action::Send(Request::Search {
+                generation: self.generation,
+                text: self.text.clone(),
+                embedding: None,
+            }));
+            actions.push(Action::SendAi(AiRequest::Embed {
+                generation: self.generation,
+                text: self.text.clone(),
+            }));
+        }
+    }
+}
 
 #[derive(Default)]
 pub struct JournalView {
     filter: ListFilter,
     /// Live entries in the journal, for the scrollbar; `None` until counted.
     total: Option<u64>,
-    rows: Vec<EntryRow>,
-    next: Option<Cursor>,
-    /// The list is complete once a page comes back short.
-    exhausted: bool,
-    /// Bumped on every reload so answers to older requests are ignored.
-    generation: u64,
-    loading: bool,
+    list: Paged<EntryRow>,
     editor: Editor,
     /// The trashed entry on screen (the trash shows entries read-only).
     trashed: Option<Entry>,
     /// The entry whose permanent deletion waits for the person's confirmation.
     confirm_purge: Option<EntryId>,
-    search: String,
-    focus_search: bool,
-    /// Bumped on every change of the search text, so only the latest answer shows.
-    search_generation: u64,
-    /// The answer to the current search text; `None` while it is on its way.
-    results: Option<SearchOutcome>,
-    /// Why the current search text could not be searched by meaning, when it could not.
-    meaning_unavailable: Option<String>,
+    search: SearchBox,
     /// Where unsaved text is kept as files (`drafts/` in the data folder).
     drafts: PathBuf,
 }
@@ -60,13 +87,13 @@ impl JournalView {
     }
 
     /// Per-frame work whichever screen is on show: the editor's autosave.
-    pub fn tick(&mut self, ctx: &egui::Context, worker: &Worker) {
-        self.editor.autosave(ctx, worker);
+    pub fn tick(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        self.editor.autosave(ctx, actions);
     }
 
     /// Saves the editor's pending edits at once (the window is closing).
-    pub fn save_now(&mut self, worker: &Worker) {
-        self.editor.save_now(worker);
+    pub fn save_now(&mut self, actions: &mut Vec<Action>) {
+        self.editor.save_now(actions);
     }
 
     /// Everything typed is in the journal.
@@ -85,12 +112,126 @@ impl JournalView {
     }
 
     /// The threads were restarted: saving resumes and the list is read again.
-    pub fn resume(&mut self, worker: &Worker) {
+    pub fn resume(&mut self, actions: &mut Vec<Action>) {
         self.editor.resume();
         if let Some(id) = self.editor.entry_id() {
-            self.open(id, worker);
+            actions.push(Action::Send(Request::Entry(id)));
         }
-        self.reload(worker);
+        self.reload(actions);
+    }
+
+    /// Starts the list again from the top.
+    pub fn reload(&mut self, actions: &mut Vec<Action>) {
+        self.list.restart();
+        if !self.filter.trash {
+            actions.push(Action::Send(Request::Count));
+        }
+        self.request_rows(actions, PAGE_SIZE);
+        if self.search.active() {
+            self.search.changed(actions);
+        }
+    }
+
+    fn request_rows(&mut self, actions: &mut Vec<Action>, limit: u32) {
+        if let Some((generation, after)) = self.list.next_request() {
+            actions.push(Action::Send(Request::Page {
+                generation,
+                filter: self.filter.clone(),
+                after,
+                limit,
+            }));
+        }
+    }
+
+    pub fn new_entry(&mut self, actions: &mut Vec<Action>) {
+        self.show_list(ListFilter::default(), actions);
+        self.trashed = None;
+        self.editor.new_draft(actions);
+    }
+
+    pub fn rows_loaded(&self) -> usize {
+        self.list.rows().len()
+    }
+
+    /// Whether a page asked for has not arrived yet (true from opening until the first).
+    pub fn page_pending(&self) -> bool {
+        self.list.loading()
+    }
+
+    pub fn focus_search(&mut self) {
+        self.search.focus = true;
+    }
+
+    /// The saved entry in the editor, which photos can be added to.
+    pub fn entry_id(&self) -> Option<EntryId> {
+        self.editor.entry_id()
+    }
+
+    /// Shows the entries `filter` selects (the journal, one tag, the trash).
+    pub fn show_list(&mut self, filter: ListFilter, actions: &mut Vec<Action>) {
+        if self.filter != filter {
+            self.filter = filter;
+            self.trashed = None;
+            self.reload(actions);
+        }
+    }
+
+    // Answers, routed here by the app.
+
+    pub fn on_page(&mut self, generation: u64, page: mindsage_core::db::entries::Page) {
+        self.list.on_page(generation, page.rows, page.next);
+    }
+
+    pub fn on_count(&mut self, total: u64) {
+        self.total = Some(total);
+    }
+
+    /// An entry asked for to open: trashed ones show read-only, others in the editor.
+    pub fn on_entry(&mut self, entry: Entry, actions: &mut Vec<Action>) {
+        if entry.is_deleted {
+            self.trashed = Some(entry);
+        } else {
+            self.trashed = None;
+            self.editor.load(entry, actions);
+        }
+    }
+
+    /// An entry read again (saved, or described by the local model): its row and, if it
+    /// is open, the editor show what the file now holds.
+    pub fn on_refreshed(&mut self, entry: Entry) {
+        if let Some(row) = self.list.rows_mut().iter_mut().find(|r| r.id == entry.id) {
+            row.title.clone_from(&entry.title);
+            row.tags.clone_from(&entry.tags);
+            row.mood_score = entry.mood_score;
+            row.word_count = entry.word_count;
+        }
+        self.editor.refresh(entry);
+    }
+
+    /// The local model wrote entry `id`'s title, summary and mood: read it again if it
+    /// is on screen.
+    pub fn on_enriched(&mut self, id: EntryId, actions: &mut Vec<Action>) {
+        let listed = self.list.rows().iter().any(|row| row.id == id);
+        if listed || self.editor.entry_id() == Some(id) {
+            actions.push(Action::Send(Request::Refresh(id)));
+        }
+    }
+
+    pub fn on_search(&mut self, generation: u64, outcome: SearchOutcome) {
+        if generation == self.search.generation {
+            self.search.results = Some(outcome);
+        }
+    }
+
+    pub fn on_meaning_unavailable(&mut self, generation: u64, reason: String) {
+        if generation == self.search.generation {
+            self.search.meaning_unavailable = Some(reason);
+        }
+    }
+
+    pub fn on_created(&mut self, draft: u64, id: EntryId, actions: &mut Vec<Action>) {
+        self.editor.on_created(draft, id, actions);
+        self.reload(actions);
     }
 
     /// A draft could not be created; returns what to tell the person, if the draft has
@@ -99,121 +240,22 @@ impl JournalView {
         self.editor.on_create_failed(draft, message, &self.drafts)
     }
 
-    /// The local model wrote entry `id`'s title, summary and mood: the list shows them,
-    /// and so does the editor if `id` is open.
-    pub fn on_enriched(&mut self, id: EntryId, worker: &Worker) {
-        if self.editor.entry_id() == Some(id) {
-            worker.send(Request::Entry(id));
-        }
-        if self.rows.iter().any(|row| row.id == id) {
-            self.reload(worker);
-        }
+    pub fn on_saved(&mut self, id: EntryId, actions: &mut Vec<Action>) {
+        self.editor.on_saved(id, actions);
+        self.reload(actions);
     }
 
-    /// Starts the list again from the top.
-    pub fn reload(&mut self, worker: &Worker) {
-        self.generation += 1;
-        self.rows.clear();
-        self.next = None;
-        self.exhausted = false;
-        self.loading = false;
-        if !self.filter.trash {
-            worker.send(Request::Count);
-        }
-        self.request_rows(worker, PAGE_SIZE);
-        if self.is_searching() {
-            self.search_changed(worker);
-        }
+    pub fn on_update_failed(&mut self, id: EntryId, message: String) {
+        self.editor.on_update_failed(id, message);
     }
 
-    fn request_rows(&mut self, worker: &Worker, limit: u32) {
-        if self.loading || self.exhausted {
-            return;
-        }
-        self.loading = true;
-        worker.send(Request::Page {
-            generation: self.generation,
-            filter: self.filter.clone(),
-            after: self.next.clone(),
-            limit,
-        });
-    }
-
-    pub fn new_entry(&mut self, worker: &Worker) {
-        self.show_trash(false, worker);
-        self.trashed = None;
-        self.editor.new_draft(worker);
-    }
-
-    pub fn rows_loaded(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether a page asked for has not arrived yet (true from opening until the first).
-    pub fn page_pending(&self) -> bool {
-        self.loading
-    }
-
-    pub fn focus_search(&mut self) {
-        self.focus_search = true;
-    }
-
-    /// Asks for an entry; it opens when it arrives.
-    pub fn open(&mut self, id: EntryId, worker: &Worker) {
-        worker.send(Request::Entry(id));
-    }
-
-    /// The saved entry in the editor, which photos can be added to.
-    pub fn entry_id(&self) -> Option<EntryId> {
-        self.editor.entry_id()
-    }
-
-    fn show_trash(&mut self, trash: bool, worker: &Worker) {
-        if self.filter.trash != trash {
-            self.filter.trash = trash;
+    /// Entry `id` left the list it was in (trashed, restored or purged).
+    pub fn on_moved(&mut self, id: EntryId, actions: &mut Vec<Action>) {
+        self.editor.close_if(id);
+        if self.trashed.as_ref().is_some_and(|e| e.id == id) {
             self.trashed = None;
-            self.reload(worker);
         }
-    }
-
-    pub fn on_response(&mut self, response: Response, worker: &Worker) {
-        match response {
-            Response::Page { generation, page } if generation == self.generation => {
-                self.loading = false;
-                self.exhausted = page.next.is_none();
-                self.next = page.next;
-                self.rows.extend(page.rows);
-            }
-            Response::Count(n) => self.total = Some(n),
-            Response::Search { generation, outcome } if generation == self.search_generation => {
-                self.results = Some(outcome);
-            }
-            Response::Entry(entry) if entry.is_deleted => self.trashed = Some(*entry),
-            Response::Entry(entry) => {
-                self.trashed = None;
-                self.editor.load(*entry, worker);
-            }
-            Response::Created { draft, id } => {
-                self.editor.on_created(draft, id, worker);
-                self.reload(worker);
-            }
-            Response::UpdateFailed { id, message } => self.editor.on_update_failed(id, message),
-            Response::MeaningUnavailable { generation, reason } if generation == self.search_generation => {
-                self.meaning_unavailable = Some(reason);
-            }
-            Response::Saved(id) => {
-                self.editor.on_saved(id, worker);
-                self.reload(worker);
-            }
-            Response::Trashed(id) | Response::Restored(id) | Response::Purged(id) => {
-                self.editor.close_if(id);
-                if self.trashed.as_ref().is_some_and(|e| e.id == id) {
-                    self.trashed = None;
-                }
-                self.reload(worker);
-            }
-            _ => {}
-        }
+        self.reload(actions);
     }
 
     pub fn summary_line(&self) -> String {
@@ -224,108 +266,96 @@ impl JournalView {
         }
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) {
+    // Drawing.
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         egui::SidePanel::left("entry_list")
             .resizable(true)
             .default_width(380.0)
             .min_width(300.0)
-            .show(ctx, |ui| {
-                self.list_header(ui, worker);
-                self.list(ui, worker);
+            .show_inside(ui, |ui| {
+                self.list_header_ui(ui, actions);
+                self.list_ui(ui, actions);
             });
-        egui::CentralPanel::default().show(ctx, |ui| {
+        egui::CentralPanel::default().show_inside(ui, |ui| {
             if let Some(entry) = &self.trashed {
-                trashed_entry(ui, entry, worker, &mut self.confirm_purge);
+                trashed_entry_ui(ui, entry, actions, &mut self.confirm_purge);
             } else if self.editor.is_open() {
-                self.editor.show(ui, worker);
+                self.editor.ui(ui, actions);
             } else {
                 ui.centered_and_justified(|ui| {
                     ui.label("Select an entry to read it, or press Ctrl+N to write one.")
                 });
             }
         });
-        self.purge_confirmation(ctx, worker);
+        self.purge_confirmation_ui(ui.ctx(), actions);
     }
 
-    fn list_header(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+    fn list_header_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
-            if ui.selectable_label(!self.filter.trash, "Entries").clicked() {
-                self.show_trash(false, worker);
+            let journal = !self.filter.trash && self.filter.tag.is_none();
+            if ui.selectable_label(journal, "Entries").clicked() {
+                self.show_list(ListFilter::default(), actions);
             }
             if ui.selectable_label(self.filter.trash, "Trash").clicked() {
-                self.show_trash(true, worker);
+                let trash = ListFilter {
+                    trash: true,
+                    ..ListFilter::default()
+                };
+                self.show_list(trash, actions);
+            }
+            if let Some(tag) = self.filter.tag.clone() {
+                let chip = ui.selectable_label(true, format!("#{tag} ✕"));
+                if chip.on_hover_text("Show every entry again").clicked() {
+                    self.show_list(ListFilter::default(), actions);
+                }
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.button("New entry").on_hover_text("Ctrl+N").clicked() {
-                    self.new_entry(worker);
+                    actions.push(Action::NewEntry);
                 }
             });
         });
         let search = ui.add(
-            egui::TextEdit::singleline(&mut self.search)
+            egui::TextEdit::singleline(&mut self.search.text)
                 .hint_text("Search (Ctrl+F)")
                 .desired_width(f32::INFINITY),
         );
         search.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::TextEdit, true, "Search"));
-        if std::mem::take(&mut self.focus_search) {
+        if std::mem::take(&mut self.search.focus) {
             search.request_focus();
         }
         if search.changed() {
-            self.search_changed(worker);
+            self.search.changed(actions);
         }
         ui.separator();
     }
 
-    /// Asks for results for the new search text; answers to older text are ignored.
-    fn search_changed(&mut self, worker: &Worker) {
-        self.search_generation += 1;
-        self.results = None;
-        self.meaning_unavailable = None;
-        if self.is_searching() {
-            // Words first, at once; meaning joins when the AI thread has the embedding.
-            worker.send(Request::Search {
-                generation: self.search_generation,
-                text: self.search.clone(),
-                embedding: None,
-            });
-            worker.send_ai(AiRequest::Embed {
-                generation: self.search_generation,
-                text: self.search.clone(),
-            });
-        }
-    }
-
-    fn is_searching(&self) -> bool {
-        !self.search.trim().is_empty()
-    }
-
-    fn list(&mut self, ui: &mut egui::Ui, worker: &Worker) {
-        if self.is_searching() {
-            if let Some(id) = search_results(ui, self.results.as_ref(), self.meaning_unavailable.as_deref()) {
-                self.open(id, worker);
-            }
+    fn list_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        if self.search.active() {
+            search_results_ui(ui, &self.search, actions);
             return;
         }
         let row_height = ui.text_style_height(&egui::TextStyle::Body) * 3.0 + 8.0;
-        let known_rows = if self.filter.trash {
-            self.rows.len() + usize::from(!self.exhausted)
-        } else {
-            self.total
-                .map_or(self.rows.len(), |t| t as usize)
-                .max(self.rows.len())
+        let rows = self.list.rows().len();
+        let known_rows = match (self.filter.trash || self.filter.tag.is_some(), self.total) {
+            // Counted lists: the scrollbar covers the whole journal from the start.
+            (false, Some(total)) => (total as usize).max(rows),
+            (false, None) => rows,
+            (true, _) => rows + usize::from(!self.list.exhausted()),
         };
         if known_rows == 0 {
             ui.add_space(12.0);
             ui.label(match (self.filter.trash, self.total) {
                 (true, _) => "The trash is empty.",
+                _ if self.filter.tag.is_some() => "No entries with this tag.",
                 (false, Some(0)) => "No entries yet.",
                 (false, _) => "Loading…",
             });
             return;
         }
         let mut wanted_up_to = 0usize;
-        let mut clicked = None;
         let open_id = self.trashed.as_ref().map(|e| e.id).or(self.editor.entry_id());
         ScrollArea::vertical().auto_shrink([false, false]).show_rows(
             ui,
@@ -334,12 +364,8 @@ impl JournalView {
             |ui, range| {
                 wanted_up_to = range.end;
                 for index in range {
-                    match self.rows.get(index) {
-                        Some(row) => {
-                            if list_row(ui, row, open_id == Some(row.id), row_height).clicked() {
-                                clicked = Some(row.id);
-                            }
-                        }
+                    match self.list.rows().get(index) {
+                        Some(row) => list_row_ui(ui, row, open_id == Some(row.id), row_height, actions),
                         None => {
                             ui.add_sized([ui.available_width(), row_height], egui::Label::new("…"));
                         }
@@ -347,16 +373,13 @@ impl JournalView {
                 }
             },
         );
-        if wanted_up_to + PAGE_SIZE as usize / 2 > self.rows.len() {
-            let missing = (wanted_up_to + PAGE_SIZE as usize).saturating_sub(self.rows.len()) as u32;
-            self.request_rows(worker, missing.clamp(PAGE_SIZE, MAX_CATCH_UP_ROWS));
-        }
-        if let Some(id) = clicked {
-            self.open(id, worker);
+        if wanted_up_to + PAGE_SIZE as usize / 2 > rows {
+            let missing = (wanted_up_to + PAGE_SIZE as usize).saturating_sub(rows) as u32;
+            self.request_rows(actions, missing.clamp(PAGE_SIZE, MAX_CATCH_UP_ROWS));
         }
     }
 
-    fn purge_confirmation(&mut self, ctx: &egui::Context, worker: &Worker) {
+    fn purge_confirmation_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(id) = self.confirm_purge else {
             return;
         };
@@ -366,7 +389,7 @@ impl JournalView {
             ui.add_space(8.0);
             ui.horizontal(|ui| {
                 if ui.button("Delete forever").clicked() {
-                    worker.send(Request::Purge(id));
+                    actions.push(Action::Send(Request::Purge(id)));
                     self.confirm_purge = None;
                 }
                 if ui.button("Cancel").clicked() {
@@ -380,19 +403,15 @@ impl JournalView {
     }
 }
 
-/// The hits for the search text, best first; returns the clicked entry. Matching words
-/// only, it says why: the embedding's failure when there was one, else search's reason.
-fn search_results(
-    ui: &mut egui::Ui,
-    outcome: Option<&SearchOutcome>,
-    meaning_unavailable: Option<&str>,
-) -> Option<EntryId> {
-    let Some(outcome) = outcome else {
+/// The hits for the search text, best first. Matching words only, it says why: the
+/// embedding's failure when there was one, else search's reason.
+fn search_results_ui(ui: &mut egui::Ui, search: &SearchBox, actions: &mut Vec<Action>) {
+    let Some(outcome) = &search.results else {
         ui.label(RichText::new("Searching…").weak());
-        return None;
+        return;
     };
     if let SearchMode::KeywordOnly { reason } = &outcome.mode {
-        let reason = meaning_unavailable.unwrap_or(reason);
+        let reason = search.meaning_unavailable.as_deref().unwrap_or(reason);
         ui.label(
             RichText::new(format!("Matching words only: {reason}."))
                 .weak()
@@ -401,51 +420,61 @@ fn search_results(
     }
     if outcome.hits.is_empty() {
         ui.label("Nothing found.");
-        return None;
+        return;
     }
-    let mut clicked = None;
     ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         for hit in &outcome.hits {
-            if search_hit(ui, hit).clicked() {
-                clicked = Some(hit.entry_id);
+            if search_hit_ui(ui, hit).clicked() {
+                actions.push(Action::OpenEntry(hit.entry_id));
             }
             ui.separator();
         }
     });
-    clicked
 }
 
-fn search_hit(ui: &mut egui::Ui, hit: &SearchHit) -> egui::Response {
-    let title = if hit.title.is_empty() {
-        "(untitled)"
-    } else {
-        &hit.title
-    };
-    let response = ui
-        .vertical(|ui| {
-            ui.horizontal(|ui| {
-                ui.label(RichText::new(title).strong());
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    ui.label(RichText::new(display_time(&hit.created_at)).weak().small());
-                });
-            });
-            ui.label(highlighted(ui, &hit.snippet));
-        })
-        .response;
-    let response = ui.interact(
-        response.rect,
-        ui.id().with(("hit", hit.entry_id)),
-        egui::Sense::click(),
+/// A title on the left, truncated to the room the date on the right leaves it.
+fn title_and_date_ui(ui: &mut egui::Ui, title: &str, created_at: &str) {
+    egui::Sides::new().shrink_left().truncate().show(
+        ui,
+        |ui| ui.label(RichText::new(title).strong()),
+        |ui| ui.label(RichText::new(display_time(created_at)).weak().small()),
     );
-    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, title));
-    if response.hovered() {
+}
+
+/// Makes `rect` one button to the person and to assistive technology, named `name`,
+/// highlighted when selected or under the pointer.
+fn clickable(
+    ui: &mut egui::Ui,
+    rect: egui::Rect,
+    id: egui::Id,
+    name: &str,
+    selected: bool,
+) -> egui::Response {
+    let response = ui.interact(rect, id, egui::Sense::click());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name));
+    if selected || response.hovered() {
         ui.painter().rect_filled(
             response.rect,
             4.0,
-            ui.visuals().selection.bg_fill.gamma_multiply(0.12),
+            ui.visuals()
+                .selection
+                .bg_fill
+                .gamma_multiply(if selected { 0.35 } else { 0.12 }),
         );
     }
     response
+}
+
+fn search_hit_ui(ui: &mut egui::Ui, hit: &SearchHit) -> egui::Response {
+    let title = entry_title(&hit.title, "");
+    let rect = ui
+        .vertical(|ui| {
+            title_and_date_ui(ui, &title, &hit.created_at);
+            ui.label(highlighted(ui, &hit.snippet));
+        })
+        .response
+        .rect;
+    clickable(ui, rect, ui.id().with(("hit", hit.entry_id)), &title, false)
 }
 
 /// A snippet with the matched words on a highlight, from search's STX/ETX markers.
@@ -475,7 +504,12 @@ fn highlighted(ui: &egui::Ui, snippet: &str) -> egui::text::LayoutJob {
 }
 
 /// A trashed entry, read-only, with the two ways out of the trash.
-fn trashed_entry(ui: &mut egui::Ui, entry: &Entry, worker: &Worker, confirm_purge: &mut Option<EntryId>) {
+fn trashed_entry_ui(
+    ui: &mut egui::Ui,
+    entry: &Entry,
+    actions: &mut Vec<Action>,
+    confirm_purge: &mut Option<EntryId>,
+) {
     ui.horizontal(|ui| {
         ui.label(RichText::new("In the trash").strong());
         if let Some(deleted) = &entry.deleted_at {
@@ -486,59 +520,48 @@ fn trashed_entry(ui: &mut egui::Ui, entry: &Entry, worker: &Worker, confirm_purg
                 *confirm_purge = Some(entry.id);
             }
             if ui.button("Restore").clicked() {
-                worker.send(Request::Restore(entry.id));
+                actions.push(Action::Send(Request::Restore(entry.id)));
             }
         });
     });
     ui.separator();
-    ui.heading(if entry.title.is_empty() {
-        "(untitled)"
-    } else {
-        &entry.title
-    });
+    ui.heading(entry_title(&entry.title, &entry.body));
     ui.label(RichText::new(display_time(&entry.created_at)).weak());
     ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| ui.label(&entry.body));
 }
 
-fn list_row(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32) -> egui::Response {
-    let title = if row.title.is_empty() {
-        "(untitled)"
+/// One row of the list: title and date, the start of the text, and its tags, each tag
+/// a link to the entries carrying it. The row's own click is registered first, so the
+/// tag links drawn over it take their clicks.
+fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32, actions: &mut Vec<Action>) {
+    let title = entry_title(&row.title, &row.preview);
+    // Without a title the text's start is the title, shown once.
+    let preview = if row.title.trim().is_empty() {
+        ""
     } else {
-        &row.title
+        &row.preview
     };
-    let response = ui
-        .allocate_ui_with_layout(
-            egui::vec2(ui.available_width(), height),
-            egui::Layout::top_down(egui::Align::Min),
-            |ui| {
-                ui.horizontal(|ui| {
-                    ui.label(RichText::new(title).strong());
-                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                        ui.label(RichText::new(display_time(&row.created_at)).weak().small());
-                    });
-                });
-                ui.add(egui::Label::new(RichText::new(&row.preview).weak()).truncate());
-                if !row.tags.is_empty() {
-                    let tags: Vec<String> = row.tags.iter().map(|t| format!("#{t}")).collect();
-                    ui.label(RichText::new(tags.join(" ")).small());
-                }
-            },
-        )
-        .response;
-    let response = ui.interact(response.rect, ui.id().with(("row", row.id)), egui::Sense::click());
-    // The row is one button to assistive technology, named by its title.
-    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, title));
-    if selected || response.hovered() {
-        ui.painter().rect_filled(
-            response.rect,
-            4.0,
-            ui.visuals()
-                .selection
-                .bg_fill
-                .gamma_multiply(if selected { 0.35 } else { 0.12 }),
-        );
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), height), egui::Sense::hover());
+    if clickable(ui, rect, ui.id().with(("row", row.id)), &title, selected).clicked() {
+        actions.push(Action::OpenEntry(row.id));
     }
-    response
+    let contents = egui::UiBuilder::new()
+        .max_rect(rect)
+        .layout(egui::Layout::top_down(egui::Align::Min));
+    ui.scope_builder(contents, |ui| {
+        title_and_date_ui(ui, &title, &row.created_at);
+        ui.add(egui::Label::new(RichText::new(preview).weak()).truncate());
+        if !row.tags.is_empty() {
+            ui.horizontal(|ui| {
+                for tag in &row.tags {
+                    let link = ui.add(egui::Link::new(RichText::new(format!("#{tag}")).small()));
+                    if link.on_hover_text("Entries with this tag").clicked() {
+                        actions.push(Action::ShowTag(tag.clone()));
+                    }
+                }
+            });
+        }
+    });
 }

@@ -1,10 +1,21 @@
-//! One module per screen. Views draw state and send requests; they never block.
+//! One module per screen. A view is state plus `ui(&mut self, ui, actions)`, made of
+//! small `*_ui` functions: it draws into the `Ui` it is given and pushes what the person
+//! asked for as [`Action`]s, which [`crate::app`] carries out. Views never block, never
+//! hold a channel, and never open the window's own panels, so each can be drawn alone
+//! (`egui_kittest::Harness::new_ui`) with no threads behind it.
+
+use std::borrow::Cow;
+
+use mindsage_core::db::EntryId;
+
+use crate::protocol::{AiRequest, Request};
 
 pub mod ask;
 pub mod dashboard;
 pub mod editor;
 pub mod gallery;
 pub mod journal;
+pub mod paged;
 pub mod settings;
 
 /// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+5.
@@ -38,6 +49,23 @@ impl View {
     }
 }
 
+/// What a person asked for on a screen, carried out by [`crate::app`].
+#[derive(Debug)]
+pub enum Action {
+    /// Something for the reader thread: a read, or a write it passes to the writer.
+    Send(Request),
+    /// Something for the AI thread.
+    SendAi(AiRequest),
+    /// Show entry `id` in the journal, from whichever screen.
+    OpenEntry(EntryId),
+    /// Show the journal's entries carrying this tag.
+    ShowTag(String),
+    /// Start a new entry in the journal.
+    NewEntry,
+    /// Let the person choose photo files for entry `id` in the system's file dialog.
+    PickPhotos(EntryId),
+}
+
 /// A stored UTC timestamp as the person's local date and time.
 pub fn display_time(stored: &str) -> String {
     mindsage_core::clock::parse_utc(stored)
@@ -47,4 +75,39 @@ pub fn display_time(stored: &str) -> String {
                 .to_string()
         })
         .unwrap_or_else(|| stored.to_owned())
+}
+
+/// Longest title made from an entry's first line, in characters.
+const FIRST_LINE_TITLE: usize = 60;
+
+/// What an entry is called on screen: its title; without one, the first line of its text
+/// (an entry starts with writing, and the model's title comes later); "(untitled)" when
+/// both are empty.
+pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
+    if !title.trim().is_empty() {
+        return Cow::Borrowed(title);
+    }
+    let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return Cow::Borrowed("(untitled)");
+    };
+    match line.char_indices().nth(FIRST_LINE_TITLE) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", line[..cut].trim_end())),
+        None => Cow::Borrowed(line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entry_title;
+
+    #[test]
+    fn an_entry_without_a_title_is_called_by_its_first_line() {
+        assert_eq!(entry_title("Walk", "text"), "Walk");
+        assert_eq!(entry_title("  ", "\n  Rain all day.\nThen sun."), "Rain all day.");
+        assert_eq!(entry_title("", ""), "(untitled)");
+        let long = "é".repeat(100);
+        let title = entry_title("", &long);
+        assert_eq!(title.chars().count(), super::FIRST_LINE_TITLE + 1);
+        assert!(title.ends_with('…'));
+    }
 }

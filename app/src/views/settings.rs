@@ -8,8 +8,8 @@ use egui::RichText;
 use mindsage_core::db::EffectivePragmas;
 use mindsage_core::settings::{Settings, Theme};
 
-use crate::assistant::AiRequest;
-use crate::worker::{Request, Response, Worker};
+use super::Action;
+use crate::protocol::{AiRequest, Request};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -47,27 +47,28 @@ impl SettingsView {
 
     /// Saves the settings, unless the file on disk is damaged and the person has not
     /// chosen to replace it.
-    fn save(&mut self, worker: &Worker) {
+    fn save(&mut self, actions: &mut Vec<Action>) {
         if self.damaged.is_none() {
-            worker.send(Request::SaveSettings(self.settings.clone()));
+            actions.push(Action::Send(Request::SaveSettings(self.settings.clone())));
             self.dirty = false;
             self.saved_note = None;
         }
     }
 
-    pub fn on_response(&mut self, response: Response) {
-        match response {
-            Response::Pragmas(pragmas) => self.pragmas = Some(*pragmas),
-            Response::SettingsSaved => {
-                self.saved_note = Some("Saved. Model settings apply from the next start.")
-            }
-            Response::Health(status) => self.health = Some(status),
-            _ => {}
-        }
+    pub fn on_pragmas(&mut self, pragmas: EffectivePragmas) {
+        self.pragmas = Some(pragmas);
+    }
+
+    pub fn on_saved(&mut self) {
+        self.saved_note = Some("Saved. Model settings apply from the next start.");
+    }
+
+    pub fn on_health(&mut self, status: Result<String, String>) {
+        self.health = Some(status);
     }
 
     /// Switches between light and dark, saving the choice.
-    pub fn toggle_theme(&mut self, ctx: &egui::Context, worker: &Worker) {
+    pub fn toggle_theme(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         self.settings.theme = if ctx.style().visuals.dark_mode {
             Theme::Light
         } else {
@@ -75,47 +76,51 @@ impl SettingsView {
         };
         apply_theme(ctx, self.settings.theme);
         self.dirty = self.damaged.is_some();
-        self.save(worker);
+        self.save(actions);
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, worker: &Worker) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if !self.requested_pragmas {
-            worker.send(Request::Pragmas);
-            worker.send_ai(AiRequest::Health);
+            actions.push(Action::Send(Request::Pragmas));
+            actions.push(Action::SendAi(AiRequest::Health));
             self.requested_pragmas = true;
         }
-        egui::CentralPanel::default().show(ctx, |ui| {
+        egui::CentralPanel::default().show_inside(ui, |ui| {
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
                     ui.heading("Settings");
-                    self.damaged_file(ui, worker);
-                    self.storage(ui);
+                    self.damaged_file_ui(ui, actions);
+                    self.storage_ui(ui);
                     ui.add_space(8.0);
-                    self.local_model(ui);
+                    self.local_model_ui(ui);
                     ui.add_space(8.0);
-                    self.appearance(ui);
+                    self.appearance_ui(ui);
                     ui.add_space(8.0);
-                    ui.horizontal(|ui| {
-                        let can_save = self.dirty && self.damaged.is_none();
-                        if ui
-                            .add_enabled(can_save, egui::Button::new("Save settings"))
-                            .clicked()
-                        {
-                            self.save(worker);
-                        }
-                        if let Some(note) = self.saved_note.filter(|_| !self.dirty) {
-                            ui.label(RichText::new(note).weak());
-                        }
-                    });
+                    self.save_ui(ui, actions);
                     ui.separator();
-                    self.about(ui);
+                    self.about_ui(ui);
                 });
         });
     }
 
+    fn save_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        ui.horizontal(|ui| {
+            let can_save = self.dirty && self.damaged.is_none();
+            if ui
+                .add_enabled(can_save, egui::Button::new("Save settings"))
+                .clicked()
+            {
+                self.save(actions);
+            }
+            if let Some(note) = self.saved_note.filter(|_| !self.dirty) {
+                ui.label(RichText::new(note).weak());
+            }
+        });
+    }
+
     /// The damaged settings file, named, and the one way to write over it.
-    fn damaged_file(&mut self, ui: &mut egui::Ui, worker: &Worker) {
+    fn damaged_file_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         let Some(problem) = self.damaged.clone() else {
             return;
         };
@@ -130,13 +135,13 @@ impl SettingsView {
                 .clicked()
             {
                 self.damaged = None;
-                self.save(worker);
+                self.save(actions);
             }
         });
         ui.add_space(8.0);
     }
 
-    fn storage(&mut self, ui: &mut egui::Ui) {
+    fn storage_ui(&mut self, ui: &mut egui::Ui) {
         ui.label(RichText::new("Journal").strong());
         ui.horizontal(|ui| {
             ui.label("Data folder");
@@ -165,7 +170,7 @@ impl SettingsView {
         });
     }
 
-    fn local_model(&mut self, ui: &mut egui::Ui) {
+    fn local_model_ui(&mut self, ui: &mut egui::Ui) {
         ui.label(RichText::new("Local model (Ollama)").strong());
         let fields = [
             ("Ollama host", &mut self.settings.ollama_host),
@@ -197,7 +202,7 @@ impl SettingsView {
         };
     }
 
-    fn appearance(&mut self, ui: &mut egui::Ui) {
+    fn appearance_ui(&mut self, ui: &mut egui::Ui) {
         ui.label(RichText::new("Appearance").strong());
         ui.horizontal(|ui| {
             for (theme, name) in [
@@ -213,7 +218,7 @@ impl SettingsView {
         });
     }
 
-    fn about(&self, ui: &mut egui::Ui) {
+    fn about_ui(&self, ui: &mut egui::Ui) {
         ui.heading("About");
         ui.label(format!("MindSage {}", env!("CARGO_PKG_VERSION")));
         let Some(p) = &self.pragmas else {

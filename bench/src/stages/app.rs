@@ -31,8 +31,8 @@ use anyhow::Context as _;
 use egui::{Event, Key, Modifiers, MouseWheelUnit, Pos2, RawInput, Rect, vec2};
 
 use mindsage::app::{MindSageApp, Startup};
+use mindsage::backend::Backend;
 use mindsage::views::View;
-use mindsage::worker::Worker;
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, StorageOptions};
 use mindsage_core::timing::Summary;
@@ -163,10 +163,10 @@ impl Headless {
 
     fn open_with(path: &Path, view: View, ai: AiSettings) -> Headless {
         let ctx = egui::Context::default();
-        let worker = Worker::spawn(path.to_path_buf(), StorageOptions::default(), ai, ctx.clone());
+        let backend = Backend::spawn(path.to_path_buf(), StorageOptions::default(), ai, ctx.clone());
         let data_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let startup = Startup::on_view(data_dir, view);
-        let app = MindSageApp::new(&ctx, worker, startup);
+        let app = MindSageApp::new(&ctx, backend, startup);
         Headless { ctx, app, time: 0.0 }
     }
 

@@ -1,0 +1,100 @@
+//! The UI's end of its threads: starts the reader ([`crate::worker`]) and the AI thread
+//! ([`crate::assistant`]), carries requests to them, and hands back their answers.
+//!
+//! Both threads open the journal themselves, so nothing here touches SQLite or the
+//! network: sending never blocks and [`Backend::drain`] never waits.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender};
+
+use mindsage_core::ai::AiSettings;
+use mindsage_core::db::StorageOptions;
+
+use crate::assistant::Assistant;
+use crate::protocol::{AiRequest, Reply, Request, Response};
+
+/// The UI's end of the threads.
+pub struct Backend {
+    requests: Sender<Request>,
+    ai: Sender<AiRequest>,
+    responses: Receiver<Response>,
+    /// What the threads were started with, to start them again.
+    start: Start,
+}
+
+/// The journal, options and model settings the threads open, and the answer channel they
+/// share (kept across a restart, so answers of the old threads still arrive).
+#[derive(Clone)]
+struct Start {
+    path: PathBuf,
+    options: StorageOptions,
+    ai: AiSettings,
+    reply: Reply,
+}
+
+impl Backend {
+    /// Starts the reader and the AI thread; each opens the journal on its own thread.
+    pub fn spawn(path: PathBuf, options: StorageOptions, ai: AiSettings, repaint: egui::Context) -> Backend {
+        let (outbox, responses) = mpsc::channel();
+        let start = Start {
+            path,
+            options,
+            ai,
+            reply: Reply { outbox, repaint },
+        };
+        let (requests, ai) = start.threads();
+        Backend {
+            requests,
+            ai,
+            responses,
+            start,
+        }
+    }
+
+    /// Starts new reader, writer and AI threads after one died. The old ones that still
+    /// run finish what they were given and end (their writer commits its queue first).
+    pub fn restart(&mut self) {
+        (self.requests, self.ai) = self.start.threads();
+    }
+
+    /// Sends a request to the reader. If the reader has died the request is lost; its
+    /// [`crate::protocol::Watch`] has told the UI, which keeps the person's text and
+    /// offers a restart.
+    pub fn send(&self, request: Request) {
+        let _ = self.requests.send(request);
+    }
+
+    /// Sends a request to the AI thread.
+    pub fn send_ai(&self, request: AiRequest) {
+        let _ = self.ai.send(request);
+    }
+
+    /// Answers that have arrived, without waiting.
+    pub fn drain(&self) -> impl Iterator<Item = Response> + '_ {
+        self.responses.try_iter()
+    }
+}
+
+impl Start {
+    fn threads(&self) -> (Sender<Request>, Sender<AiRequest>) {
+        let (requests, inbox) = mpsc::channel();
+        let (ai_requests, ai_inbox) = mpsc::channel();
+        let assistant = Assistant {
+            path: self.path.clone(),
+            options: self.options.clone(),
+            settings: self.ai.clone(),
+            reader: requests.clone(),
+            reply: self.reply.clone(),
+        };
+        let start = self.clone();
+        std::thread::Builder::new()
+            .name("mindsage-reader".into())
+            .spawn(move || crate::worker::serve(start.path, start.options, start.ai, inbox, start.reply))
+            .expect("spawning a thread");
+        std::thread::Builder::new()
+            .name("mindsage-assistant".into())
+            .spawn(move || assistant.serve(ai_inbox))
+            .expect("spawning a thread");
+        (requests, ai_requests)
+    }
+}

@@ -1,0 +1,261 @@
+//! The messages between the window and its threads, and the channel answers come back on.
+//!
+//! The UI thread sends a [`Request`] to the reader ([`crate::worker`]) or an [`AiRequest`]
+//! to the AI thread ([`crate::assistant`]) and carries on drawing; every answer is a
+//! [`Response`] on one channel, drained once per frame by [`crate::app`], which hands it
+//! to the view that asked. [`crate::backend`] starts the threads and owns the channels.
+//!
+//! A save's failure answers that save ([`Response::CreateFailed`], [`Response::UpdateFailed`]),
+//! never a shared "something failed", so the editor only retries what it sent. A thread
+//! that dies of a bug says so ([`Response::ThreadStopped`], sent by its [`Watch`]) instead
+//! of leaving requests to vanish.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+use mindsage_core::ai::ask::{AskAnswer, AskEvent};
+use mindsage_core::ai::jobs::QueueStatus;
+use mindsage_core::db::chats::{ChatMessage, ChatSummary};
+use mindsage_core::db::entries::{Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
+use mindsage_core::db::stats::DashboardStats;
+use mindsage_core::db::{self, EffectivePragmas, EntryId};
+use mindsage_core::demo::SeedReport;
+use mindsage_core::search::SearchOutcome;
+use mindsage_core::settings::Settings;
+
+/// What the UI asks the reader thread (which passes writes on to the writer thread).
+#[derive(Debug)]
+pub enum Request {
+    /// A page of the list; `generation` lets the UI drop answers to stale requests.
+    Page {
+        generation: u64,
+        filter: ListFilter,
+        after: Option<Cursor>,
+        limit: u32,
+    },
+    Count,
+    /// An entry to open in the journal.
+    Entry(EntryId),
+    /// An entry read again because the local model wrote its title, summary and mood:
+    /// answered with [`Response::Refreshed`], which updates what shows it and opens nothing.
+    Refresh(EntryId),
+    /// Hybrid search for the search box; keyword-only when `embedding` is `None`.
+    Search {
+        generation: u64,
+        text: String,
+        embedding: Option<Vec<f32>>,
+    },
+    /// A new entry; `draft` is the editor's name for it, echoed in the answer.
+    Create {
+        draft: u64,
+        entry: NewEntry,
+    },
+    Update {
+        id: EntryId,
+        edit: EntryEdit,
+    },
+    Trash(EntryId),
+    Restore(EntryId),
+    Purge(EntryId),
+    /// The dashboard's figures and "on this day".
+    Dashboard,
+    /// A page of gallery thumbnails, newest first.
+    GalleryPage {
+        generation: u64,
+        after: Option<Cursor>,
+        limit: u32,
+    },
+    /// Random photos for the shuffle.
+    GalleryShuffle {
+        generation: u64,
+        count: usize,
+    },
+    /// Read, check and attach photo files to an entry.
+    AttachPhotos {
+        entry: EntryId,
+        paths: Vec<PathBuf>,
+    },
+    Pragmas,
+    SaveSettings(Settings),
+    /// Store an answered question in the chat history.
+    SaveChat(Box<AskAnswer>),
+    /// The most recent chats of the Ask history.
+    Chats,
+    /// One chat's messages.
+    ChatMessages(i64),
+    /// Fill the journal with demo entries if it has none.
+    DemoIfEmpty,
+    /// Start the model's background work (the job runner and the model's pre-warm). The
+    /// window sends it once the journal is on screen: on a two-core PC the backfill's
+    /// scan and the pre-warm otherwise compete with the first frame for the processor.
+    StartModelWork,
+    /// Pause (true) or resume the model's background work.
+    PauseQueue(bool),
+    /// Answered with [`Response::Flushed`] once every write sent before it is committed
+    /// (the writer runs jobs in order): closing waits for it.
+    Flush,
+    /// Faults only tests send, to check that failures and dead threads are noticed.
+    #[doc(hidden)]
+    Fault(Fault),
+}
+
+/// What a test asks a thread to do wrong.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Fault {
+    /// The reader answers with a failure that belongs to no save.
+    Fail,
+    /// The reader panics, as a bug in a query would.
+    PanicReader,
+    /// A job on the writer panics, which ends the writer thread.
+    PanicWriter,
+}
+
+/// What the UI asks the AI thread.
+#[derive(Debug)]
+pub enum AiRequest {
+    /// Is Ollama running with both models pulled?
+    Health,
+    /// Embed the search box's text, then search again with meaning as well as words.
+    Embed { generation: u64, text: String },
+    /// Answer a question from the journal, streaming.
+    Ask { question: String },
+}
+
+/// A gallery photo with its thumbnail decoded, ready to upload as a texture.
+pub struct Thumbnail {
+    pub media_id: i64,
+    pub entry_id: EntryId,
+    pub created_at: String,
+    pub image: egui::ColorImage,
+}
+
+impl std::fmt::Debug for Thumbnail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Thumbnail({} of entry {})", self.media_id, self.entry_id)
+    }
+}
+
+/// What comes back, from any thread.
+#[derive(Debug)]
+pub enum Response {
+    Page {
+        generation: u64,
+        page: Page,
+    },
+    Count(u64),
+    Entry(Box<Entry>),
+    /// The answer to [`Request::Refresh`].
+    Refreshed(Box<Entry>),
+    Search {
+        generation: u64,
+        outcome: SearchOutcome,
+    },
+    /// The search box's text could not be embedded: results match words only, for this reason.
+    MeaningUnavailable {
+        generation: u64,
+        reason: String,
+    },
+    Created {
+        draft: u64,
+        id: EntryId,
+    },
+    /// The draft `draft` could not be created; nothing was written.
+    CreateFailed {
+        draft: u64,
+        message: String,
+    },
+    Saved(EntryId),
+    /// An edit of `id` could not be saved; the entry is as it was.
+    UpdateFailed {
+        id: EntryId,
+        message: String,
+    },
+    Trashed(EntryId),
+    Restored(EntryId),
+    Purged(EntryId),
+    Dashboard {
+        stats: Arc<DashboardStats>,
+        /// Entries written on today's date in earlier years, newest year first.
+        on_this_day: Vec<EntryRow>,
+    },
+    Thumbnails {
+        generation: u64,
+        thumbnails: Vec<Thumbnail>,
+        /// Where the next page starts; `None` at the end and for a shuffle.
+        next: Option<Cursor>,
+    },
+    PhotosAdded {
+        entry: EntryId,
+        added: usize,
+        /// One line per file that could not be attached, naming it and why.
+        failures: Vec<String>,
+    },
+    Pragmas(Box<EffectivePragmas>),
+    SettingsSaved,
+    /// Whether the local model is usable, or what to do about it.
+    Health(Result<String, String>),
+    /// A step of the answer being streamed.
+    Ask(AskEvent),
+    Chats(Vec<ChatSummary>),
+    ChatMessages(Vec<ChatMessage>),
+    /// An answered question was added to the history.
+    ChatSaved,
+    Seeded(SeedReport),
+    /// How the model's queue stands (sent by the job runner after every step).
+    Queue(QueueStatus),
+    /// Every write sent before [`Request::Flush`] is in the file.
+    Flushed,
+    /// A thread died of a bug: what it did, in the person's words, and whether saves are
+    /// lost with it (the reader and the writer). Requests to it are lost until
+    /// [`crate::backend::Backend::restart`].
+    ThreadStopped {
+        what: &'static str,
+        saving: bool,
+    },
+    /// The journal could not be opened; nothing else will arrive.
+    OpenFailed(String),
+    /// A request that no editor state waits on failed; shown, never retried.
+    Failed(String),
+}
+
+/// Sends answers to the UI and wakes it up; shared by the reader, writer jobs, imports
+/// and the AI thread.
+#[derive(Clone)]
+pub struct Reply {
+    pub(crate) outbox: Sender<Response>,
+    pub(crate) repaint: egui::Context,
+}
+
+impl Reply {
+    pub fn send(&self, response: Response) {
+        let _ = self.outbox.send(response);
+        self.repaint.request_repaint();
+    }
+
+    /// Sends `result`'s answer, or its error as [`Response::Failed`].
+    pub fn result(&self, result: db::Result<Response>) {
+        self.send(result.unwrap_or_else(|e| Response::Failed(e.to_string())));
+    }
+}
+
+/// Lives on a thread and tells the UI if that thread dies of a panic (it is dropped
+/// while unwinding); a thread that ends normally says nothing.
+pub struct Watch {
+    pub what: &'static str,
+    /// Whether saves go through this thread.
+    pub saving: bool,
+    pub reply: Reply,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.reply.send(Response::ThreadStopped {
+                what: self.what,
+                saving: self.saving,
+            });
+        }
+    }
+}
