@@ -10,11 +10,12 @@ use chrono::TimeZone;
 use common::TempJournal;
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::db::{jobs, vec_extension, vectors};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::search::keyword::{
     self, HIGHLIGHT_END, HIGHLIGHT_START, LastWord, Matching, QueryWords, RankingConnections,
 };
-use mindsage_core::search::vectors::{self, VectorCache};
+use mindsage_core::search::vectors::{VectorCache, knn_sqlite_vec};
 use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searcher};
 
 const USER: i64 = DEFAULT_USER;
@@ -266,7 +267,7 @@ fn hostile_queries_never_error() {
 fn vectors_round_trip_and_both_paths_agree() {
     let journal = TempJournal::new();
     let mut conn = journal.open();
-    assert!(vectors::extension_version(&conn).is_some());
+    assert!(vec_extension::extension_version(&conn).is_some());
     let dim = 48;
     let mut ids_by_seed = Vec::new();
     for seed in 0..200u64 {
@@ -276,7 +277,7 @@ fn vectors_round_trip_and_both_paths_agree() {
     }
     let model = vectors::active_model(&conn, USER).unwrap().unwrap();
     assert_eq!(
-        (model.model.as_str(), model.dim, model.active),
+        (model.model.as_str(), model.dim, model.is_active()),
         ("test-model", dim, true)
     );
 
@@ -293,12 +294,11 @@ fn vectors_round_trip_and_both_paths_agree() {
             .map(|h| h.0)
             .collect();
         assert_eq!(ours[0], ids_by_seed[seed as usize]);
-        let theirs: Vec<i64> =
-            vectors::knn_sqlite_vec(&conn, USER, &model, &query, 10, &SearchFilter::default())
-                .unwrap()
-                .iter()
-                .map(|h| h.0)
-                .collect();
+        let theirs: Vec<i64> = knn_sqlite_vec(&conn, USER, &model, &query, 10, &SearchFilter::default())
+            .unwrap()
+            .iter()
+            .map(|h| h.0)
+            .collect();
         assert_eq!(ours, theirs, "exact scan and sqlite-vec KNN give the same top 10");
         // And the same order as cosine distance computed by sqlite-vec itself.
         let mut stmt = conn
@@ -410,11 +410,11 @@ fn trash_and_purge_take_vectors_and_text_out_of_search() {
     assert_eq!(ids(&searcher.hybrid(&reader, USER, &query, None).unwrap()), [a]);
 }
 
-/// The entries `queue_missing_embeddings` queues for the model "new", from an empty
+/// The entries `jobs::queue_missing_embeddings` queues for the model "new", from an empty
 /// queue (the saves queued jobs of their own).
 fn queued_for_new_model(conn: &rusqlite::Connection) -> Vec<i64> {
     conn.execute("DELETE FROM ai_jobs", []).unwrap();
-    vectors::queue_missing_embeddings(conn, USER, "new").unwrap();
+    jobs::queue_missing_embeddings(conn, USER, "new").unwrap();
     let mut stmt = conn
         .prepare("SELECT entry_id FROM ai_jobs WHERE kind = 'embed' ORDER BY entry_id")
         .unwrap();
@@ -457,7 +457,7 @@ fn a_new_model_builds_beside_the_old_and_replaces_it_when_complete() {
     }
     let models = vectors::models(&conn, USER).unwrap();
     assert_eq!(models.len(), 1);
-    assert_eq!((models[0].model.as_str(), models[0].active), ("new", true));
+    assert_eq!((models[0].model.as_str(), models[0].is_active()), ("new", true));
     cache.refresh(&conn, USER).unwrap();
     assert_eq!((cache.model().unwrap().dim, cache.len()), (4, 5));
     // A model cannot change its dimension behind our back.
@@ -477,7 +477,7 @@ fn without_the_extension_the_journal_opens_and_keyword_search_works() {
         ..Default::default()
     };
     let mut conn = db::open(&journal.path, &options).unwrap();
-    assert!(vectors::extension_version(&conn).is_none());
+    assert!(vec_extension::extension_version(&conn).is_none());
     let outcome = Searcher::default()
         .hybrid(
             &conn,

@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 
 use mindsage_core::ai::{self, AiSettings, OllamaClient, ask, enrich};
 use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::quality::LabelledSet;
-use mindsage_core::search::vectors;
 
 use super::retrieval::DEFAULT_SET;
 use super::{Recorder, Stage, StageContext};

@@ -309,13 +309,7 @@ pub fn apply(
         entries::link_tags(&tx, user, entry_id, &created_at, &e.mood_tags)?;
         // The title and tags changed outside the editor: search must see them.
         entries::reindex_for_search(&tx, entry_id)?;
-        crate::search::vectors::store_embedding(
-            &tx,
-            user,
-            entry_id,
-            &enriched.embed_model,
-            &enriched.embedding,
-        )?;
+        db::vectors::store_embedding(&tx, user, entry_id, &enriched.embed_model, &enriched.embedding)?;
         jobs::finish_entry(&tx, entry_id)?;
         tx.commit()?;
         Ok(true)

@@ -148,8 +148,8 @@ pub fn backfill(writer: &Writer, user: UserId, embed_model: &str) -> db::Result<
     let model = embed_model.to_owned();
     writer.call(move |conn| {
         let tx = conn.transaction()?;
-        let queued = jobs::queue_missing_enrichment(&tx, user)?
-            + crate::search::vectors::queue_missing_embeddings(&tx, user, &model)?;
+        let queued =
+            jobs::queue_missing_enrichment(&tx, user)? + jobs::queue_missing_embeddings(&tx, user, &model)?;
         tx.commit()?;
         Ok(queued)
     })
@@ -343,7 +343,7 @@ impl<'a> Pass<'a> {
                     .filter(|r| r.user == user)
                     .map(|r| (r.entry, r.vector.as_slice()))
                     .collect();
-                crate::search::vectors::store_embeddings(&tx, user, &model, &vectors)?;
+                db::vectors::store_embeddings(&tx, user, &model, &vectors)?;
             }
             for result in &fresh {
                 jobs::finish(&tx, result.job)?;

@@ -399,7 +399,7 @@ fn tag_set(tags: &[String]) -> std::collections::BTreeSet<String> {
 /// search never finds trashed entries.
 pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
     set_trashed(conn, user, id, &WRITE_SOFT_DELETE, |tx| {
-        crate::search::vectors::delete_entry(tx, id)
+        super::vectors::delete_entry(tx, user, id)
     })
 }
 
@@ -470,7 +470,7 @@ pub fn purge(
             return Err(DbError::EntryNotFound(id));
         }
         let tags = unlink_tags(&tx, id)?;
-        crate::search::vectors::delete_entry(&tx, id)?;
+        super::vectors::delete_entry(&tx, user, id)?;
         tx.prepare_cached(WRITE_PURGE.sql)?.execute(params![user, id])?;
         drop_unused_tags(&tx, &tags)?;
         tx.commit()?;

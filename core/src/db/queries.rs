@@ -19,6 +19,19 @@ pub struct NamedQuery {
     pub allowed_scans: &'static [AllowedScan],
 }
 
+impl NamedQuery {
+    /// Whether the statement runs on one embedding model's vector table: its text names
+    /// the table as [`VECTOR_TABLE`].
+    pub fn on_vectors(&self) -> bool {
+        self.sql.contains(VECTOR_TABLE)
+    }
+
+    /// The statement's text run on `table`, one model's vector table.
+    pub fn on_table(&self, table: &str) -> String {
+        self.sql.replace(VECTOR_TABLE, table)
+    }
+}
+
 /// A full scan accepted on purpose.
 #[derive(Debug)]
 pub struct AllowedScan {
@@ -326,6 +339,23 @@ pub const AI_BACKFILL_EMBED_ALL: NamedQuery = NamedQuery {
     }],
 };
 
+/// An embedding for every live entry with no vector in one model's set and no
+/// embedding job: what a half-built set, or entries seeded or imported since, still
+/// need. ?1 user, ?2 now.
+pub const AI_BACKFILL_EMBED: NamedQuery = NamedQuery {
+    name: "ai.backfill_embed",
+    sql: "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+     SELECT e.user_id, e.id, 'embed', ?2, e.created_at FROM journal_entries AS e \
+     WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+     AND NOT EXISTS (SELECT 1 FROM {vectors} AS v WHERE v.entry_id = e.id) \
+     AND NOT EXISTS (SELECT 1 FROM ai_jobs AS j WHERE j.entry_id = e.id AND j.kind = 'embed') \
+     ON CONFLICT DO NOTHING",
+    allowed_scans: &[AllowedScan {
+        table: "e",
+        reason: "every live entry is looked up in the model's set: runs when the job runner starts or rescans, on its thread",
+    }],
+};
+
 /// An entry's title, body and tag names as stored, to tell whether an edit changed its
 /// text (and so needs the model's work again). ?1 entry.
 pub const ENTRY_TEXT: NamedQuery = q(
@@ -436,6 +466,154 @@ pub const CHAT_MESSAGES: NamedQuery = q(
      WHERE m.chat_id = ?1 AND c.user_id = ?2 ORDER BY m.id",
 );
 
+/// Where a statement over one embedding model's vectors names its table. Each model has
+/// its own `vec0` table, `vec_entries_<model id>`, created at run time
+/// ([`vector_table_create`]); [`NamedQuery::on_table`] puts the real name in. Left in
+/// place it is a syntax error, so a statement run without its table fails loudly.
+pub const VECTOR_TABLE: &str = "{vectors}";
+
+/// The vector table of one model, made when its first vector is stored: created at run
+/// time, not by a migration, so a journal opens where sqlite-vec cannot load. Schema,
+/// not a query, so it has no plan and is not in [`CATALOGUE`].
+pub fn vector_table_create(table: &str, dim: usize) -> String {
+    format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0 (
+             entry_id INTEGER PRIMARY KEY,
+             user_id INTEGER PARTITION KEY,
+             embedding FLOAT[{dim}] distance_metric=L2
+         )"
+    )
+}
+
+/// Drops a replaced model's vector table. Schema, like [`vector_table_create`].
+pub fn vector_table_drop(table: &str) -> String {
+    format!("DROP TABLE IF EXISTS {table}")
+}
+
+/// sqlite-vec's version, or an error where it is not loaded.
+pub const VEC_VERSION: NamedQuery = q("vectors.extension_version", "SELECT vec_version()");
+
+/// sqlite-vec's build report, with the SIMD paths it was compiled with.
+pub const VEC_DEBUG: NamedQuery = q("vectors.extension_debug", "SELECT vec_debug()");
+
+/// `vector_models` holds a row per embedding model a person has used: a handful. With
+/// statistics SQLite reads so few rows whole rather than through the index.
+const FEW_MODELS: &[AllowedScan] = &[AllowedScan {
+    table: "vector_models",
+    reason: "one row per embedding model used, a handful",
+}];
+
+/// The set search uses. ?1 user, ?2 the active state.
+pub const VECTOR_MODEL_ACTIVE: NamedQuery = NamedQuery {
+    name: "vectors.active_model",
+    sql: "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND state = ?2",
+    allowed_scans: FEW_MODELS,
+};
+
+/// Every set of a user, oldest first. ?1 user.
+pub const VECTOR_MODELS: NamedQuery = NamedQuery {
+    name: "vectors.models",
+    sql: "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 ORDER BY id",
+    allowed_scans: FEW_MODELS,
+};
+
+/// A user's set of one model. ?1 user, ?2 model name.
+pub const VECTOR_MODEL_NAMED: NamedQuery = q(
+    "vectors.model_named",
+    "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND model = ?2",
+);
+
+/// Registers a model's set. ?1 user, ?2 model, ?3 dimension, ?4 state, ?5 now.
+pub const VECTOR_MODEL_INSERT: NamedQuery = q(
+    "vectors.model_insert",
+    "INSERT INTO vector_models (user_id, model, dim, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+);
+
+/// ?1 set, ?2 state.
+pub const VECTOR_MODEL_STATE: NamedQuery = q(
+    "vectors.model_state",
+    "UPDATE vector_models SET state = ?2 WHERE id = ?1",
+);
+
+/// A replaced set's registration. ?1 set.
+pub const VECTOR_MODEL_DELETE: NamedQuery =
+    q("vectors.model_delete", "DELETE FROM vector_models WHERE id = ?1");
+
+/// Logs a vector written or removed, for in-memory copies to catch up. ?1 set, ?2 entry.
+pub const VECTOR_CHANGE_LOG: NamedQuery = q(
+    "vectors.log_change",
+    "INSERT INTO vector_changes (model_id, entry_id) VALUES (?1, ?2)",
+);
+
+/// Changes after a copy's last look, in order. ?1 set, ?2 last change seen.
+pub const VECTOR_CHANGES_SINCE: NamedQuery = q(
+    "vectors.changes_since",
+    "SELECT seq, entry_id FROM vector_changes WHERE model_id = ?1 AND seq > ?2 ORDER BY seq",
+);
+
+/// The newest change of a set: where a fresh copy starts. ?1 set.
+pub const VECTOR_CHANGES_LAST: NamedQuery = q(
+    "vectors.last_change",
+    "SELECT coalesce(max(seq), 0) FROM vector_changes WHERE model_id = ?1",
+);
+
+/// A replaced set's log. ?1 set.
+pub const VECTOR_CHANGES_DROP: NamedQuery = NamedQuery {
+    name: "vectors.changes_drop",
+    sql: "DELETE FROM vector_changes WHERE model_id = ?1",
+    allowed_scans: &[AllowedScan {
+        table: "vector_changes",
+        reason: "removes the replaced model's every change, most of the log: once per model change",
+    }],
+};
+
+/// Removes an entry's vector from one set. ?1 entry.
+pub const VECTOR_DELETE: NamedQuery = q("vectors.delete", "DELETE FROM {vectors} WHERE entry_id = ?1");
+
+/// Stores a normalised vector (the whole store, model lookup and log included, is timed
+/// under this name). ?1 entry, ?2 user, ?3 vector.
+pub const VECTOR_INSERT: NamedQuery = q(
+    "vectors.store",
+    "INSERT INTO {vectors} (entry_id, user_id, embedding) VALUES (?1, ?2, ?3)",
+);
+
+/// Vectors a user has in one set. ?1 user.
+pub const VECTOR_COUNT: NamedQuery = q(
+    "vectors.count",
+    "SELECT count(*) FROM {vectors} WHERE user_id = ?1",
+);
+
+/// sqlite-vec's KNN over one set, with each neighbour's date for the caller's filter.
+/// ?1 normalised query, ?2 k, ?3 user.
+pub const VECTOR_KNN: NamedQuery = q(
+    "vectors.knn",
+    "SELECT v.entry_id, v.distance, e.created_at FROM {vectors} AS v \
+     JOIN journal_entries AS e ON e.id = v.entry_id \
+     WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.user_id = ?3 ORDER BY v.distance",
+);
+
+/// One entry's vector and date, for a copy catching up. ?1 entry, ?2 user.
+pub const VECTOR_OF_ENTRY: NamedQuery = q(
+    "vectors.of_entry",
+    "SELECT v.embedding, e.created_at FROM {vectors} AS v \
+     JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.entry_id = ?1 AND v.user_id = ?2",
+);
+
+/// Every vector of a user's set with its entry's date: a copy's full load. The vector
+/// table leads (CROSS JOIN): read in its own order its chunks stream, where a lookup per
+/// entry walks a chunk's blob each time. ?1 user.
+pub const VECTOR_ALL: NamedQuery = q(
+    "vectors.cache_load",
+    "SELECT v.entry_id, v.embedding, e.created_at FROM {vectors} AS v \
+     CROSS JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.user_id = ?1",
+);
+
+/// One stored vector, for re-scoring a reduced copy's candidates exactly. ?1 entry.
+pub const VECTOR_EMBEDDING: NamedQuery = q(
+    "vectors.rerank_read",
+    "SELECT embedding FROM {vectors} WHERE entry_id = ?1",
+);
+
 /// Every statement above. The query-plan test and the bench walk this list.
 pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_PAGE1,
@@ -475,6 +653,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AI_JOB_FAILED,
     &AI_BACKFILL_ENRICH,
     &AI_BACKFILL_EMBED_ALL,
+    &AI_BACKFILL_EMBED,
     &ENTRY_TEXT,
     &SEARCH_INDEX_INSERT,
     &SEARCH_INDEX_DELETE,
@@ -486,4 +665,23 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &SEARCH_HIT_TEXT,
     &CHATS_RECENT,
     &CHAT_MESSAGES,
+    &VEC_VERSION,
+    &VEC_DEBUG,
+    &VECTOR_MODEL_ACTIVE,
+    &VECTOR_MODELS,
+    &VECTOR_MODEL_NAMED,
+    &VECTOR_MODEL_INSERT,
+    &VECTOR_MODEL_STATE,
+    &VECTOR_MODEL_DELETE,
+    &VECTOR_CHANGE_LOG,
+    &VECTOR_CHANGES_SINCE,
+    &VECTOR_CHANGES_LAST,
+    &VECTOR_CHANGES_DROP,
+    &VECTOR_DELETE,
+    &VECTOR_INSERT,
+    &VECTOR_COUNT,
+    &VECTOR_KNN,
+    &VECTOR_OF_ENTRY,
+    &VECTOR_ALL,
+    &VECTOR_EMBEDDING,
 ];

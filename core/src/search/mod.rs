@@ -21,7 +21,8 @@ pub mod vectors;
 use chrono::{DateTime, Local};
 use rusqlite::Connection;
 
-use crate::db::{EntryId, Result, UserId};
+use crate::db::vectors::VectorModel;
+use crate::db::{EntryId, Result, UserId, vec_extension};
 use keyword::{LastWord, Matching, QueryWords, RankingConnections};
 use vectors::VectorCache;
 
@@ -175,7 +176,7 @@ fn vector_ranking(
     conn: &Connection,
     user: UserId,
     embedding: Option<&[f32]>,
-    find: impl FnOnce(&vectors::VectorModel, &[f32]) -> Result<Vec<(EntryId, f64)>>,
+    find: impl FnOnce(&VectorModel, &[f32]) -> Result<Vec<(EntryId, f64)>>,
 ) -> Result<std::result::Result<Vec<(EntryId, f64)>, String>> {
     match (embedding, vector_source(conn, user)?) {
         (Some(e), Ok(model)) => Ok(Ok(find(&model, e)?)),
@@ -185,13 +186,14 @@ fn vector_ranking(
 }
 
 /// The active vector set, or why there is none.
-fn vector_source(conn: &Connection, user: UserId) -> Result<Result<vectors::VectorModel, String>> {
-    if vectors::extension_version(conn).is_none() {
+fn vector_source(conn: &Connection, user: UserId) -> Result<Result<VectorModel, String>> {
+    if vec_extension::extension_version(conn).is_none() {
         return Ok(Err(
             "vector search is unavailable: the sqlite-vec extension could not be loaded".into(),
         ));
     }
-    Ok(vectors::active_model(conn, user)?.ok_or_else(|| "no entry has been embedded yet".to_owned()))
+    Ok(crate::db::vectors::active_model(conn, user)?
+        .ok_or_else(|| "no entry has been embedded yet".to_owned()))
 }
 
 /// Search with an in-memory vector copy and, for keyword ranking, connections of its

@@ -18,10 +18,10 @@ use std::path::Path;
 
 use chrono::{DateTime, Local, Utc};
 
-use super::{SearchQuery, Searcher, vectors};
+use super::{SearchQuery, Searcher};
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
-use crate::db::{self, DEFAULT_USER, StorageOptions};
+use crate::db::{self, DEFAULT_USER, StorageOptions, vectors};
 
 /// How many results a question's ranking keeps; MRR counts a first relevant hit up to here.
 const RANKED: usize = 10;
