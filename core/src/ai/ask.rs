@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client::Message;
 use super::{AiError, OllamaClient, Result, block_on, plan};
+use crate::db::queries::{CHAT_CREATE, CHAT_MESSAGE_INSERT, CHAT_TOUCH};
 use crate::db::{self, UserId, entries};
 use crate::search;
 use crate::{clock, timing};
@@ -411,45 +412,35 @@ pub fn save_chat(
     let now = clock::now_utc();
     let chat_id = match chat {
         Some(id) => {
-            tx.execute(
-                "UPDATE chats SET updated_at = ?3 WHERE id = ?1 AND user_id = ?2",
-                params![id, user, now],
-            )?;
+            tx.prepare_cached(CHAT_TOUCH.sql)?
+                .execute(params![id, user, now])?;
             id
         }
         None => {
             let title: String = answer.question.chars().take(80).collect();
-            tx.execute(
-                "INSERT INTO chats (user_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-                params![user, title, now],
-            )?;
+            tx.prepare_cached(CHAT_CREATE.sql)?
+                .execute(params![user, title, now])?;
             tx.last_insert_rowid()
         }
     };
-    let insert = "INSERT INTO chat_messages (chat_id, role, content, sources, timings, created_at) \
-                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-    tx.execute(
-        insert,
-        params![
-            chat_id,
-            "user",
-            answer.question,
-            None::<String>,
-            None::<String>,
-            now
-        ],
-    )?;
-    tx.execute(
-        insert,
-        params![
-            chat_id,
-            "assistant",
-            answer.text,
-            serde_json::to_string(&answer.sources).ok(),
-            serde_json::to_string(&answer.timings).ok(),
-            now
-        ],
-    )?;
+    let mut insert = tx.prepare_cached(CHAT_MESSAGE_INSERT.sql)?;
+    insert.execute(params![
+        chat_id,
+        "user",
+        answer.question,
+        None::<String>,
+        None::<String>,
+        now
+    ])?;
+    insert.execute(params![
+        chat_id,
+        "assistant",
+        answer.text,
+        serde_json::to_string(&answer.sources).ok(),
+        serde_json::to_string(&answer.timings).ok(),
+        now
+    ])?;
+    drop(insert);
     tx.commit()?;
     Ok(chat_id)
 }

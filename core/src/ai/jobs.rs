@@ -329,8 +329,8 @@ impl<'a> Pass<'a> {
             let mut fresh: Vec<&Fresh> = Vec::with_capacity(results.len());
             let mut stale = Vec::new();
             for result in &results {
-                match entries::live_revision(&tx, result.entry)? {
-                    Some(now) if now == result.revision => fresh.push(result),
+                match entries::live_state(&tx, result.user, result.entry)? {
+                    Some(now) if now.revision == result.revision => fresh.push(result),
                     Some(_) => stale.push(result.job),
                     None => jobs::finish(&tx, result.job)?,
                 }

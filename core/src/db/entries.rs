@@ -254,12 +254,40 @@ pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
     })
 }
 
-/// A live entry's revision; `None` when it is trashed or gone.
-pub fn live_revision(conn: &Connection, id: EntryId) -> Result<Option<i64>> {
+/// What the model's work on a live entry is checked against before it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveState {
+    pub created_at: String,
+    /// Counts the saves that changed the entry's text ([`Entry::revision`]).
+    pub revision: i64,
+}
+
+/// A live entry's creation time and revision; `None` when it is trashed or gone.
+pub fn live_state(conn: &Connection, user: UserId, id: EntryId) -> Result<Option<LiveState>> {
     Ok(conn
-        .prepare_cached(ENTRY_REVISION.sql)?
-        .query_row(params![id], |row| row.get(0))
+        .prepare_cached(ENTRY_LIVE_STATE.sql)?
+        .query_row(params![user, id], |row| {
+            Ok(LiveState {
+                created_at: row.get(0)?,
+                revision: row.get(1)?,
+            })
+        })
         .optional()?)
+}
+
+/// Writes the model's title (unless the person typed one), mood (unless the person chose
+/// one) and summary of an entry; the caller reindexes it for search.
+pub(crate) fn write_enrichment(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    title: &str,
+    mood_score: u8,
+    summary: &str,
+) -> Result<()> {
+    conn.prepare_cached(ENRICH_WRITE.sql)?
+        .execute(params![id, user, title, mood_score, summary])?;
+    Ok(())
 }
 
 /// Every tag name the user has, alphabetically.

@@ -143,7 +143,7 @@ fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
         detail,
     };
     let read = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0));
-    let objects = read("SELECT count(*) FROM sqlite_schema").map_err(|e| not_a_journal(e.to_string()))?;
+    let objects = read(queries::OPEN_SCHEMA_OBJECTS.sql).map_err(|e| not_a_journal(e.to_string()))?;
     let app_id = read("PRAGMA application_id").map_err(|e| not_a_journal(e.to_string()))?;
     let version = read("PRAGMA user_version").map_err(|e| not_a_journal(e.to_string()))?;
     if objects > 0 && app_id != i64::from(APPLICATION_ID) {
