@@ -10,7 +10,7 @@ use egui::RichText;
 
 use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
 use mindsage_core::db::EntryId;
-use mindsage_core::db::chats::{ChatMessage, ChatSummary};
+use mindsage_core::db::chats::{ChatMessage, ChatSummary, Role};
 
 use super::display_time;
 use crate::assistant::AiRequest;
@@ -60,18 +60,15 @@ impl AskView {
     fn show_saved(&mut self, messages: Vec<ChatMessage>) {
         self.exchanges.clear();
         for message in messages {
-            match message.role.as_str() {
-                "user" => self.exchanges.push(Exchange {
+            match message.role {
+                Role::User => self.exchanges.push(Exchange {
                     question: message.content,
                     ..Exchange::default()
                 }),
                 _ => {
                     if let Some(exchange) = self.exchanges.last_mut() {
                         exchange.answer = message.content;
-                        exchange.sources = message
-                            .sources_json
-                            .and_then(|json| serde_json::from_str(&json).ok())
-                            .unwrap_or_default();
+                        exchange.sources = message.sources;
                     }
                 }
             }

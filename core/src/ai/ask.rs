@@ -21,24 +21,24 @@
 //! runs it on a plain thread (the UI's worker) and sends the same events over an
 //! `mpsc::Sender`, ending with exactly one `Done` or `Error`. [`ask_measured`] also
 //! fills an [`AskCost`] whether or not the question is answered, so a failed question
-//! is still a measured one. Timings go to the shared registry as `ask.plan`,
-//! `ask.embed`, `ask.search`, `ask.answer`, `ask.first_token`, `ask.total` and
-//! `ask.overhead`. [`save_chat`] stores the exchange in `chats`/`chat_messages`; the
-//! caller runs it wherever writes run (writer thread, CLI).
+//! is still a measured one. Timings go to the shared registry under
+//! [`timing_names`] (`ask.plan` … `ask.overhead`). [`save_chat`] stores the exchange
+//! through `db::chats`; the caller runs it wherever writes run (writer thread, CLI).
 
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local};
-use rusqlite::{Connection, params};
-use serde::{Deserialize, Serialize};
+use rusqlite::Connection;
+use serde::Serialize;
 
 use super::client::Message;
 use super::{AiError, OllamaClient, Result, block_on, plan};
-use crate::db::queries::{CHAT_CREATE, CHAT_MESSAGE_INSERT, CHAT_TOUCH};
+pub use crate::db::chats::Source;
+use crate::db::chats::{self, Exchange};
 use crate::db::{self, UserId, entries};
 use crate::search;
-use crate::{clock, timing};
+use crate::timing;
 
 /// Entries given to the model as context.
 pub const CONTEXT_ENTRIES: usize = 5;
@@ -48,6 +48,50 @@ const CONTEXT_BODY_CHARS: usize = 500;
 
 /// Answer calls per question: the first, and one retry after a broken or invalid reply.
 pub const ANSWER_ATTEMPTS: u32 = 2;
+
+/// Names the pipeline's timings have in the shared registry ([`crate::timing`]), one per
+/// stage and three for the whole question.
+pub mod timing_names {
+    pub const PLAN: &str = "ask.plan";
+    pub const EMBED: &str = "ask.embed";
+    pub const SEARCH: &str = "ask.search";
+    pub const ANSWER: &str = "ask.answer";
+    /// From the question to the first answer text on screen.
+    pub const FIRST_TOKEN: &str = "ask.first_token";
+    pub const TOTAL: &str = "ask.total";
+    /// The total less the time inside model calls.
+    pub const OVERHEAD: &str = "ask.overhead";
+}
+
+/// A stage of the pipeline, reported to the screen as it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Plan,
+    Embed,
+    Search,
+    Answer,
+}
+
+impl Stage {
+    /// The name the screen shows ([`AskEvent::Stage`]).
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Plan => "plan",
+            Stage::Embed => "embed",
+            Stage::Search => "search",
+            Stage::Answer => "answer",
+        }
+    }
+
+    fn timing_name(self) -> &'static str {
+        match self {
+            Stage::Plan => timing_names::PLAN,
+            Stage::Embed => timing_names::EMBED,
+            Stage::Search => timing_names::SEARCH,
+            Stage::Answer => timing_names::ANSWER,
+        }
+    }
+}
 
 /// Something the screen should show, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,14 +108,6 @@ pub enum AskEvent {
     Done(Box<AskAnswer>),
     /// The question could not be answered; the message says what to do.
     Error(String),
-}
-
-/// An entry an answer rests on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Source {
-    pub entry_id: i64,
-    pub created_at: String,
-    pub title: String,
 }
 
 /// Where the time of one question went.
@@ -149,10 +185,10 @@ pub async fn ask_measured(
     timings.total = started.elapsed();
     timings.overhead = timings.total.saturating_sub(timings.model);
     if let Some(first) = timings.first_token {
-        timing::record("ask.first_token", first);
+        timing::record(timing_names::FIRST_TOKEN, first);
     }
-    timing::record("ask.total", timings.total);
-    timing::record("ask.overhead", timings.overhead);
+    timing::record(timing_names::TOTAL, timings.total);
+    timing::record(timing_names::OVERHEAD, timings.overhead);
     let (text, sources, keyword_only) = result?;
     let answer = AskAnswer {
         question: question.to_owned(),
@@ -195,7 +231,7 @@ async fn run(
         cost.timings.model += plan_time;
     })?;
     cost.planned_locally = plan.local;
-    cost.timings.plan = stage_done(emit, "plan", stage);
+    cost.timings.plan = stage_done(emit, Stage::Plan, stage);
     if !plan.local {
         cost.timings.model += cost.timings.plan;
     }
@@ -221,7 +257,7 @@ async fn run(
                 }
             }
         };
-        cost.timings.embed = stage_done(emit, "embed", stage);
+        cost.timings.embed = stage_done(emit, Stage::Embed, stage);
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
@@ -238,7 +274,7 @@ async fn run(
                 title: hit.title.clone(),
             });
         }
-        cost.timings.search = stage_done(emit, "search", stage);
+        cost.timings.search = stage_done(emit, Stage::Search, stage);
         emit(AskEvent::Sources(sources.clone()));
         if sources.is_empty() {
             // Nothing to answer from: a model given no entries answers from nothing, and a
@@ -291,7 +327,7 @@ async fn run(
         }
     }
     if outcome.is_ok() {
-        cost.timings.answer = stage_done(emit, "answer", stage);
+        cost.timings.answer = stage_done(emit, Stage::Answer, stage);
     } else {
         cost.timings.answer = stage.elapsed();
     }
@@ -376,11 +412,14 @@ async fn answer_once(
     Ok(())
 }
 
-/// Records a stage under `ask.<name>`, reports it, and returns its duration.
-fn stage_done(emit: &mut dyn FnMut(AskEvent), name: &'static str, started: Instant) -> Duration {
+/// Records a stage under its timing name, reports it, and returns its duration.
+fn stage_done(emit: &mut dyn FnMut(AskEvent), stage: Stage, started: Instant) -> Duration {
     let elapsed = started.elapsed();
-    timing::record(&format!("ask.{name}"), elapsed);
-    emit(AskEvent::Stage { name, elapsed });
+    timing::record(stage.timing_name(), elapsed);
+    emit(AskEvent::Stage {
+        name: stage.name(),
+        elapsed,
+    });
     elapsed
 }
 
@@ -408,39 +447,11 @@ pub fn save_chat(
     chat: Option<i64>,
     answer: &AskAnswer,
 ) -> db::Result<i64> {
-    let tx = conn.transaction()?;
-    let now = clock::now_utc();
-    let chat_id = match chat {
-        Some(id) => {
-            tx.prepare_cached(CHAT_TOUCH.sql)?
-                .execute(params![id, user, now])?;
-            id
-        }
-        None => {
-            let title: String = answer.question.chars().take(80).collect();
-            tx.prepare_cached(CHAT_CREATE.sql)?
-                .execute(params![user, title, now])?;
-            tx.last_insert_rowid()
-        }
+    let exchange = Exchange {
+        question: &answer.question,
+        answer: &answer.text,
+        sources: &answer.sources,
+        timings: &answer.timings,
     };
-    let mut insert = tx.prepare_cached(CHAT_MESSAGE_INSERT.sql)?;
-    insert.execute(params![
-        chat_id,
-        "user",
-        answer.question,
-        None::<String>,
-        None::<String>,
-        now
-    ])?;
-    insert.execute(params![
-        chat_id,
-        "assistant",
-        answer.text,
-        serde_json::to_string(&answer.sources).ok(),
-        serde_json::to_string(&answer.timings).ok(),
-        now
-    ])?;
-    drop(insert);
-    tx.commit()?;
-    Ok(chat_id)
+    chats::save(conn, user, chat, &exchange)
 }
