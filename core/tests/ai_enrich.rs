@@ -93,7 +93,7 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
     assert_eq!(e.tags, ["calm", "grateful"]);
     // Keyword search sees the model's title and mood tags, not only the stored row.
     for word in ["lighthouse", "grateful"] {
-        let found = mindsage_core::search::hybrid(
+        let found = mindsage_core::search::hybrid_knn(
             &journal.reader,
             DEFAULT_USER,
             &mindsage_core::search::SearchQuery::new(word, 5),

@@ -77,7 +77,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     );
     let tagged = add(&mut conn, "Quiet day", "Nothing much happened.", &["running"]);
 
-    let found = search::hybrid(&conn, USER, &SearchQuery::new("knee", 5), None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &SearchQuery::new("knee", 5), None).unwrap();
     assert_eq!(ids(&found), [knee]);
     assert!(matches!(found.mode, SearchMode::KeywordOnly { .. }));
     let snippet = found.hits[0].snippet.to_lowercase();
@@ -87,7 +87,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     );
 
     // Porter stemming: "runs" finds "running" in a body and in a tag.
-    let runs = search::hybrid(&conn, USER, &SearchQuery::new("runs", 5), None).unwrap();
+    let runs = search::hybrid_knn(&conn, USER, &SearchQuery::new("runs", 5), None).unwrap();
     assert_eq!(
         ids(&runs)
             .iter()
@@ -95,7 +95,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
             .collect::<std::collections::BTreeSet<_>>(),
         [deploy, tagged].into()
     );
-    let passing = search::hybrid(
+    let passing = search::hybrid_knn(
         &conn,
         USER,
         &SearchQuery::new("when did I go to pottery?", 5),
@@ -106,7 +106,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     // Search as you type: a prefix of the last word.
     let typing = SearchQuery::new("pott", 5).typed();
     assert_eq!(
-        ids(&search::hybrid(&conn, USER, &typing, None).unwrap()),
+        ids(&search::hybrid_knn(&conn, USER, &typing, None).unwrap()),
         [pottery]
     );
 }
@@ -135,7 +135,7 @@ fn keyword_ranking_keeps_to_one_profile_and_shows_only_its_text() {
         .unwrap();
     }
     let mine = add(&mut conn, "Pottery", "Tried a celadon glaze today.", &[]);
-    let found = search::hybrid(&conn, USER, &SearchQuery::new("glaze", 5), None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &SearchQuery::new("glaze", 5), None).unwrap();
     assert_eq!(ids(&found), [mine]);
     assert_eq!(
         found.hits[0].snippet,
@@ -161,10 +161,10 @@ fn typed_words_put_entries_with_all_of_them_first() {
         &[],
     );
     let other_word = add(&mut conn, "Run", "Run.", &[]);
-    let asked = search::hybrid(&conn, USER, &SearchQuery::new("river run", 5), None).unwrap();
+    let asked = search::hybrid_knn(&conn, USER, &SearchQuery::new("river run", 5), None).unwrap();
     assert_eq!(ids(&asked)[0], one_word);
     let typed = SearchQuery::new("river run", 5).typed();
-    let found = search::hybrid(&conn, USER, &typed, None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &typed, None).unwrap();
     assert_eq!(ids(&found)[0], both);
     assert_eq!(
         ids(&found)[1..]
@@ -255,11 +255,11 @@ fn hostile_queries_never_error() {
         ] {
             let mut query = SearchQuery::new(text, 5);
             query.last_word = last_word;
-            let outcome = search::hybrid(&conn, USER, &query, None);
+            let outcome = search::hybrid_knn(&conn, USER, &query, None);
             assert!(outcome.is_ok(), "{text:?}: {outcome:?}");
         }
     }
-    let found = search::hybrid(&conn, USER, &SearchQuery::new("near", 5), None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &SearchQuery::new("near", 5), None).unwrap();
     assert_eq!(found.hits.len(), 1);
 }
 
@@ -349,7 +349,7 @@ fn questions_go_by_meaning_and_keywords_settle_near_ties() {
         "no keyword match, similarity alone"
     );
     // sqlite-vec's KNN reports L2 distances, turned into the same similarities.
-    let knn = search::hybrid(&conn, USER, &query, Some(&question)).unwrap();
+    let knn = search::hybrid_knn(&conn, USER, &query, Some(&question)).unwrap();
     assert_eq!(ids(&knn), ids(&scanned));
     for (a, b) in knn.hits.iter().zip(&scanned.hits) {
         assert!((a.score - b.score).abs() < 1e-5, "{} vs {}", a.score, b.score);
@@ -526,10 +526,13 @@ fn dates_in_questions_filter_results() {
 
     let (query, range) = SearchQuery::from_text("Where did I walk last March?", now, 5);
     assert_eq!(range.unwrap().matched, "last March");
-    assert_eq!(ids(&search::hybrid(&conn, USER, &query, None).unwrap()), [march]);
+    assert_eq!(
+        ids(&search::hybrid_knn(&conn, USER, &query, None).unwrap()),
+        [march]
+    );
 
     let (query, _) = SearchQuery::from_text("What did I write in April 2026?", now, 5);
-    let outcome = search::hybrid(&conn, USER, &query, None).unwrap();
+    let outcome = search::hybrid_knn(&conn, USER, &query, None).unwrap();
     assert_eq!(outcome.mode, SearchMode::DateOnly);
     assert_eq!(ids(&outcome), [april]);
 }
@@ -540,7 +543,7 @@ fn edits_reindex_title_body_and_tags_once() {
     let mut conn = journal.open();
     let id = add(&mut conn, "Harbour", "Fishing boats at dawn.", &["sea"]);
     let found = |conn: &rusqlite::Connection, text: &str| {
-        ids(&search::hybrid(conn, USER, &SearchQuery::new(text, 5), None).unwrap())
+        ids(&search::hybrid_knn(conn, USER, &SearchQuery::new(text, 5), None).unwrap())
     };
     assert_eq!(found(&conn, "sea"), [id]);
     entries::update(

@@ -152,7 +152,7 @@ fn reduced_caches_rerank_from_the_file_to_exact_scores_and_follow_writes() {
     // candidate is dropped rather than shown.
     let moved = ids[7];
     vectors::store_embedding(&conn, USER, moved, "test-768", &queries[0]).unwrap();
-    vectors::delete_entry(&conn, USER, ids[8]).unwrap();
+    vectors::delete_vectors_of(&conn, USER, ids[8]).unwrap();
     for cache in &caches[1..] {
         let found = cache
             .search(&reader, &data[8], 10, &SearchFilter::default())

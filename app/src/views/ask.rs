@@ -87,7 +87,7 @@ impl AskView {
             AskEvent::Done(answer) => {
                 current.answer = answer.text;
                 current.sources = answer.sources;
-                current.timings = Some(answer.timings);
+                current.timings = Some(answer.cost.timings);
                 self.streaming = false;
             }
             AskEvent::Error(message) => {

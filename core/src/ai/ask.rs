@@ -132,11 +132,9 @@ pub struct AskAnswer {
     pub question: String,
     pub text: String,
     pub sources: Vec<Source>,
-    pub timings: AskTimings,
-    /// Generation calls (planning and answer attempts); embeddings not counted.
-    pub model_calls: u32,
-    /// True when the local rule made the planning call unnecessary.
-    pub planned_locally: bool,
+    /// What it cost (its fields appear beside these in JSON).
+    #[serde(flatten)]
+    pub cost: AskCost,
     /// Why vector search was not used, when it was not.
     pub keyword_only: Option<String>,
 }
@@ -194,9 +192,7 @@ pub async fn ask_measured(
         question: question.to_owned(),
         text,
         sources,
-        timings: cost.timings.clone(),
-        model_calls: cost.model_calls,
-        planned_locally: cost.planned_locally,
+        cost: cost.clone(),
         keyword_only,
     };
     emit(AskEvent::Done(Box::new(answer.clone())));
@@ -261,7 +257,7 @@ async fn run(
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let outcome = search::hybrid(conn, user, query, embedding.as_deref())?;
+        let outcome = search::hybrid_knn(conn, user, query, embedding.as_deref())?;
         if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
             keyword_only = Some(reason.clone());
         }
@@ -451,7 +447,7 @@ pub fn save_chat(
         question: &answer.question,
         answer: &answer.text,
         sources: &answer.sources,
-        timings: &answer.timings,
+        timings: &answer.cost.timings,
     };
     chats::save(conn, user, chat, &exchange)
 }

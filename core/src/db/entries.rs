@@ -427,7 +427,7 @@ fn tag_set(tags: &[String]) -> std::collections::BTreeSet<String> {
 /// search never finds trashed entries.
 pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
     set_trashed(conn, user, id, &WRITE_SOFT_DELETE, |tx| {
-        super::vectors::delete_entry(tx, user, id)
+        super::vectors::delete_vectors_of(tx, user, id)
     })
 }
 
@@ -498,7 +498,7 @@ pub fn purge(
             return Err(DbError::EntryNotFound(id));
         }
         let tags = unlink_tags(&tx, id)?;
-        super::vectors::delete_entry(&tx, user, id)?;
+        super::vectors::delete_vectors_of(&tx, user, id)?;
         tx.prepare_cached(WRITE_PURGE.sql)?.execute(params![user, id])?;
         drop_unused_tags(&tx, &tags)?;
         tx.commit()?;

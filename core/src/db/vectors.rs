@@ -234,7 +234,7 @@ pub fn store_embeddings(
 /// their own transaction. Where sqlite-vec is not loaded the vector tables cannot be
 /// touched, so this does nothing; search cannot run there either, and results are
 /// always joined with live entries, so a stale vector is never shown.
-pub fn delete_entry(conn: &Connection, user: UserId, entry: EntryId) -> Result<()> {
+pub fn delete_vectors_of(conn: &Connection, user: UserId, entry: EntryId) -> Result<()> {
     let sets = models(conn, user)?;
     if sets.is_empty() || extension_version(conn).is_none() {
         return Ok(());

@@ -2,9 +2,10 @@
 //! and their fusion ([`fusion::Fusion`]), with dates in the question applied as a filter.
 //!
 //! Two entry points share everything but where vectors come from:
-//! [`hybrid`] asks sqlite-vec for nearest neighbours (no state, used by one-off callers
-//! such as the CLI), [`Searcher::hybrid`] scans an in-memory copy of the vectors that
-//! it keeps in step with the file (the app's reader and Ask use it).
+//! [`hybrid_knn`] asks sqlite-vec for nearest neighbours (no state, for callers that
+//! search once or rarely: Ask), [`Searcher::hybrid`] scans an in-memory copy of the
+//! vectors that it keeps in step with the file (the search box in the app's reader and
+//! the CLI, and the quality evaluation).
 //!
 //! Snippets mark matched words with [`keyword::HIGHLIGHT_START`] and
 //! [`keyword::HIGHLIGHT_END`].
@@ -151,8 +152,9 @@ pub fn candidates(limit: usize) -> usize {
     limit.saturating_mul(4).max(50)
 }
 
-/// Hybrid search with sqlite-vec's KNN for the vector half.
-pub fn hybrid(
+/// Hybrid search with sqlite-vec's KNN over the file for the vector half: no state to
+/// keep, for one-off searches ([`Searcher::hybrid`] scans an in-memory copy instead).
+pub fn hybrid_knn(
     conn: &Connection,
     user: UserId,
     query: &SearchQuery,
