@@ -5,12 +5,11 @@
 
 mod ollama_server;
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs;
-use mindsage_core::ai::{AiError, AiSettings, OllamaClient};
+use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
@@ -58,17 +57,27 @@ fn journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection) {
     (dir, reader)
 }
 
-/// Runs a question on a worker thread like the UI does; every event, and the result.
+/// Runs a question as the window's assistant thread does, a failure shown as the last
+/// event; every event, and the result.
 fn ask(
     settings: &AiSettings,
     conn: &rusqlite::Connection,
     question: &str,
 ) -> (Vec<AskEvent>, Result<AskAnswer, AiError>) {
     let client = OllamaClient::new(settings).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let result = ask::ask_blocking(&client, conn, DEFAULT_USER, question, chrono::Local::now(), &tx);
-    drop(tx);
-    (rx.iter().collect(), result)
+    let mut events = Vec::new();
+    let result = block_on(ask::ask(
+        &client,
+        conn,
+        DEFAULT_USER,
+        question,
+        chrono::Local::now(),
+        &mut |event| events.push(event),
+    ));
+    if let Err(error) = &result {
+        events.push(AskEvent::Error(error.to_string()));
+    }
+    (events, result)
 }
 
 /// The text a screen shows after applying the events: tokens appended, `Reset` clears.

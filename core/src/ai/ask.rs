@@ -17,15 +17,14 @@
 //!    retry. If the stream breaks or the answer is empty, the call is retried once,
 //!    after an [`AskEvent::Reset`] tells the screen to discard the partial text.
 //!
-//! Consuming it: [`ask`] is async and reports through a callback; [`ask_blocking`]
-//! runs it on a plain thread (the UI's worker) and sends the same events over an
-//! `mpsc::Sender`, ending with exactly one `Done` or `Error`. [`ask_measured`] also
+//! Consuming it: [`ask`] is async and reports through a callback, ending with `Done`
+//! when the question is answered (a plain thread runs it with [`super::block_on`]; the
+//! caller shows an error its own way). [`ask_measured`] also
 //! fills an [`AskCost`] whether or not the question is answered, so a failed question
 //! is still a measured one. Timings go to the shared registry under
 //! [`timing_names`] (`ask.plan` … `ask.overhead`). [`save_chat`] stores the exchange
 //! through `db::chats`; the caller runs it wherever writes run (writer thread, CLI).
 
-use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local};
@@ -33,7 +32,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::client::Message;
-use super::{AiError, OllamaClient, Result, block_on, plan};
+use super::{AiError, OllamaClient, Result, plan};
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
 use crate::db::{self, UserId, entries};
@@ -360,25 +359,6 @@ fn nothing_found(query: &search::SearchQuery, keyword_only: Option<&str>) -> Str
         None => text.push_str(", by words and by meaning."),
     }
     text
-}
-
-/// [`ask`] on a plain thread: events go to `events`, ending with `Done` or `Error`.
-pub fn ask_blocking(
-    client: &OllamaClient,
-    conn: &Connection,
-    user: UserId,
-    question: &str,
-    now: DateTime<Local>,
-    events: &Sender<AskEvent>,
-) -> Result<AskAnswer> {
-    let mut emit = |event| {
-        let _ = events.send(event);
-    };
-    let result = block_on(ask(client, conn, user, question, now, &mut emit));
-    if let Err(error) = &result {
-        let _ = events.send(AskEvent::Error(error.to_string()));
-    }
-    result
 }
 
 /// One streamed answer call: the text is appended to `text` and emitted as it

@@ -277,20 +277,6 @@ pub const MEDIA_BLOB_INSERT: NamedQuery = q(
     "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
 );
 
-/// The original bytes of one item. ?1 user, ?2 media id.
-pub const MEDIA_DATA: NamedQuery = q(
-    "media.data",
-    "SELECT m.mime, b.data FROM media AS m JOIN media_blobs AS b ON b.media_id = m.id \
-     WHERE m.id = ?2 AND m.user_id = ?1",
-);
-
-/// Media of one entry, for the entry view. ?1 user, ?2 entry.
-pub const MEDIA_OF_ENTRY: NamedQuery = q(
-    "media.of_entry",
-    "SELECT id, kind, mime, width, height, duration_ms, bytes FROM media \
-     WHERE entry_id = ?2 AND user_id = ?1 ORDER BY id",
-);
-
 /// Queues model work for an entry (once per kind), with the entry's date so the queue
 /// is worked newest first. ?1 user, ?2 entry, ?3 kind, ?4 now.
 pub const AI_JOB_QUEUE: NamedQuery = q(
@@ -691,8 +677,6 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_RANDOM,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
-    &MEDIA_DATA,
-    &MEDIA_OF_ENTRY,
     &AI_JOB_QUEUE,
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,
