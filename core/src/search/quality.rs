@@ -1,11 +1,12 @@
 //! Retrieval quality on a hand-labelled set: does search put the right entry first?
 //!
 //! A labelled set is a small journal plus questions whose relevant entries were marked
-//! by hand. [`evaluate`] writes the journal into a real temporary journal file, embeds
-//! it with the configured model, and asks every question through exactly the path the
-//! app uses (dates read out of the question, keyword, vector and hybrid search), so the
-//! scores are what a person would experience. Everything is deterministic: the same
-//! set, model and options give the same numbers on every run.
+//! by hand. [`evaluate`] writes the journal into a real journal file the caller opened
+//! for it (the bench and the tests make a temporary one), embeds it with the configured
+//! model, and asks every question through exactly the path the app uses (dates read out
+//! of the question, keyword, vector and hybrid search), so the scores are what a person
+//! would experience. Everything is deterministic: the same set, model and options give
+//! the same numbers on every run.
 //!
 //! Format (JSON), documented in `bench/data/README.md`:
 //! `{"name", "now", "entries":[{"id","created_at","title","body","tags"}],
@@ -17,11 +18,12 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Local, Utc};
+use rusqlite::Connection;
 
 use super::{SearchQuery, Searcher};
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
-use crate::db::{self, DEFAULT_USER, StorageOptions, vectors};
+use crate::db::{self, DEFAULT_USER, vectors};
 
 /// How many results a question's ranking keeps; MRR counts a first relevant hit up to here.
 const RANKED: usize = 10;
@@ -271,19 +273,15 @@ impl QualityReport {
     }
 }
 
-/// Scores keyword, vector and hybrid search on a labelled set. `embed` turns texts into
-/// vectors (in the app and bench: Ollama's `/api/embed`).
+/// Scores keyword, vector and hybrid search on a labelled set, written into `conn`: a
+/// new journal of its own (entries already in it would compete in the rankings).
+/// `embed` turns texts into vectors (in the app and bench: Ollama's `/api/embed`).
 pub fn evaluate(
+    conn: &mut Connection,
     set: &LabelledSet,
     options: &QualityOptions,
     mut embed: impl FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
 ) -> Result<QualityReport, QualityError> {
-    let dir = tempfile::tempdir().map_err(|source| QualityError::Read {
-        path: std::env::temp_dir().display().to_string(),
-        source,
-    })?;
-    let path = dir.path().join("labelled.db");
-    let mut conn = db::open(&path, &StorageOptions::default())?;
     let user = DEFAULT_USER;
     let mut label_of = HashMap::new();
     let tx = conn.transaction().map_err(db::DbError::from)?;
@@ -319,7 +317,7 @@ pub fn evaluate(
             .collect()
     };
     for (id, vector) in ids.iter().zip(&doc_vectors) {
-        vectors::store_embedding(&conn, user, *id, &options.model, vector)?;
+        vectors::store_embedding(conn, user, *id, &options.model, vector)?;
     }
     let questions: Vec<String> = set
         .questions
@@ -337,11 +335,11 @@ pub fn evaluate(
     for (q, qv) in set.questions.iter().zip(&question_vectors) {
         let (mut query, range) = SearchQuery::from_text(&q.text, now, RANKED);
         query.fusion = options.fusion;
-        let keyword = searcher.hybrid(&conn, user, &query, None)?;
-        let hybrid = searcher.hybrid(&conn, user, &query, Some(qv))?;
+        let keyword = searcher.hybrid(conn, user, &query, None)?;
+        let hybrid = searcher.hybrid(conn, user, &query, Some(qv))?;
         let vector: Vec<i64> = searcher
             .cache()
-            .search(&conn, qv, RANKED, &query.filter)?
+            .search(conn, qv, RANKED, &query.filter)?
             .into_iter()
             .map(|(id, _)| id)
             .collect();
