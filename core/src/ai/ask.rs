@@ -175,165 +175,226 @@ pub async fn ask_measured(
     emit: &mut dyn FnMut(AskEvent),
     cost: &mut AskCost,
 ) -> Result<AskAnswer> {
-    let started = Instant::now();
+    let asking = Asking {
+        client,
+        conn,
+        user,
+        question,
+        now,
+        started: Instant::now(),
+    };
     *cost = AskCost::default();
-    let result = run(client, conn, user, question, now, emit, started, cost).await;
+    let result = asking.run(emit, cost).await;
     let timings = &mut cost.timings;
-    timings.total = started.elapsed();
+    timings.total = asking.started.elapsed();
     timings.overhead = timings.total.saturating_sub(timings.model);
     if let Some(first) = timings.first_token {
         timing::record(timing_names::FIRST_TOKEN, first);
     }
     timing::record(timing_names::TOTAL, timings.total);
     timing::record(timing_names::OVERHEAD, timings.overhead);
-    let (text, sources, keyword_only) = result?;
+    let (text, found) = result?;
     let answer = AskAnswer {
         question: question.to_owned(),
         text,
-        sources,
+        sources: found.sources,
         cost: cost.clone(),
-        keyword_only,
+        keyword_only: found.keyword_only,
     };
     emit(AskEvent::Done(Box::new(answer.clone())));
     Ok(answer)
 }
 
-/// The pipeline's stages, accounting into `cost` as each ends. Returns the answer's
-/// text, its sources and why search used keywords only, if it did.
-#[allow(clippy::too_many_arguments)]
-async fn run(
-    client: &OllamaClient,
-    conn: &Connection,
+/// One question on its way through the pipeline: what every stage reads.
+struct Asking<'a> {
+    client: &'a OllamaClient,
+    conn: &'a Connection,
     user: UserId,
-    question: &str,
+    question: &'a str,
     now: DateTime<Local>,
-    emit: &mut dyn FnMut(AskEvent),
+    /// When it was asked: the first answer text's time counts from here.
     started: Instant,
-    cost: &mut AskCost,
-) -> Result<(String, Vec<Source>, Option<String>)> {
-    // 1. Plan.
-    let stage = Instant::now();
-    let planned = match plan::local(conn, user, question, now)? {
-        Some(plan) => Ok(plan),
-        None => {
-            cost.model_calls += 1;
-            plan::with_model(client, question, now).await
+}
+
+/// What the search stages found for the answer to rest on.
+#[derive(Debug, Default)]
+struct Found {
+    sources: Vec<Source>,
+    /// The found entries, numbered, as the answer call's context.
+    context: String,
+    /// Why search used keywords only, if it did.
+    keyword_only: Option<String>,
+}
+
+impl Asking<'_> {
+    /// The pipeline's stages, accounting into `cost` as each ends. Returns the answer's
+    /// text and what search found (nothing when the question needed no journal).
+    async fn run(&self, emit: &mut dyn FnMut(AskEvent), cost: &mut AskCost) -> Result<(String, Found)> {
+        let plan = self.plan(emit, cost).await?;
+        let found = match &plan.query {
+            Some(query) => {
+                let found = self.find(query, emit, cost).await?;
+                if found.sources.is_empty() {
+                    // Nothing to answer from: a model given no entries answers from nothing,
+                    // and a small one invents. Say so, and what was searched, without a
+                    // model call.
+                    let text = nothing_found(query, found.keyword_only.as_deref());
+                    emit(AskEvent::Token(text.clone()));
+                    return Ok((text, found));
+                }
+                Some(found)
+            }
+            None => None,
+        };
+        let context = found.as_ref().map(|f| f.context.as_str());
+        let mut text = self.answer(context, emit, cost).await?;
+        let found = found.unwrap_or_default();
+        if let Some(reason) = &found.keyword_only {
+            let note = format!("\n\n(Found by keywords only: {reason}.)");
+            emit(AskEvent::Token(note.clone()));
+            text.push_str(&note);
         }
-    };
-    let plan_time = stage.elapsed();
-    let plan = planned.inspect_err(|_| {
-        cost.timings.plan = plan_time;
-        cost.timings.model += plan_time;
-    })?;
-    cost.planned_locally = plan.local;
-    cost.timings.plan = stage_done(emit, Stage::Plan, stage);
-    if !plan.local {
-        cost.timings.model += cost.timings.plan;
+        Ok((text, found))
     }
 
-    // 2 and 3. Embed and search.
-    let mut sources = Vec::new();
-    let mut context = String::new();
-    let mut keyword_only = None;
-    if let Some(query) = &plan.query {
+    /// Stage 1: whether the question needs the journal and which dates it means, by the
+    /// local rule or else one planning call.
+    async fn plan(&self, emit: &mut dyn FnMut(AskEvent), cost: &mut AskCost) -> Result<plan::Plan> {
         let stage = Instant::now();
-        let phrase = query.text.trim();
-        let embedding = if phrase.is_empty() {
-            None
-        } else {
-            match client
-                .embed(&client.settings().embed_model, &[phrase.to_owned()])
-                .await
-            {
-                Ok(mut vectors) => vectors.pop(),
-                Err(error) => {
-                    tracing::info!(%error, "embedding the question failed; searching by keyword only");
-                    None
-                }
+        let planned = match plan::local(self.conn, self.user, self.question, self.now)? {
+            Some(plan) => Ok(plan),
+            None => {
+                cost.model_calls += 1;
+                plan::with_model(self.client, self.question, self.now).await
             }
         };
+        let plan_time = stage.elapsed();
+        let plan = planned.inspect_err(|_| {
+            cost.timings.plan = plan_time;
+            cost.timings.model += plan_time;
+        })?;
+        cost.planned_locally = plan.local;
+        cost.timings.plan = stage_done(emit, Stage::Plan, stage);
+        if !plan.local {
+            cost.timings.model += cost.timings.plan;
+        }
+        Ok(plan)
+    }
+
+    /// Stages 2 and 3: the search phrase embedded (keywords alone if that fails), then
+    /// the hybrid search whose best entries become the sources and the context.
+    async fn find(
+        &self,
+        query: &search::SearchQuery,
+        emit: &mut dyn FnMut(AskEvent),
+        cost: &mut AskCost,
+    ) -> Result<Found> {
+        let stage = Instant::now();
+        let embedding = self.embed(query.text.trim()).await;
         cost.timings.embed = stage_done(emit, Stage::Embed, stage);
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let outcome = search::hybrid_knn(conn, user, query, embedding.as_deref())?;
+        let outcome = search::hybrid_knn(self.conn, self.user, query, embedding.as_deref())?;
+        let mut found = Found::default();
         if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
-            keyword_only = Some(reason.clone());
+            found.keyword_only = Some(reason.clone());
         }
         for (n, hit) in outcome.hits.iter().take(CONTEXT_ENTRIES).enumerate() {
-            let entry = entries::get(conn, user, hit.entry_id)?;
-            context.push_str(&context_block(n + 1, &entry));
-            sources.push(Source {
+            let entry = entries::get(self.conn, self.user, hit.entry_id)?;
+            found.context.push_str(&context_block(n + 1, &entry));
+            found.sources.push(Source {
                 entry_id: hit.entry_id,
                 created_at: hit.created_at.clone(),
                 title: hit.title.clone(),
             });
         }
         cost.timings.search = stage_done(emit, Stage::Search, stage);
-        emit(AskEvent::Sources(sources.clone()));
-        if sources.is_empty() {
-            // Nothing to answer from: a model given no entries answers from nothing, and a
-            // small one invents. Say so, and what was searched, without a model call.
-            let text = nothing_found(query, keyword_only.as_deref());
-            emit(AskEvent::Token(text.clone()));
-            return Ok((text, sources, keyword_only));
+        emit(AskEvent::Sources(found.sources.clone()));
+        Ok(found)
+    }
+
+    /// The search phrase's embedding; `None` for an empty phrase or when the model
+    /// cannot embed it, and search then goes by keywords alone.
+    async fn embed(&self, phrase: &str) -> Option<Vec<f32>> {
+        if phrase.is_empty() {
+            return None;
+        }
+        let model = &self.client.settings().embed_model;
+        match self.client.embed(model, &[phrase.to_owned()]).await {
+            Ok(mut vectors) => vectors.pop(),
+            Err(error) => {
+                tracing::info!(%error, "embedding the question failed; searching by keyword only");
+                None
+            }
         }
     }
 
-    // 4. Answer, streamed.
-    let stage = Instant::now();
-    let mut messages = vec![Message::system(ANSWER_PROMPT)];
-    if plan.query.is_some() {
-        messages.push(Message::system(format!(
-            "Today is {}. Journal entries:\n{context}",
-            now.format("%A %-d %B %Y")
-        )));
-    }
-    messages.push(Message::user(question));
-    let mut text = String::new();
-    let mut outcome = Ok(());
-    for attempt in 1..=ANSWER_ATTEMPTS {
-        cost.model_calls += 1;
-        if !text.is_empty() {
-            emit(AskEvent::Reset);
-            text.clear();
+    /// Stage 4: the answer, streamed, from `context` (the found entries; `None` when the
+    /// question needed no journal), retried once when the stream breaks or the reply is
+    /// empty.
+    async fn answer(
+        &self,
+        context: Option<&str>,
+        emit: &mut dyn FnMut(AskEvent),
+        cost: &mut AskCost,
+    ) -> Result<String> {
+        let stage = Instant::now();
+        let mut messages = vec![Message::system(ANSWER_PROMPT)];
+        if let Some(context) = context {
+            messages.push(Message::system(format!(
+                "Today is {}. Journal entries:\n{context}",
+                self.now.format("%A %-d %B %Y")
+            )));
         }
-        let mut first_text = None;
-        outcome = answer_once(client, &messages, started, &mut text, &mut first_text, emit).await;
-        // A failed question's first token is the first text it ever showed.
-        if cost.timings.first_token.is_none() || outcome.is_ok() {
-            cost.timings.first_token = first_text.or(cost.timings.first_token);
-        }
-        outcome = outcome.and_then(|()| {
-            if text.trim().is_empty() {
-                Err(AiError::InvalidOutput {
-                    what: "the answer",
-                    attempts: attempt,
-                    detail: "the model's reply was empty".into(),
-                })
-            } else {
-                Ok(())
+        messages.push(Message::user(self.question));
+        let mut text = String::new();
+        let mut outcome = Ok(());
+        for attempt in 1..=ANSWER_ATTEMPTS {
+            cost.model_calls += 1;
+            if !text.is_empty() {
+                emit(AskEvent::Reset);
+                text.clear();
             }
-        });
-        match &outcome {
-            Ok(()) => break,
-            Err(e) if e.is_retryable() => {}
-            Err(_) => break,
+            let mut first_text = None;
+            outcome = answer_once(
+                self.client,
+                &messages,
+                self.started,
+                &mut text,
+                &mut first_text,
+                emit,
+            )
+            .await;
+            // A failed question's first token is the first text it ever showed.
+            if cost.timings.first_token.is_none() || outcome.is_ok() {
+                cost.timings.first_token = first_text.or(cost.timings.first_token);
+            }
+            outcome = outcome.and_then(|()| {
+                if text.trim().is_empty() {
+                    Err(AiError::InvalidOutput {
+                        what: "the answer",
+                        attempts: attempt,
+                        detail: "the model's reply was empty".into(),
+                    })
+                } else {
+                    Ok(())
+                }
+            });
+            match &outcome {
+                Ok(()) => break,
+                Err(e) if e.is_retryable() => {}
+                Err(_) => break,
+            }
         }
+        if outcome.is_ok() {
+            cost.timings.answer = stage_done(emit, Stage::Answer, stage);
+        } else {
+            cost.timings.answer = stage.elapsed();
+        }
+        cost.timings.model += cost.timings.answer;
+        outcome.map(|()| text)
     }
-    if outcome.is_ok() {
-        cost.timings.answer = stage_done(emit, Stage::Answer, stage);
-    } else {
-        cost.timings.answer = stage.elapsed();
-    }
-    cost.timings.model += cost.timings.answer;
-    outcome?;
-    if let Some(reason) = &keyword_only {
-        let note = format!("\n\n(Found by keywords only: {reason}.)");
-        emit(AskEvent::Token(note.clone()));
-        text.push_str(&note);
-    }
-    Ok((text, sources, keyword_only))
 }
 
 /// The answer when search found no entry: what was searched, and how.
