@@ -135,7 +135,7 @@ struct CacheKey {
 const STATS_TIMING: &str = "dashboard.stats";
 
 impl StatsCache {
-    /// The dashboard for `user` as of `today` ([`STATS_TIMING`]): cached, recomputed
+    /// The dashboard for `user` as of `today` (`STATS_TIMING`): cached, recomputed
     /// only after a write.
     pub fn get(&mut self, conn: &Connection, user: UserId, today: NaiveDate) -> Result<Arc<DashboardStats>> {
         timing::timed(STATS_TIMING, || {
