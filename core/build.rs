@@ -6,7 +6,7 @@
 //! flags change). Both copies are linked into one binary, so every global symbol of ours
 //! is renamed with a `mindsage_avx_` prefix: the list comes from the symbol table of an
 //! unoptimised compile of the file, so nothing is guessed from the source text.
-//! `search::vectors::register` uses this copy when the CPU has AVX and the stock copy
+//! `db::vec_extension::register` uses this copy when the CPU has AVX and the stock copy
 //! otherwise; the bench keeps the stock copy for comparison.
 //!
 //! Finding the source: the crate declares no `links` key, so Cargo passes its location

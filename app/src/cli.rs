@@ -438,7 +438,7 @@ fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bo
         }
     }
     if timings {
-        let t = &answer.timings;
+        let t = &answer.cost.timings;
         let ms = |d: std::time::Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
         writeln!(out, "\ntimings:")?;
         for (name, d) in [
@@ -461,8 +461,8 @@ fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bo
             out,
             "  {:<12} {}{}",
             "model calls",
-            answer.model_calls,
-            if answer.planned_locally {
+            answer.cost.model_calls,
+            if answer.cost.planned_locally {
                 " (planned locally)"
             } else {
                 ""

@@ -8,9 +8,9 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use mindsage_core::ai::{OllamaClient, enrich};
+use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
-use mindsage_core::search::vectors;
 
 /// The binary on the journal in `data_dir`, its AI host a port nobody listens on.
 fn command(data_dir: &Path, args: &[&str]) -> Command {

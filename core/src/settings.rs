@@ -37,8 +37,6 @@ pub struct Settings {
     pub chat_model: String,
     /// The model that turns text into vectors for search; empty for the default.
     pub embedding_model: String,
-    /// A whisper model file for voice notes; empty when none is chosen.
-    pub whisper_model_path: String,
 }
 
 impl Default for Settings {
@@ -49,7 +47,6 @@ impl Default for Settings {
             ollama_host: String::new(),
             chat_model: String::new(),
             embedding_model: String::new(),
-            whisper_model_path: String::new(),
         }
     }
 }

@@ -5,12 +5,11 @@
 
 mod ollama_server;
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs;
-use mindsage_core::ai::{AiError, AiSettings, OllamaClient};
+use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
@@ -58,17 +57,27 @@ fn journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection) {
     (dir, reader)
 }
 
-/// Runs a question on a worker thread like the UI does; every event, and the result.
+/// Runs a question as the window's assistant thread does, a failure shown as the last
+/// event; every event, and the result.
 fn ask(
     settings: &AiSettings,
     conn: &rusqlite::Connection,
     question: &str,
 ) -> (Vec<AskEvent>, Result<AskAnswer, AiError>) {
     let client = OllamaClient::new(settings).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let result = ask::ask_blocking(&client, conn, DEFAULT_USER, question, chrono::Local::now(), &tx);
-    drop(tx);
-    (rx.iter().collect(), result)
+    let mut events = Vec::new();
+    let result = block_on(ask::ask(
+        &client,
+        conn,
+        DEFAULT_USER,
+        question,
+        chrono::Local::now(),
+        &mut |event| events.push(event),
+    ));
+    if let Err(error) = &result {
+        events.push(AskEvent::Error(error.to_string()));
+    }
+    (events, result)
 }
 
 /// The text a screen shows after applying the events: tokens appended, `Reset` clears.
@@ -102,7 +111,7 @@ fn answers_with_sources_in_one_model_call_and_saves_the_chat() {
         events.iter().filter(|e| matches!(e, AskEvent::Token(_))).count() > 3,
         "streamed"
     );
-    assert_eq!((answer.model_calls, answer.planned_locally), (1, true));
+    assert_eq!((answer.cost.model_calls, answer.cost.planned_locally), (1, true));
     assert_eq!(answer.sources[0].title, "Lighthouse");
     assert!(answer.keyword_only.is_none(), "{:?}", answer.keyword_only);
     let stages: Vec<&str> = events
@@ -114,7 +123,7 @@ fn answers_with_sources_in_one_model_call_and_saves_the_chat() {
         .collect();
     assert_eq!(stages, ["plan", "embed", "search", "answer"]);
     assert!(matches!(events.last(), Some(AskEvent::Done(_))));
-    assert!(answer.timings.first_token.is_some());
+    assert!(answer.cost.timings.first_token.is_some());
 
     let mut conn = conn;
     let chat = ask::save_chat(&mut conn, DEFAULT_USER, None, &answer).unwrap();
@@ -138,7 +147,7 @@ fn a_question_in_the_journals_own_words_needs_no_planning_call() {
     // No personal word and no date, but the journal talks about lighthouses and walks.
     let (_, result) = ask(&server.settings(), &conn, "Summarise the lighthouse walks.");
     let answer = result.unwrap();
-    assert_eq!((answer.model_calls, answer.planned_locally), (1, true));
+    assert_eq!((answer.cost.model_calls, answer.cost.planned_locally), (1, true));
     assert_eq!(answer.sources[0].title, "Lighthouse");
     assert_eq!(answer.text, ANSWER);
 }
@@ -159,7 +168,7 @@ fn a_stream_cut_off_or_garbled_is_retried_after_a_reset() {
         let answer = result.unwrap_or_else(|e| panic!("{fault}: {e}"));
         assert_eq!(resets(&events), 1, "{fault}");
         assert_eq!(shown(&events), ANSWER, "{fault}: no duplicated or lost text");
-        assert_eq!((answer.text.as_str(), answer.model_calls), (ANSWER, 2));
+        assert_eq!((answer.text.as_str(), answer.cost.model_calls), (ANSWER, 2));
     }
 }
 
@@ -203,7 +212,7 @@ fn a_slow_first_token_is_waited_for_within_the_limit_and_not_beyond() {
     let (_, result) = ask(&server.settings(), &conn, "Tell me slowly what I did");
     let answer = result.unwrap();
     assert_eq!(answer.text, "Late but here.");
-    assert!(answer.timings.first_token.unwrap() >= Duration::from_millis(1500));
+    assert!(answer.cost.timings.first_token.unwrap() >= Duration::from_millis(1500));
 
     let impatient = AiSettings {
         first_token_timeout: Duration::from_millis(700),
@@ -256,11 +265,15 @@ fn the_real_model_answers_a_general_question_after_planning() {
     let (_dir, conn) = journal(&server.settings());
     let (events, result) = ask(&server.settings(), &conn, "Which colours are in a rainbow?");
     let answer = result.unwrap();
-    assert!(!answer.planned_locally);
+    assert!(!answer.cost.planned_locally);
     // Planning, then the answer; unless the small model planned a journal search that
     // found nothing, which is then said without a model call.
-    assert!((1..=3).contains(&answer.model_calls), "{}", answer.model_calls);
-    if answer.model_calls == 1 {
+    assert!(
+        (1..=3).contains(&answer.cost.model_calls),
+        "{}",
+        answer.cost.model_calls
+    );
+    if answer.cost.model_calls == 1 {
         assert!(
             answer.text.starts_with("I found nothing in your journal"),
             "{}",
@@ -302,6 +315,10 @@ fn a_question_nothing_in_the_journal_matches_is_answered_plainly_without_the_mod
         answer.text
     );
     assert!(answer.text.contains("keywords only"), "{}", answer.text);
-    assert!(answer.model_calls <= 1, "no answer call: {}", answer.model_calls);
+    assert!(
+        answer.cost.model_calls <= 1,
+        "no answer call: {}",
+        answer.cost.model_calls
+    );
     assert_eq!(shown(&events), answer.text);
 }

@@ -93,7 +93,7 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
     assert_eq!(e.tags, ["calm", "grateful"]);
     // Keyword search sees the model's title and mood tags, not only the stored row.
     for word in ["lighthouse", "grateful"] {
-        let found = mindsage_core::search::hybrid(
+        let found = mindsage_core::search::hybrid_knn(
             &journal.reader,
             DEFAULT_USER,
             &mindsage_core::search::SearchQuery::new(word, 5),
@@ -231,7 +231,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 /// The stored vector of an entry (the journal's one model).
 fn stored_vector(journal: &Journal, id: i64) -> Vec<f32> {
-    let model = mindsage_core::search::vectors::active_model(&journal.reader, DEFAULT_USER)
+    let model = mindsage_core::db::vectors::active_model(&journal.reader, DEFAULT_USER)
         .unwrap()
         .expect("a vector set");
     let blob: Vec<u8> = journal
@@ -392,10 +392,10 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
         &journal.writer,
     )
     .unwrap();
-    let models = mindsage_core::search::vectors::models(&journal.reader, DEFAULT_USER).unwrap();
+    let models = mindsage_core::db::vectors::models(&journal.reader, DEFAULT_USER).unwrap();
     assert_eq!(models.len(), 1, "{models:?}");
     assert_eq!(
-        (models[0].model.as_str(), models[0].active),
+        (models[0].model.as_str(), models[0].is_active()),
         ("all-minilm:l6-v2", true)
     );
     assert!(!ids.is_empty());

@@ -2,10 +2,12 @@
 //! embeddings from the local server: the figures are reproducible run to run. The
 //! targets themselves are tracked by the bench (`retrieval` stage, bench/BOARD.md).
 
+mod common;
 mod ollama_server;
 
 use std::path::PathBuf;
 
+use common::TempJournal;
 use mindsage_core::ai::OllamaClient;
 use mindsage_core::search::quality::{self, LabelledSet, Method, QualityOptions};
 
@@ -26,8 +28,11 @@ fn quality_figures_are_identical_across_runs_and_fusion_helps() {
             .embed_blocking(&options.model, texts)
             .map_err(|e| e.to_string())
     };
-    let first = quality::evaluate(&set, &options, embed).unwrap();
-    let second = quality::evaluate(&set, &options, embed).unwrap();
+    let evaluate = || {
+        let journal = TempJournal::new();
+        quality::evaluate(&mut journal.open(), &set, &options, embed).unwrap()
+    };
+    let (first, second) = (evaluate(), evaluate());
     assert_eq!(first.scores, second.scores);
     for (method, scores) in &first.scores {
         eprintln!("{method:?}: {scores:?}");

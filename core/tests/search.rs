@@ -10,11 +10,12 @@ use chrono::TimeZone;
 use common::TempJournal;
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::db::{jobs, vec_extension, vectors};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::search::keyword::{
     self, HIGHLIGHT_END, HIGHLIGHT_START, LastWord, Matching, QueryWords, RankingConnections,
 };
-use mindsage_core::search::vectors::{self, VectorCache};
+use mindsage_core::search::vectors::{VectorCache, knn_sqlite_vec};
 use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searcher};
 
 const USER: i64 = DEFAULT_USER;
@@ -76,7 +77,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     );
     let tagged = add(&mut conn, "Quiet day", "Nothing much happened.", &["running"]);
 
-    let found = search::hybrid(&conn, USER, &SearchQuery::new("knee", 5), None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &SearchQuery::new("knee", 5), None).unwrap();
     assert_eq!(ids(&found), [knee]);
     assert!(matches!(found.mode, SearchMode::KeywordOnly { .. }));
     let snippet = found.hits[0].snippet.to_lowercase();
@@ -86,7 +87,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     );
 
     // Porter stemming: "runs" finds "running" in a body and in a tag.
-    let runs = search::hybrid(&conn, USER, &SearchQuery::new("runs", 5), None).unwrap();
+    let runs = search::hybrid_knn(&conn, USER, &SearchQuery::new("runs", 5), None).unwrap();
     assert_eq!(
         ids(&runs)
             .iter()
@@ -94,7 +95,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
             .collect::<std::collections::BTreeSet<_>>(),
         [deploy, tagged].into()
     );
-    let passing = search::hybrid(
+    let passing = search::hybrid_knn(
         &conn,
         USER,
         &SearchQuery::new("when did I go to pottery?", 5),
@@ -105,7 +106,7 @@ fn keyword_search_ranks_titles_tags_and_bodies_with_snippets() {
     // Search as you type: a prefix of the last word.
     let typing = SearchQuery::new("pott", 5).typed();
     assert_eq!(
-        ids(&search::hybrid(&conn, USER, &typing, None).unwrap()),
+        ids(&search::hybrid_knn(&conn, USER, &typing, None).unwrap()),
         [pottery]
     );
 }
@@ -134,7 +135,7 @@ fn keyword_ranking_keeps_to_one_profile_and_shows_only_its_text() {
         .unwrap();
     }
     let mine = add(&mut conn, "Pottery", "Tried a celadon glaze today.", &[]);
-    let found = search::hybrid(&conn, USER, &SearchQuery::new("glaze", 5), None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &SearchQuery::new("glaze", 5), None).unwrap();
     assert_eq!(ids(&found), [mine]);
     assert_eq!(
         found.hits[0].snippet,
@@ -160,10 +161,10 @@ fn typed_words_put_entries_with_all_of_them_first() {
         &[],
     );
     let other_word = add(&mut conn, "Run", "Run.", &[]);
-    let asked = search::hybrid(&conn, USER, &SearchQuery::new("river run", 5), None).unwrap();
+    let asked = search::hybrid_knn(&conn, USER, &SearchQuery::new("river run", 5), None).unwrap();
     assert_eq!(ids(&asked)[0], one_word);
     let typed = SearchQuery::new("river run", 5).typed();
-    let found = search::hybrid(&conn, USER, &typed, None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &typed, None).unwrap();
     assert_eq!(ids(&found)[0], both);
     assert_eq!(
         ids(&found)[1..]
@@ -254,11 +255,11 @@ fn hostile_queries_never_error() {
         ] {
             let mut query = SearchQuery::new(text, 5);
             query.last_word = last_word;
-            let outcome = search::hybrid(&conn, USER, &query, None);
+            let outcome = search::hybrid_knn(&conn, USER, &query, None);
             assert!(outcome.is_ok(), "{text:?}: {outcome:?}");
         }
     }
-    let found = search::hybrid(&conn, USER, &SearchQuery::new("near", 5), None).unwrap();
+    let found = search::hybrid_knn(&conn, USER, &SearchQuery::new("near", 5), None).unwrap();
     assert_eq!(found.hits.len(), 1);
 }
 
@@ -266,7 +267,7 @@ fn hostile_queries_never_error() {
 fn vectors_round_trip_and_both_paths_agree() {
     let journal = TempJournal::new();
     let mut conn = journal.open();
-    assert!(vectors::extension_version(&conn).is_some());
+    assert!(vec_extension::extension_version(&conn).is_some());
     let dim = 48;
     let mut ids_by_seed = Vec::new();
     for seed in 0..200u64 {
@@ -276,7 +277,7 @@ fn vectors_round_trip_and_both_paths_agree() {
     }
     let model = vectors::active_model(&conn, USER).unwrap().unwrap();
     assert_eq!(
-        (model.model.as_str(), model.dim, model.active),
+        (model.model.as_str(), model.dim, model.is_active()),
         ("test-model", dim, true)
     );
 
@@ -293,12 +294,11 @@ fn vectors_round_trip_and_both_paths_agree() {
             .map(|h| h.0)
             .collect();
         assert_eq!(ours[0], ids_by_seed[seed as usize]);
-        let theirs: Vec<i64> =
-            vectors::knn_sqlite_vec(&conn, USER, &model, &query, 10, &SearchFilter::default())
-                .unwrap()
-                .iter()
-                .map(|h| h.0)
-                .collect();
+        let theirs: Vec<i64> = knn_sqlite_vec(&conn, USER, &model, &query, 10, &SearchFilter::default())
+            .unwrap()
+            .iter()
+            .map(|h| h.0)
+            .collect();
         assert_eq!(ours, theirs, "exact scan and sqlite-vec KNN give the same top 10");
         // And the same order as cosine distance computed by sqlite-vec itself.
         let mut stmt = conn
@@ -349,7 +349,7 @@ fn questions_go_by_meaning_and_keywords_settle_near_ties() {
         "no keyword match, similarity alone"
     );
     // sqlite-vec's KNN reports L2 distances, turned into the same similarities.
-    let knn = search::hybrid(&conn, USER, &query, Some(&question)).unwrap();
+    let knn = search::hybrid_knn(&conn, USER, &query, Some(&question)).unwrap();
     assert_eq!(ids(&knn), ids(&scanned));
     for (a, b) in knn.hits.iter().zip(&scanned.hits) {
         assert!((a.score - b.score).abs() < 1e-5, "{} vs {}", a.score, b.score);
@@ -410,11 +410,11 @@ fn trash_and_purge_take_vectors_and_text_out_of_search() {
     assert_eq!(ids(&searcher.hybrid(&reader, USER, &query, None).unwrap()), [a]);
 }
 
-/// The entries `queue_missing_embeddings` queues for the model "new", from an empty
+/// The entries `jobs::queue_missing_embeddings` queues for the model "new", from an empty
 /// queue (the saves queued jobs of their own).
 fn queued_for_new_model(conn: &rusqlite::Connection) -> Vec<i64> {
     conn.execute("DELETE FROM ai_jobs", []).unwrap();
-    vectors::queue_missing_embeddings(conn, USER, "new").unwrap();
+    jobs::queue_missing_embeddings(conn, USER, "new").unwrap();
     let mut stmt = conn
         .prepare("SELECT entry_id FROM ai_jobs WHERE kind = 'embed' ORDER BY entry_id")
         .unwrap();
@@ -457,7 +457,7 @@ fn a_new_model_builds_beside_the_old_and_replaces_it_when_complete() {
     }
     let models = vectors::models(&conn, USER).unwrap();
     assert_eq!(models.len(), 1);
-    assert_eq!((models[0].model.as_str(), models[0].active), ("new", true));
+    assert_eq!((models[0].model.as_str(), models[0].is_active()), ("new", true));
     cache.refresh(&conn, USER).unwrap();
     assert_eq!((cache.model().unwrap().dim, cache.len()), (4, 5));
     // A model cannot change its dimension behind our back.
@@ -477,7 +477,7 @@ fn without_the_extension_the_journal_opens_and_keyword_search_works() {
         ..Default::default()
     };
     let mut conn = db::open(&journal.path, &options).unwrap();
-    assert!(vectors::extension_version(&conn).is_none());
+    assert!(vec_extension::extension_version(&conn).is_none());
     let outcome = Searcher::default()
         .hybrid(
             &conn,
@@ -526,10 +526,13 @@ fn dates_in_questions_filter_results() {
 
     let (query, range) = SearchQuery::from_text("Where did I walk last March?", now, 5);
     assert_eq!(range.unwrap().matched, "last March");
-    assert_eq!(ids(&search::hybrid(&conn, USER, &query, None).unwrap()), [march]);
+    assert_eq!(
+        ids(&search::hybrid_knn(&conn, USER, &query, None).unwrap()),
+        [march]
+    );
 
     let (query, _) = SearchQuery::from_text("What did I write in April 2026?", now, 5);
-    let outcome = search::hybrid(&conn, USER, &query, None).unwrap();
+    let outcome = search::hybrid_knn(&conn, USER, &query, None).unwrap();
     assert_eq!(outcome.mode, SearchMode::DateOnly);
     assert_eq!(ids(&outcome), [april]);
 }
@@ -540,7 +543,7 @@ fn edits_reindex_title_body_and_tags_once() {
     let mut conn = journal.open();
     let id = add(&mut conn, "Harbour", "Fishing boats at dawn.", &["sea"]);
     let found = |conn: &rusqlite::Connection, text: &str| {
-        ids(&search::hybrid(conn, USER, &SearchQuery::new(text, 5), None).unwrap())
+        ids(&search::hybrid_knn(conn, USER, &SearchQuery::new(text, 5), None).unwrap())
     };
     assert_eq!(found(&conn, "sea"), [id]);
     entries::update(

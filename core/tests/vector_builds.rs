@@ -7,9 +7,11 @@ mod common;
 
 use common::TempJournal;
 use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::vec_extension::{self, ExtensionBuild};
+use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::SearchFilter;
-use mindsage_core::search::vectors::{self, ExtensionBuild, Precision, VectorCache};
+use mindsage_core::search::vectors::{Precision, REDUCED_FROM, VectorCache, knn_sqlite_vec};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -30,7 +32,7 @@ fn avx_l2_stock_cosine_and_the_cache_rank_alike() {
         let id = entries::insert_entry(&conn, USER, &NewEntry::default()).unwrap();
         vectors::store_embedding(&conn, USER, id, "test-768", &random_vector(&mut rng)).unwrap();
     }
-    let own_debug = vectors::extension_debug(&conn).unwrap();
+    let own_debug = vec_extension::extension_debug(&conn).unwrap();
     if ExtensionBuild::best() == ExtensionBuild::Avx {
         assert!(own_debug.contains("Build flags: avx"), "{own_debug}");
     }
@@ -43,8 +45,8 @@ fn avx_l2_stock_cosine_and_the_cache_rank_alike() {
         },
     )
     .unwrap();
-    assert!(vectors::register_build(&stock, ExtensionBuild::Stock));
-    let stock_debug = vectors::extension_debug(&stock).unwrap();
+    assert!(vec_extension::register_build(&stock, ExtensionBuild::Stock));
+    let stock_debug = vec_extension::extension_debug(&stock).unwrap();
     assert!(!stock_debug.contains("avx"), "{stock_debug}");
 
     let model = vectors::active_model(&conn, USER).unwrap().unwrap();
@@ -70,8 +72,8 @@ fn avx_l2_stock_cosine_and_the_cache_rank_alike() {
             .collect::<Result<_, _>>()
             .unwrap();
         let ids = |found: Vec<(i64, f32)>| -> Vec<i64> { found.into_iter().map(|(id, _)| id).collect() };
-        let avx_l2 = ids(vectors::knn_sqlite_vec(&conn, USER, &model, &query, 10, &filter).unwrap());
-        let stock_l2 = ids(vectors::knn_sqlite_vec(&stock, USER, &model, &query, 10, &filter).unwrap());
+        let avx_l2 = ids(knn_sqlite_vec(&conn, USER, &model, &query, 10, &filter).unwrap());
+        let stock_l2 = ids(knn_sqlite_vec(&stock, USER, &model, &query, 10, &filter).unwrap());
         assert_eq!(avx_l2, by_cosine);
         assert_eq!(stock_l2, by_cosine);
         for cache in &caches {
@@ -150,7 +152,7 @@ fn reduced_caches_rerank_from_the_file_to_exact_scores_and_follow_writes() {
     // candidate is dropped rather than shown.
     let moved = ids[7];
     vectors::store_embedding(&conn, USER, moved, "test-768", &queries[0]).unwrap();
-    vectors::delete_entry(&conn, ids[8]).unwrap();
+    vectors::delete_vectors_of(&conn, USER, ids[8]).unwrap();
     for cache in &caches[1..] {
         let found = cache
             .search(&reader, &data[8], 10, &SearchFilter::default())
@@ -178,7 +180,7 @@ fn a_cache_switches_to_int8_once_the_set_reaches_the_threshold() {
     let journal = TempJournal::new();
     let mut conn = journal.open();
     let mut rng = ChaCha8Rng::seed_from_u64(48);
-    let data = clustered_vectors(vectors::REDUCED_FROM - 1, &mut rng);
+    let data = clustered_vectors(REDUCED_FROM - 1, &mut rng);
     let tx = conn.transaction().unwrap();
     let ids = store_all(&tx, &data);
     tx.commit().unwrap();

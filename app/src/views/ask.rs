@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use egui::RichText;
 
 use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
-use mindsage_core::db::chats::{ChatMessage, ChatSummary};
+use mindsage_core::db::chats::{ChatMessage, ChatSummary, Role};
 
 use super::{Action, display_time, entry_title};
 use crate::protocol::{AiRequest, Request};
@@ -60,20 +60,19 @@ impl AskView {
     pub fn on_chat_messages(&mut self, messages: Vec<ChatMessage>) {
         self.exchanges.clear();
         for message in messages {
-            match message.role.as_str() {
-                "user" => self.exchanges.push(Exchange {
+            match message.role {
+                Role::User => self.exchanges.push(Exchange {
                     question: message.content,
                     ..Exchange::default()
                 }),
-                _ => {
+                Role::Assistant => {
                     if let Some(exchange) = self.exchanges.last_mut() {
                         exchange.answer = message.content;
-                        exchange.sources = message
-                            .sources_json
-                            .and_then(|json| serde_json::from_str(&json).ok())
-                            .unwrap_or_default();
+                        exchange.sources = message.sources;
                     }
                 }
+                // Never stored: the history holds what the person and the model said.
+                Role::System => {}
             }
         }
     }
@@ -91,7 +90,7 @@ impl AskView {
             AskEvent::Done(answer) => {
                 current.answer = answer.text;
                 current.sources = answer.sources;
-                current.timings = Some(answer.timings);
+                current.timings = Some(answer.cost.timings);
                 self.streaming = false;
             }
             AskEvent::Error(message) => {

@@ -176,7 +176,6 @@ impl SettingsView {
             ("Ollama host", &mut self.settings.ollama_host),
             ("Chat model", &mut self.settings.chat_model),
             ("Embedding model", &mut self.settings.embedding_model),
-            ("Whisper model file", &mut self.settings.whisper_model_path),
         ];
         egui::Grid::new("model_settings").num_columns(2).show(ui, |ui| {
             for (name, value) in fields {

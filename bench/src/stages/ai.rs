@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 
 use mindsage_core::ai::{self, AiSettings, OllamaClient, ask, enrich};
 use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::quality::LabelledSet;
-use mindsage_core::search::vectors;
 
 use super::retrieval::DEFAULT_SET;
 use super::{Recorder, Stage, StageContext};
@@ -158,14 +158,15 @@ impl Ai {
             .and_then(mindsage_core::clock::parse_utc)
             .map(|t| t.with_timezone(&chrono::Local))
             .unwrap_or_else(chrono::Local::now);
+        use ask::timing_names as names;
         let mut stages: [(&str, Vec<Duration>); 7] = [
-            ("ask.plan", vec![]),
-            ("ask.embed", vec![]),
-            ("ask.search", vec![]),
-            ("ask.answer", vec![]),
-            ("ask.first_token", vec![]),
-            ("ask.total", vec![]),
-            ("ask.overhead", vec![]),
+            (names::PLAN, vec![]),
+            (names::EMBED, vec![]),
+            (names::SEARCH, vec![]),
+            (names::ANSWER, vec![]),
+            (names::FIRST_TOKEN, vec![]),
+            (names::TOTAL, vec![]),
+            (names::OVERHEAD, vec![]),
         ];
         let questions: Vec<(&str, &str)> = set
             .questions
@@ -222,7 +223,7 @@ impl Ai {
             UNPLANNED.len()
         );
         for (name, samples) in &stages {
-            let note = if *name == "ask.first_token" {
+            let note = if *name == names::FIRST_TOKEN {
                 format!("{note}; {} of {n} showed any answer text", samples.len())
             } else {
                 note.clone()

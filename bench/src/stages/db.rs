@@ -24,7 +24,7 @@ use mindsage_core::db::stats::{self as dashboard, StatsCache};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, plan};
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::search::{self, SearchQuery, Searcher, vectors};
+use mindsage_core::search::{self, SearchQuery, Searcher};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -77,7 +77,7 @@ impl Stage for Db {
             });
             if out.pragmas.is_none() {
                 out.pragmas = Some(db::effective_pragmas(&journal.reader)?);
-                out.sqlite_vec_version = vectors::extension_version(&journal.reader);
+                out.sqlite_vec_version = db::vec_extension::extension_version(&journal.reader);
             }
             journal.bench(ctx.sampling, out)?;
         }
@@ -203,27 +203,20 @@ impl Journal {
             plans: plans(&self.reader)?,
             out,
         };
-        let calls = sampling.samples + sampling.warmup;
-        // Texts for new entries and edits, from the same generator under another seed.
-        let texts: Vec<NewEntry> = demo::generate(&DemoOptions::fixed(calls.max(64), SEED + 1))
-            .map(|d| NewEntry {
-                created_at: None,
-                ..d.entry
-            })
-            .collect();
-        let text = |i: usize| texts[i % texts.len()].clone();
-        let edit = |i: usize| {
-            let t = text(i + 1);
-            EntryEdit {
-                title: t.title,
-                body: t.body,
-                tags: t.tags,
-                mood_score: t.mood_score,
-            }
-        };
-        let ids = self.live_ids(&mut rng);
-        let id = |i: usize| ids[i % ids.len()];
+        let work = Workload::new(&self, &sampling, &mut rng);
+        self.trash_some()?;
+        self.time_lists(&sampling, &work, &mut rec)?;
+        self.time_dashboard(&sampling, &work, &mut rec);
+        self.time_search_box(&sampling, &mut rec)?;
+        self.time_gallery(&sampling, &mut rec);
+        self.time_writes(&sampling, &work, &mut rec);
+        self.time_list_during_writes(&sampling, &work, &mut rec);
+        rec.plan_summary();
+        Ok(())
+    }
 
+    /// Moves one entry in [`TRASH_EVERY`] to the trash, so `list.trash` has a page.
+    fn trash_some(&self) -> anyhow::Result<()> {
         let trashed: Vec<EntryId> = (self.first_id..=self.last_id)
             .step_by(TRASH_EVERY as usize)
             .collect();
@@ -233,17 +226,21 @@ impl Journal {
             }
             Ok(())
         })?;
+        Ok(())
+    }
 
-        // Reads, each as its screen issues it.
+    /// The journal's pages, each as its screen asks for it, its count, and one entry.
+    fn time_lists(
+        &self,
+        sampling: &Sampling,
+        work: &Workload,
+        rec: &mut SizeRecorder<'_>,
+    ) -> anyhow::Result<()> {
         let reader = &self.reader;
-        let list = |filter: ListFilter, after: Option<Cursor>| {
-            move |_| Ok(entries::list(reader, USER, &filter, after.as_ref(), PAGE_SIZE)?)
-        };
-        let page_payload = |p: &entries::Page| json_payload(p.rows.len(), &p.rows);
         let m = stats::measure_as(
             "list.page1",
-            &sampling,
-            list(ListFilter::default(), None),
+            sampling,
+            list_page(reader, ListFilter::default(), None),
             page_payload,
         );
         rec.timing("list.page1", "list.page1", MIN_READ_BYTES, None, m);
@@ -251,8 +248,8 @@ impl Journal {
         let middle = self.cursor_at(self.size / 2)?;
         let m = stats::measure_as(
             "list.page_n",
-            &sampling,
-            list(ListFilter::default(), Some(middle.clone())),
+            sampling,
+            list_page(reader, ListFilter::default(), Some(middle.clone())),
             page_payload,
         );
         let note = "the page after the middle of the journal";
@@ -263,7 +260,7 @@ impl Journal {
             tag: Some(tag.clone()),
             ..ListFilter::default()
         };
-        let m = stats::measure(&sampling, list(filter, None), page_payload);
+        let m = stats::measure(sampling, list_page(reader, filter, None), page_payload);
         let note = format!("first page of the most used tag ({tag})");
         rec.timing("list.by_tag", "list.by_tag", MIN_READ_BYTES, Some(&note), m);
 
@@ -272,7 +269,7 @@ impl Journal {
             to: Some(self.cursor_at(self.size / 4)?.key),
             ..ListFilter::default()
         };
-        let m = stats::measure(&sampling, list(filter, None), page_payload);
+        let m = stats::measure(sampling, list_page(reader, filter, None), page_payload);
         let note = "first page of the range between a quarter and half way back";
         let q = "list.by_date_range";
         rec.timing(q, q, MIN_READ_BYTES, Some(note), m);
@@ -281,26 +278,31 @@ impl Journal {
             trash: true,
             ..ListFilter::default()
         };
-        let m = stats::measure(&sampling, list(filter, None), page_payload);
+        let m = stats::measure(sampling, list_page(reader, filter, None), page_payload);
         let note = format!("one entry in {TRASH_EVERY} is in the trash");
         rec.timing("list.trash", "list.trash", MIN_READ_BYTES, Some(&note), m);
 
         let m = stats::measure(
-            &sampling,
+            sampling,
             |_| Ok(entries::count(reader, USER)?),
             |&n| Payload::of(u64::from(n > 0), 8),
         );
         rec.timing("list.count", "list.count", 8, None, m);
 
         let m = stats::measure(
-            &sampling,
-            |i| Ok(entries::get(reader, USER, id(i))?),
+            sampling,
+            |i| Ok(entries::get(reader, USER, work.id(i))?),
             |e| json_payload(1, e),
         );
         rec.timing("entry.get", "entry.get", MIN_READ_BYTES, None, m);
+        Ok(())
+    }
 
+    /// The dashboard's rows, and its figures warm and right after an edit.
+    fn time_dashboard(&self, sampling: &Sampling, work: &Workload, rec: &mut SizeRecorder<'_>) {
+        let reader = &self.reader;
         let m = stats::measure(
-            &sampling,
+            sampling,
             |_| Ok(dashboard::daily_totals(reader, USER)?),
             |days| json_payload(days.len(), days),
         );
@@ -310,7 +312,7 @@ impl Journal {
         let today = chrono::Utc::now().date_naive();
         let mut cache = StatsCache::default();
         let m = stats::measure(
-            &sampling,
+            sampling,
             |_| Ok(cache.get(reader, USER, today)?),
             |s| json_payload(1, &**s),
         );
@@ -319,9 +321,9 @@ impl Journal {
 
         let writer = &self.writer;
         let m = stats::measure_timed(
-            &sampling,
+            sampling,
             |i| {
-                let (target, change) = (id(i), edit(i));
+                let (target, change) = (work.id(i), work.edit(i));
                 writer.call(move |c| entries::update(c, USER, target, &change))?;
                 let start = Instant::now();
                 let s = cache.get(reader, USER, today)?;
@@ -331,20 +333,22 @@ impl Journal {
         );
         let note = "StatsCache::get right after an edit committed by the writer (untimed)";
         rec.timing("dashboard.stats_after_write", q, MIN_READ_BYTES, Some(note), m);
+    }
 
-        // What people type into the search box: a common word, a rarer one, a name and
-        // two-word phrases, in turn, so one cached plan or posting list cannot carry it.
-        // Timed as the app's search box runs it with no vectors: the keyword ranking at
-        // `search::candidates` depth (split over the Searcher's connections), then the
-        // shown results' text and snippets. The edits just timed are checkpointed first.
+    /// What people type into the search box: a common word, a rarer one, a name and
+    /// two-word phrases, in turn, so one cached plan or posting list cannot carry it.
+    /// Timed as the app's search box runs it with no vectors: the keyword ranking at
+    /// `search::candidates` depth (split over the Searcher's connections), then the
+    /// shown results' text and snippets. The edits timed before are checkpointed first.
+    fn time_search_box(&self, sampling: &Sampling, rec: &mut SizeRecorder<'_>) -> anyhow::Result<()> {
         self.settle_writes()?;
         let typed = KEYWORD_QUERIES;
         let mut searcher = Searcher::default();
         let m = stats::measure(
-            &sampling,
+            sampling,
             |i| {
                 let query = SearchQuery::new(typed[i % typed.len()], SEARCH_RESULTS).typed();
-                Ok(searcher.hybrid(reader, USER, &query, None)?.hits)
+                Ok(searcher.hybrid(&self.reader, USER, &query, None)?.hits)
             },
             |hits| json_payload(hits.len(), hits),
         );
@@ -356,9 +360,14 @@ impl Journal {
             searcher.ranking_threads()
         );
         rec.timing("search.keyword", "search.keyword", MIN_READ_BYTES, Some(&note), m);
+        Ok(())
+    }
 
+    /// A page of photos and a shuffle.
+    fn time_gallery(&self, sampling: &Sampling, rec: &mut SizeRecorder<'_>) {
+        let reader = &self.reader;
         let m = stats::measure(
-            &sampling,
+            sampling,
             |_| Ok(gallery::page(reader, USER, None, PAGE_SIZE)?.0),
             |items| gallery_payload(items),
         );
@@ -366,20 +375,23 @@ impl Journal {
 
         let mut shuffle_rng = ChaCha8Rng::seed_from_u64(SEED);
         let m = stats::measure(
-            &sampling,
+            sampling,
             |_| Ok(gallery::random(reader, USER, GALLERY_SHUFFLE, &mut shuffle_rng)?),
             |items| gallery_payload(items),
         );
         let note = format!("{GALLERY_SHUFFLE} random photos");
         let q = "gallery.random";
         rec.timing(q, q, MIN_READ_BYTES, Some(&note), m);
+    }
 
-        // Writes, as the app's worker makes them.
+    /// Every write, as the app's worker makes it.
+    fn time_writes(&self, sampling: &Sampling, work: &Workload, rec: &mut SizeRecorder<'_>) {
+        let writer = &self.writer;
         let one_row = |_: &()| Payload::of(1, 0);
         let m = stats::measure(
-            &sampling,
+            sampling,
             |i| {
-                let entry = text(i);
+                let entry = work.text(i);
                 writer.call(move |c| entries::create(c, USER, &entry).map(drop))?;
                 Ok(())
             },
@@ -388,9 +400,9 @@ impl Journal {
         rec.timing("write.create", "write.create", 0, Some(WRITER_NOTE), m);
 
         let m = stats::measure(
-            &sampling,
+            sampling,
             |i| {
-                let (target, change) = (id(i), edit(i));
+                let (target, change) = (work.id(i), work.edit(i));
                 Ok(writer.call(move |c| entries::update(c, USER, target, &change))?)
             },
             one_row,
@@ -402,12 +414,12 @@ impl Journal {
         let trash = |target| writer.call(move |c| entries::soft_delete(c, USER, target));
         let restore = |target| writer.call(move |c| entries::restore(c, USER, target));
         let m = stats::measure_timed(
-            &sampling,
+            sampling,
             |i| {
                 let start = Instant::now();
-                trash(id(i))?;
+                trash(work.id(i))?;
                 let elapsed = start.elapsed();
-                restore(id(i))?;
+                restore(work.id(i))?;
                 Ok((elapsed, ()))
             },
             one_row,
@@ -417,11 +429,11 @@ impl Journal {
         rec.timing(q, q, 0, Some(&note), m);
 
         let m = stats::measure_timed(
-            &sampling,
+            sampling,
             |i| {
-                trash(id(i))?;
+                trash(work.id(i))?;
                 let start = Instant::now();
-                restore(id(i))?;
+                restore(work.id(i))?;
                 Ok((start.elapsed(), ()))
             },
             one_row,
@@ -431,9 +443,9 @@ impl Journal {
 
         let busy = StorageOptions::default().busy_timeout;
         let m = stats::measure_timed(
-            &sampling,
+            sampling,
             |i| {
-                let entry = text(i);
+                let entry = work.text(i);
                 let target = writer.call(move |c| entries::create(c, USER, &entry))?;
                 let start = Instant::now();
                 writer.call(move |c| entries::purge(c, USER, target, busy))?;
@@ -446,8 +458,11 @@ impl Journal {
              purge's own truncating checkpoint"
         );
         rec.timing("write.purge", "write.purge", 0, Some(&note), m);
+    }
 
-        // The list while the worker saves as fast as it can.
+    /// The list while the worker saves as fast as it can.
+    fn time_list_during_writes(&self, sampling: &Sampling, work: &Workload, rec: &mut SizeRecorder<'_>) {
+        let writer = &self.writer;
         let stop = AtomicBool::new(false);
         let storm_writes = AtomicUsize::new(0);
         let storm_started = Instant::now();
@@ -455,7 +470,7 @@ impl Journal {
             let storm = scope.spawn(|| -> anyhow::Result<()> {
                 let mut i = 0;
                 while !stop.load(Ordering::Relaxed) {
-                    let entry = text(i);
+                    let entry = work.text(i);
                     writer.call(move |c| entries::create(c, USER, &entry).map(drop))?;
                     storm_writes.fetch_add(1, Ordering::Relaxed);
                     i += 1;
@@ -466,7 +481,11 @@ impl Journal {
             while storm_writes.load(Ordering::Relaxed) < 5 && !storm.is_finished() {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            let m = stats::measure(&sampling, list(ListFilter::default(), None), page_payload);
+            let m = stats::measure(
+                sampling,
+                list_page(&self.reader, ListFilter::default(), None),
+                page_payload,
+            );
             stop.store(true, Ordering::Relaxed);
             storm.join().expect("the write storm thread panicked")?;
             m
@@ -483,25 +502,81 @@ impl Journal {
             Some(&note),
             m,
         );
-
-        rec.plan_summary();
-        Ok(())
     }
 }
 
+/// What the timed writes write and the reads read: texts for new entries and edits from
+/// the demo generator under another seed, and the live entries in a fixed shuffled order.
+struct Workload {
+    texts: Vec<NewEntry>,
+    ids: Vec<EntryId>,
+}
+
+impl Workload {
+    fn new(journal: &Journal, sampling: &Sampling, rng: &mut ChaCha8Rng) -> Workload {
+        let calls = sampling.samples + sampling.warmup;
+        let texts = demo::generate(&DemoOptions::fixed(calls.max(64), SEED + 1))
+            .map(|d| NewEntry {
+                created_at: None,
+                ..d.entry
+            })
+            .collect();
+        Workload {
+            texts,
+            ids: journal.live_ids(rng),
+        }
+    }
+
+    /// The `i`th new entry.
+    fn text(&self, i: usize) -> NewEntry {
+        self.texts[i % self.texts.len()].clone()
+    }
+
+    /// The `i`th edit: the next text's title, body, tags and mood.
+    fn edit(&self, i: usize) -> EntryEdit {
+        let t = self.text(i + 1);
+        EntryEdit {
+            title: t.title,
+            body: t.body,
+            tags: t.tags,
+            mood_score: t.mood_score,
+        }
+    }
+
+    /// The `i`th live entry.
+    fn id(&self, i: usize) -> EntryId {
+        self.ids[i % self.ids.len()]
+    }
+}
+
+/// A call that reads one page of the journal, as the list screen asks for it.
+fn list_page(
+    reader: &Connection,
+    filter: ListFilter,
+    after: Option<Cursor>,
+) -> impl FnMut(usize) -> anyhow::Result<entries::Page> + '_ {
+    move |_| Ok(entries::list(reader, USER, &filter, after.as_ref(), PAGE_SIZE)?)
+}
+
+/// A page's rows and their JSON size.
+fn page_payload(page: &entries::Page) -> Payload {
+    json_payload(page.rows.len(), &page.rows)
+}
+
 /// Full scans in each catalogue statement's plan: (all table scans, those outside the
-/// statement's allow-list).
+/// statement's allow-list). Statements over a model's vector table are left out where
+/// the journal has no vectors, as the demo journal has none.
 fn plans(conn: &Connection) -> anyhow::Result<BTreeMap<&'static str, (u32, Vec<String>)>> {
-    CATALOGUE
-        .iter()
-        .map(|q| {
-            let scans = plan::explain(conn, q.sql)?
-                .iter()
-                .filter(|line| plan::is_table_scan(line))
-                .count() as u32;
-            Ok((q.name, (scans, plan::unexpected_scans(conn, q)?)))
-        })
-        .collect()
+    let model = db::vectors::active_model(conn, USER)?;
+    let mut plans = BTreeMap::new();
+    for q in CATALOGUE {
+        let Some(lines) = plan::explain_query(conn, q, model.as_ref())? else {
+            continue;
+        };
+        let scans = lines.iter().filter(|line| plan::is_table_scan(line)).count() as u32;
+        plans.insert(q.name, (scans, plan::unexpected_scans(q, &lines)));
+    }
+    Ok(plans)
 }
 
 /// Adds one size's scenarios to the run, with the plan of the statement behind each.

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 
 use anyhow::Context;
 use mindsage_core::ai::{self, AiSettings, OllamaClient};
+use mindsage_core::db::{self, StorageOptions};
 use mindsage_core::search::fusion::{self, Fusion};
 use mindsage_core::search::quality::{
     self, DocumentText, LabelledSet, METHODS, QualityOptions, QualityReport, Ranking, Scores,
@@ -88,7 +89,7 @@ impl Stage for Retrieval {
                 .file_name()
                 .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
             for (variant, options) in variants(&settings.embed_model) {
-                let report = quality::evaluate(&set, &options, &embed)?;
+                let report = evaluate(&set, &options, &embed)?;
                 let note = format!(
                     "{} on {file} ({} entries, {} questions); {}",
                     options.model,
@@ -117,6 +118,17 @@ impl Stage for Retrieval {
         }
         Ok(())
     }
+}
+
+/// Scores a set on a temporary journal of its own, removed afterwards.
+fn evaluate(
+    set: &LabelledSet,
+    options: &QualityOptions,
+    embed: impl FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
+) -> anyhow::Result<QualityReport> {
+    let dir = tempfile::tempdir()?;
+    let mut conn = db::open(&dir.path().join("labelled.db"), &StorageOptions::default())?;
+    Ok(quality::evaluate(&mut conn, set, options, embed)?)
 }
 
 /// The options scored, the app's defaults first.

@@ -29,12 +29,14 @@ use std::time::Instant;
 
 use anyhow::Context;
 use mindsage_core::ai::{AiSettings, OllamaClient};
+use mindsage_core::db::vec_extension::{self, ExtensionBuild};
+use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::search::SearchFilter;
 use mindsage_core::search::kernels;
 use mindsage_core::search::quality::LabelledSet;
 use mindsage_core::search::quantize::{self, BinaryCodes, Int8Vectors};
-use mindsage_core::search::vectors::{self, ExtensionBuild, Precision, VectorCache};
+use mindsage_core::search::vectors::{Precision, VectorCache, knn_sqlite_vec, stored_scores};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -110,7 +112,7 @@ fn synthetic(n: usize, kind: &str) -> (Vec<f32>, Vec<Vec<f32>>) {
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
     let random_unit = |rng: &mut ChaCha8Rng| {
         let mut v: Vec<f32> = (0..DIM).map(|_| rng.random_range(-1.0f32..1.0)).collect();
-        kernels::normalise(&mut v);
+        vectors::normalise(&mut v);
         v
     };
     let centres: Vec<Vec<f32>> = (0..64).map(|_| random_unit(&mut rng)).collect();
@@ -123,7 +125,7 @@ fn synthetic(n: usize, kind: &str) -> (Vec<f32>, Vec<Vec<f32>>) {
             .iter()
             .map(|c| c + rng.random_range(-0.05f32..0.05))
             .collect();
-        kernels::normalise(&mut v);
+        vectors::normalise(&mut v);
         v
     };
     let vectors: Vec<f32> = (0..n).flat_map(|_| make(&mut rng)).collect();
@@ -196,7 +198,7 @@ impl Measurer<'_> {
         let m = stats::measure(
             &self.sampling,
             |i| {
-                Ok(vectors::stored_scores(
+                Ok(stored_scores(
                     &conn,
                     &model,
                     q(i),
@@ -222,19 +224,18 @@ impl Measurer<'_> {
             },
         )?;
         anyhow::ensure!(
-            vectors::register_build(&stock, ExtensionBuild::Stock),
+            vec_extension::register_build(&stock, ExtensionBuild::Stock),
             "stock sqlite-vec loads"
         );
-        let stock_debug = vectors::extension_debug(&stock).unwrap_or_default();
-        let own_debug = vectors::extension_debug(&conn).unwrap_or_default();
+        let stock_debug = vec_extension::extension_debug(&stock).unwrap_or_default();
+        let own_debug = vec_extension::extension_debug(&conn).unwrap_or_default();
         let stock_note = format!(
             "{} {DIM}-d, sqlite-vec {} vec0 KNN, mmap on, crate build",
             self.data,
-            vectors::extension_version(&stock).unwrap_or_default()
+            vec_extension::extension_version(&stock).unwrap_or_default()
         );
-        let knn = |c: &rusqlite::Connection, i: usize| {
-            vectors::knn_sqlite_vec(c, DEFAULT_USER, &model, q(i), 10, &filter)
-        };
+        let knn =
+            |c: &rusqlite::Connection, i: usize| knn_sqlite_vec(c, DEFAULT_USER, &model, q(i), 10, &filter);
         let m = stats::measure(
             &self.sampling,
             |i| Ok(knn(&stock, i)?),
@@ -266,7 +267,7 @@ impl Measurer<'_> {
             &stock_debug,
         );
 
-        let avx = vectors::ExtensionBuild::best() == ExtensionBuild::Avx;
+        let avx = ExtensionBuild::best() == ExtensionBuild::Avx;
         let avx_note = format!(
             "{} {DIM}-d, sqlite-vec vec0 KNN, mmap on, {}",
             self.data,
@@ -596,7 +597,7 @@ fn real_embeddings(ctx: &StageContext) -> anyhow::Result<RealSet> {
     let started = Instant::now();
     let mut cache = EmbeddingCache::open(&settings.embed_model)?;
     let mut vectors = cache.embed(&client, &texts)?;
-    vectors.iter_mut().for_each(|v| kernels::normalise(v));
+    vectors.iter_mut().for_each(|v| db::vectors::normalise(v));
     eprintln!(
         "[vector] {} real texts embedded ({} new) in {:.1}s",
         texts.len(),

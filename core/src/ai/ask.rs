@@ -17,27 +17,27 @@
 //!    retry. If the stream breaks or the answer is empty, the call is retried once,
 //!    after an [`AskEvent::Reset`] tells the screen to discard the partial text.
 //!
-//! Consuming it: [`ask`] is async and reports through a callback; [`ask_blocking`]
-//! runs it on a plain thread (the UI's worker) and sends the same events over an
-//! `mpsc::Sender`, ending with exactly one `Done` or `Error`. [`ask_measured`] also
+//! Consuming it: [`ask`] is async and reports through a callback, ending with `Done`
+//! when the question is answered (a plain thread runs it with [`super::block_on`]; the
+//! caller shows an error its own way). [`ask_measured`] also
 //! fills an [`AskCost`] whether or not the question is answered, so a failed question
-//! is still a measured one. Timings go to the shared registry as `ask.plan`,
-//! `ask.embed`, `ask.search`, `ask.answer`, `ask.first_token`, `ask.total` and
-//! `ask.overhead`. [`save_chat`] stores the exchange in `chats`/`chat_messages`; the
-//! caller runs it wherever writes run (writer thread, CLI).
+//! is still a measured one. Timings go to the shared registry under
+//! [`timing_names`] (`ask.plan` … `ask.overhead`). [`save_chat`] stores the exchange
+//! through `db::chats`; the caller runs it wherever writes run (writer thread, CLI).
 
-use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local};
-use rusqlite::{Connection, params};
-use serde::{Deserialize, Serialize};
+use rusqlite::Connection;
+use serde::Serialize;
 
 use super::client::Message;
-use super::{AiError, OllamaClient, Result, block_on, plan};
+use super::{AiError, OllamaClient, Result, plan};
+pub use crate::db::chats::Source;
+use crate::db::chats::{self, Exchange};
 use crate::db::{self, UserId, entries};
 use crate::search;
-use crate::{clock, timing};
+use crate::timing;
 
 /// Entries given to the model as context.
 pub const CONTEXT_ENTRIES: usize = 5;
@@ -47,6 +47,50 @@ const CONTEXT_BODY_CHARS: usize = 500;
 
 /// Answer calls per question: the first, and one retry after a broken or invalid reply.
 pub const ANSWER_ATTEMPTS: u32 = 2;
+
+/// Names the pipeline's timings have in the shared registry ([`crate::timing`]), one per
+/// stage and three for the whole question.
+pub mod timing_names {
+    pub const PLAN: &str = "ask.plan";
+    pub const EMBED: &str = "ask.embed";
+    pub const SEARCH: &str = "ask.search";
+    pub const ANSWER: &str = "ask.answer";
+    /// From the question to the first answer text on screen.
+    pub const FIRST_TOKEN: &str = "ask.first_token";
+    pub const TOTAL: &str = "ask.total";
+    /// The total less the time inside model calls.
+    pub const OVERHEAD: &str = "ask.overhead";
+}
+
+/// A stage of the pipeline, reported to the screen as it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Plan,
+    Embed,
+    Search,
+    Answer,
+}
+
+impl Stage {
+    /// The name the screen shows ([`AskEvent::Stage`]).
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Plan => "plan",
+            Stage::Embed => "embed",
+            Stage::Search => "search",
+            Stage::Answer => "answer",
+        }
+    }
+
+    fn timing_name(self) -> &'static str {
+        match self {
+            Stage::Plan => timing_names::PLAN,
+            Stage::Embed => timing_names::EMBED,
+            Stage::Search => timing_names::SEARCH,
+            Stage::Answer => timing_names::ANSWER,
+        }
+    }
+}
 
 /// Something the screen should show, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,14 +107,6 @@ pub enum AskEvent {
     Done(Box<AskAnswer>),
     /// The question could not be answered; the message says what to do.
     Error(String),
-}
-
-/// An entry an answer rests on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Source {
-    pub entry_id: i64,
-    pub created_at: String,
-    pub title: String,
 }
 
 /// Where the time of one question went.
@@ -95,11 +131,9 @@ pub struct AskAnswer {
     pub question: String,
     pub text: String,
     pub sources: Vec<Source>,
-    pub timings: AskTimings,
-    /// Generation calls (planning and answer attempts); embeddings not counted.
-    pub model_calls: u32,
-    /// True when the local rule made the planning call unnecessary.
-    pub planned_locally: bool,
+    /// What it cost (its fields appear beside these in JSON).
+    #[serde(flatten)]
+    pub cost: AskCost,
     /// Why vector search was not used, when it was not.
     pub keyword_only: Option<String>,
 }
@@ -141,167 +175,226 @@ pub async fn ask_measured(
     emit: &mut dyn FnMut(AskEvent),
     cost: &mut AskCost,
 ) -> Result<AskAnswer> {
-    let started = Instant::now();
+    let asking = Asking {
+        client,
+        conn,
+        user,
+        question,
+        now,
+        started: Instant::now(),
+    };
     *cost = AskCost::default();
-    let result = run(client, conn, user, question, now, emit, started, cost).await;
+    let result = asking.run(emit, cost).await;
     let timings = &mut cost.timings;
-    timings.total = started.elapsed();
+    timings.total = asking.started.elapsed();
     timings.overhead = timings.total.saturating_sub(timings.model);
     if let Some(first) = timings.first_token {
-        timing::record("ask.first_token", first);
+        timing::record(timing_names::FIRST_TOKEN, first);
     }
-    timing::record("ask.total", timings.total);
-    timing::record("ask.overhead", timings.overhead);
-    let (text, sources, keyword_only) = result?;
+    timing::record(timing_names::TOTAL, timings.total);
+    timing::record(timing_names::OVERHEAD, timings.overhead);
+    let (text, found) = result?;
     let answer = AskAnswer {
         question: question.to_owned(),
         text,
-        sources,
-        timings: cost.timings.clone(),
-        model_calls: cost.model_calls,
-        planned_locally: cost.planned_locally,
-        keyword_only,
+        sources: found.sources,
+        cost: cost.clone(),
+        keyword_only: found.keyword_only,
     };
     emit(AskEvent::Done(Box::new(answer.clone())));
     Ok(answer)
 }
 
-/// The pipeline's stages, accounting into `cost` as each ends. Returns the answer's
-/// text, its sources and why search used keywords only, if it did.
-#[allow(clippy::too_many_arguments)]
-async fn run(
-    client: &OllamaClient,
-    conn: &Connection,
+/// One question on its way through the pipeline: what every stage reads.
+struct Asking<'a> {
+    client: &'a OllamaClient,
+    conn: &'a Connection,
     user: UserId,
-    question: &str,
+    question: &'a str,
     now: DateTime<Local>,
-    emit: &mut dyn FnMut(AskEvent),
+    /// When it was asked: the first answer text's time counts from here.
     started: Instant,
-    cost: &mut AskCost,
-) -> Result<(String, Vec<Source>, Option<String>)> {
-    // 1. Plan.
-    let stage = Instant::now();
-    let planned = match plan::local(conn, user, question, now)? {
-        Some(plan) => Ok(plan),
-        None => {
-            cost.model_calls += 1;
-            plan::with_model(client, question, now).await
+}
+
+/// What the search stages found for the answer to rest on.
+#[derive(Debug, Default)]
+struct Found {
+    sources: Vec<Source>,
+    /// The found entries, numbered, as the answer call's context.
+    context: String,
+    /// Why search used keywords only, if it did.
+    keyword_only: Option<String>,
+}
+
+impl Asking<'_> {
+    /// The pipeline's stages, accounting into `cost` as each ends. Returns the answer's
+    /// text and what search found (nothing when the question needed no journal).
+    async fn run(&self, emit: &mut dyn FnMut(AskEvent), cost: &mut AskCost) -> Result<(String, Found)> {
+        let plan = self.plan(emit, cost).await?;
+        let found = match &plan.query {
+            Some(query) => {
+                let found = self.find(query, emit, cost).await?;
+                if found.sources.is_empty() {
+                    // Nothing to answer from: a model given no entries answers from nothing,
+                    // and a small one invents. Say so, and what was searched, without a
+                    // model call.
+                    let text = nothing_found(query, found.keyword_only.as_deref());
+                    emit(AskEvent::Token(text.clone()));
+                    return Ok((text, found));
+                }
+                Some(found)
+            }
+            None => None,
+        };
+        let context = found.as_ref().map(|f| f.context.as_str());
+        let mut text = self.answer(context, emit, cost).await?;
+        let found = found.unwrap_or_default();
+        if let Some(reason) = &found.keyword_only {
+            let note = format!("\n\n(Found by keywords only: {reason}.)");
+            emit(AskEvent::Token(note.clone()));
+            text.push_str(&note);
         }
-    };
-    let plan_time = stage.elapsed();
-    let plan = planned.inspect_err(|_| {
-        cost.timings.plan = plan_time;
-        cost.timings.model += plan_time;
-    })?;
-    cost.planned_locally = plan.local;
-    cost.timings.plan = stage_done(emit, "plan", stage);
-    if !plan.local {
-        cost.timings.model += cost.timings.plan;
+        Ok((text, found))
     }
 
-    // 2 and 3. Embed and search.
-    let mut sources = Vec::new();
-    let mut context = String::new();
-    let mut keyword_only = None;
-    if let Some(query) = &plan.query {
+    /// Stage 1: whether the question needs the journal and which dates it means, by the
+    /// local rule or else one planning call.
+    async fn plan(&self, emit: &mut dyn FnMut(AskEvent), cost: &mut AskCost) -> Result<plan::Plan> {
         let stage = Instant::now();
-        let phrase = query.text.trim();
-        let embedding = if phrase.is_empty() {
-            None
-        } else {
-            match client
-                .embed(&client.settings().embed_model, &[phrase.to_owned()])
-                .await
-            {
-                Ok(mut vectors) => vectors.pop(),
-                Err(error) => {
-                    tracing::info!(%error, "embedding the question failed; searching by keyword only");
-                    None
-                }
+        let planned = match plan::local(self.conn, self.user, self.question, self.now)? {
+            Some(plan) => Ok(plan),
+            None => {
+                cost.model_calls += 1;
+                plan::with_model(self.client, self.question, self.now).await
             }
         };
-        cost.timings.embed = stage_done(emit, "embed", stage);
+        let plan_time = stage.elapsed();
+        let plan = planned.inspect_err(|_| {
+            cost.timings.plan = plan_time;
+            cost.timings.model += plan_time;
+        })?;
+        cost.planned_locally = plan.local;
+        cost.timings.plan = stage_done(emit, Stage::Plan, stage);
+        if !plan.local {
+            cost.timings.model += cost.timings.plan;
+        }
+        Ok(plan)
+    }
+
+    /// Stages 2 and 3: the search phrase embedded (keywords alone if that fails), then
+    /// the hybrid search whose best entries become the sources and the context.
+    async fn find(
+        &self,
+        query: &search::SearchQuery,
+        emit: &mut dyn FnMut(AskEvent),
+        cost: &mut AskCost,
+    ) -> Result<Found> {
+        let stage = Instant::now();
+        let embedding = self.embed(query.text.trim()).await;
+        cost.timings.embed = stage_done(emit, Stage::Embed, stage);
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let outcome = search::hybrid(conn, user, query, embedding.as_deref())?;
+        let outcome = search::hybrid_knn(self.conn, self.user, query, embedding.as_deref())?;
+        let mut found = Found::default();
         if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
-            keyword_only = Some(reason.clone());
+            found.keyword_only = Some(reason.clone());
         }
         for (n, hit) in outcome.hits.iter().take(CONTEXT_ENTRIES).enumerate() {
-            let entry = entries::get(conn, user, hit.entry_id)?;
-            context.push_str(&context_block(n + 1, &entry));
-            sources.push(Source {
+            let entry = entries::get(self.conn, self.user, hit.entry_id)?;
+            found.context.push_str(&context_block(n + 1, &entry));
+            found.sources.push(Source {
                 entry_id: hit.entry_id,
                 created_at: hit.created_at.clone(),
                 title: hit.title.clone(),
             });
         }
-        cost.timings.search = stage_done(emit, "search", stage);
-        emit(AskEvent::Sources(sources.clone()));
-        if sources.is_empty() {
-            // Nothing to answer from: a model given no entries answers from nothing, and a
-            // small one invents. Say so, and what was searched, without a model call.
-            let text = nothing_found(query, keyword_only.as_deref());
-            emit(AskEvent::Token(text.clone()));
-            return Ok((text, sources, keyword_only));
+        cost.timings.search = stage_done(emit, Stage::Search, stage);
+        emit(AskEvent::Sources(found.sources.clone()));
+        Ok(found)
+    }
+
+    /// The search phrase's embedding; `None` for an empty phrase or when the model
+    /// cannot embed it, and search then goes by keywords alone.
+    async fn embed(&self, phrase: &str) -> Option<Vec<f32>> {
+        if phrase.is_empty() {
+            return None;
+        }
+        let model = &self.client.settings().embed_model;
+        match self.client.embed(model, &[phrase.to_owned()]).await {
+            Ok(mut vectors) => vectors.pop(),
+            Err(error) => {
+                tracing::info!(%error, "embedding the question failed; searching by keyword only");
+                None
+            }
         }
     }
 
-    // 4. Answer, streamed.
-    let stage = Instant::now();
-    let mut messages = vec![Message::system(ANSWER_PROMPT)];
-    if plan.query.is_some() {
-        messages.push(Message::system(format!(
-            "Today is {}. Journal entries:\n{context}",
-            now.format("%A %-d %B %Y")
-        )));
-    }
-    messages.push(Message::user(question));
-    let mut text = String::new();
-    let mut outcome = Ok(());
-    for attempt in 1..=ANSWER_ATTEMPTS {
-        cost.model_calls += 1;
-        if !text.is_empty() {
-            emit(AskEvent::Reset);
-            text.clear();
+    /// Stage 4: the answer, streamed, from `context` (the found entries; `None` when the
+    /// question needed no journal), retried once when the stream breaks or the reply is
+    /// empty.
+    async fn answer(
+        &self,
+        context: Option<&str>,
+        emit: &mut dyn FnMut(AskEvent),
+        cost: &mut AskCost,
+    ) -> Result<String> {
+        let stage = Instant::now();
+        let mut messages = vec![Message::system(ANSWER_PROMPT)];
+        if let Some(context) = context {
+            messages.push(Message::system(format!(
+                "Today is {}. Journal entries:\n{context}",
+                self.now.format("%A %-d %B %Y")
+            )));
         }
-        let mut first_text = None;
-        outcome = answer_once(client, &messages, started, &mut text, &mut first_text, emit).await;
-        // A failed question's first token is the first text it ever showed.
-        if cost.timings.first_token.is_none() || outcome.is_ok() {
-            cost.timings.first_token = first_text.or(cost.timings.first_token);
-        }
-        outcome = outcome.and_then(|()| {
-            if text.trim().is_empty() {
-                Err(AiError::InvalidOutput {
-                    what: "the answer",
-                    attempts: attempt,
-                    detail: "the model's reply was empty".into(),
-                })
-            } else {
-                Ok(())
+        messages.push(Message::user(self.question));
+        let mut text = String::new();
+        let mut outcome = Ok(());
+        for attempt in 1..=ANSWER_ATTEMPTS {
+            cost.model_calls += 1;
+            if !text.is_empty() {
+                emit(AskEvent::Reset);
+                text.clear();
             }
-        });
-        match &outcome {
-            Ok(()) => break,
-            Err(e) if e.is_retryable() => {}
-            Err(_) => break,
+            let mut first_text = None;
+            outcome = answer_once(
+                self.client,
+                &messages,
+                self.started,
+                &mut text,
+                &mut first_text,
+                emit,
+            )
+            .await;
+            // A failed question's first token is the first text it ever showed.
+            if cost.timings.first_token.is_none() || outcome.is_ok() {
+                cost.timings.first_token = first_text.or(cost.timings.first_token);
+            }
+            outcome = outcome.and_then(|()| {
+                if text.trim().is_empty() {
+                    Err(AiError::InvalidOutput {
+                        what: "the answer",
+                        attempts: attempt,
+                        detail: "the model's reply was empty".into(),
+                    })
+                } else {
+                    Ok(())
+                }
+            });
+            match &outcome {
+                Ok(()) => break,
+                Err(e) if e.is_retryable() => {}
+                Err(_) => break,
+            }
         }
+        if outcome.is_ok() {
+            cost.timings.answer = stage_done(emit, Stage::Answer, stage);
+        } else {
+            cost.timings.answer = stage.elapsed();
+        }
+        cost.timings.model += cost.timings.answer;
+        outcome.map(|()| text)
     }
-    if outcome.is_ok() {
-        cost.timings.answer = stage_done(emit, "answer", stage);
-    } else {
-        cost.timings.answer = stage.elapsed();
-    }
-    cost.timings.model += cost.timings.answer;
-    outcome?;
-    if let Some(reason) = &keyword_only {
-        let note = format!("\n\n(Found by keywords only: {reason}.)");
-        emit(AskEvent::Token(note.clone()));
-        text.push_str(&note);
-    }
-    Ok((text, sources, keyword_only))
 }
 
 /// The answer when search found no entry: what was searched, and how.
@@ -327,25 +420,6 @@ fn nothing_found(query: &search::SearchQuery, keyword_only: Option<&str>) -> Str
         None => text.push_str(", by words and by meaning."),
     }
     text
-}
-
-/// [`ask`] on a plain thread: events go to `events`, ending with `Done` or `Error`.
-pub fn ask_blocking(
-    client: &OllamaClient,
-    conn: &Connection,
-    user: UserId,
-    question: &str,
-    now: DateTime<Local>,
-    events: &Sender<AskEvent>,
-) -> Result<AskAnswer> {
-    let mut emit = |event| {
-        let _ = events.send(event);
-    };
-    let result = block_on(ask(client, conn, user, question, now, &mut emit));
-    if let Err(error) = &result {
-        let _ = events.send(AskEvent::Error(error.to_string()));
-    }
-    result
 }
 
 /// One streamed answer call: the text is appended to `text` and emitted as it
@@ -375,11 +449,14 @@ async fn answer_once(
     Ok(())
 }
 
-/// Records a stage under `ask.<name>`, reports it, and returns its duration.
-fn stage_done(emit: &mut dyn FnMut(AskEvent), name: &'static str, started: Instant) -> Duration {
+/// Records a stage under its timing name, reports it, and returns its duration.
+fn stage_done(emit: &mut dyn FnMut(AskEvent), stage: Stage, started: Instant) -> Duration {
     let elapsed = started.elapsed();
-    timing::record(&format!("ask.{name}"), elapsed);
-    emit(AskEvent::Stage { name, elapsed });
+    timing::record(stage.timing_name(), elapsed);
+    emit(AskEvent::Stage {
+        name: stage.name(),
+        elapsed,
+    });
     elapsed
 }
 
@@ -407,49 +484,11 @@ pub fn save_chat(
     chat: Option<i64>,
     answer: &AskAnswer,
 ) -> db::Result<i64> {
-    let tx = conn.transaction()?;
-    let now = clock::now_utc();
-    let chat_id = match chat {
-        Some(id) => {
-            tx.execute(
-                "UPDATE chats SET updated_at = ?3 WHERE id = ?1 AND user_id = ?2",
-                params![id, user, now],
-            )?;
-            id
-        }
-        None => {
-            let title: String = answer.question.chars().take(80).collect();
-            tx.execute(
-                "INSERT INTO chats (user_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-                params![user, title, now],
-            )?;
-            tx.last_insert_rowid()
-        }
+    let exchange = Exchange {
+        question: &answer.question,
+        answer: &answer.text,
+        sources: &answer.sources,
+        timings: &answer.cost.timings,
     };
-    let insert = "INSERT INTO chat_messages (chat_id, role, content, sources, timings, created_at) \
-                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-    tx.execute(
-        insert,
-        params![
-            chat_id,
-            "user",
-            answer.question,
-            None::<String>,
-            None::<String>,
-            now
-        ],
-    )?;
-    tx.execute(
-        insert,
-        params![
-            chat_id,
-            "assistant",
-            answer.text,
-            serde_json::to_string(&answer.sources).ok(),
-            serde_json::to_string(&answer.timings).ok(),
-            now
-        ],
-    )?;
-    tx.commit()?;
-    Ok(chat_id)
+    chats::save(conn, user, chat, &exchange)
 }

@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::{AiError, AiSettings, Result, block_on};
+use crate::db::chats::Role;
 
 /// How long to wait for a TCP connection. Loopback answers at once; a refused or
 /// unreachable host must say "start Ollama" quickly, not after the request timeout.
@@ -47,15 +48,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Timeout for the small metadata calls (version, model list).
 const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Who speaks in a chat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-}
 
 /// One chat message sent to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -24,12 +24,13 @@
 //! from the person's own tags, which is fine for a word like "grateful" that the person
 //! can delete.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::Deserialize;
 
 use super::client::{CallStats, Message};
 use super::{AiError, OllamaClient, Result};
 use crate::db::entries::{self, Entry};
+use crate::db::queries::ENRICH_WRITE;
 use crate::db::{self, EntryId, UserId, jobs};
 use crate::search::quality::DocumentText;
 
@@ -279,18 +280,11 @@ pub fn apply(
     entry_id: EntryId,
     enriched: &Enriched,
 ) -> db::Result<bool> {
-    crate::timing::timed("ai.enrich.write", || {
+    crate::timing::timed(ENRICH_WRITE.name, || {
         let tx = conn.transaction()?;
-        let live: Option<(String, i64)> = tx
-            .query_row(
-                "SELECT created_at, revision FROM journal_entries WHERE id = ?1 AND user_id = ?2 AND is_deleted = 0",
-                params![entry_id, user],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?;
-        let created_at = match live {
-            Some((_, revision)) if revision != enriched.revision => return Ok(false),
-            Some((created_at, _)) => created_at,
+        let created_at = match entries::live_state(&tx, user, entry_id)? {
+            Some(live) if live.revision != enriched.revision => return Ok(false),
+            Some(live) => live.created_at,
             None => {
                 jobs::finish_entry(&tx, entry_id)?;
                 tx.commit()?;
@@ -298,24 +292,11 @@ pub fn apply(
             }
         };
         let e = &enriched.enrichment;
-        tx.execute(
-            "UPDATE journal_entries SET \
-               title = CASE WHEN title_by_user = 1 THEN title ELSE ?3 END, \
-               mood_score = coalesce(mood_score, ?4), \
-               summary = ?5 \
-             WHERE id = ?1 AND user_id = ?2",
-            params![entry_id, user, e.title, e.mood_score, e.summary],
-        )?;
+        entries::write_enrichment(&tx, user, entry_id, &e.title, e.mood_score, &e.summary)?;
         entries::link_tags(&tx, user, entry_id, &created_at, &e.mood_tags)?;
         // The title and tags changed outside the editor: search must see them.
         entries::reindex_for_search(&tx, entry_id)?;
-        crate::search::vectors::store_embedding(
-            &tx,
-            user,
-            entry_id,
-            &enriched.embed_model,
-            &enriched.embedding,
-        )?;
+        db::vectors::store_embedding(&tx, user, entry_id, &enriched.embed_model, &enriched.embedding)?;
         jobs::finish_entry(&tx, entry_id)?;
         tx.commit()?;
         Ok(true)

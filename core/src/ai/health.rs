@@ -54,13 +54,16 @@ pub fn same_model(listed: &str, wanted: &str) -> bool {
     full(listed).eq_ignore_ascii_case(&full(wanted))
 }
 
+/// The timing a pre-warming call is recorded under.
+const WARM_TIMING: &str = "ai.warm";
+
 /// Loads the text model now and keeps it loaded, so the first question after launch
 /// does not pay the model load (6 s in the reference app). The load is recorded under
-/// `ai.warm`; the returned stats say how much of it was loading (`load`).
+/// `WARM_TIMING`; the returned stats say how much of it was loading (`load`).
 pub async fn prewarm(client: &OllamaClient) -> Result<CallStats> {
     let started = Instant::now();
     let stats = client.warm(&client.settings().text_model).await?;
-    timing::record("ai.warm", started.elapsed());
+    timing::record(WARM_TIMING, started.elapsed());
     Ok(stats)
 }
 

@@ -41,6 +41,12 @@ pub use crate::db::jobs::MAX_JOB_ATTEMPTS;
 /// throughput this gives against the server's own.
 pub const EMBED_BATCH: usize = 32;
 
+/// The timing of one embedding batch, from its jobs read to its vectors written.
+const EMBED_BATCH_TIMING: &str = "ai.job.embed_batch";
+
+/// The timing of one entry's enrichment, from its text read to its result written.
+const ENRICH_TIMING: &str = "ai.job.enrich";
+
 /// How often an idle runner looks at the queue without being woken (jobs queued by
 /// another process, such as the CLI).
 const IDLE_POLL: Duration = Duration::from_secs(30);
@@ -148,8 +154,8 @@ pub fn backfill(writer: &Writer, user: UserId, embed_model: &str) -> db::Result<
     let model = embed_model.to_owned();
     writer.call(move |conn| {
         let tx = conn.transaction()?;
-        let queued = jobs::queue_missing_enrichment(&tx, user)?
-            + crate::search::vectors::queue_missing_embeddings(&tx, user, &model)?;
+        let queued =
+            jobs::queue_missing_enrichment(&tx, user)? + jobs::queue_missing_embeddings(&tx, user, &model)?;
         tx.commit()?;
         Ok(queued)
     })
@@ -282,7 +288,7 @@ impl<'a> Pass<'a> {
                     })
                     .collect();
                 self.store_vectors(&model, results)?;
-                timing::record("ai.job.embed_batch", started.elapsed());
+                timing::record(EMBED_BATCH_TIMING, started.elapsed());
                 Ok(())
             }
             Err(e) if e.is_unavailable() => Err(e),
@@ -329,8 +335,8 @@ impl<'a> Pass<'a> {
             let mut fresh: Vec<&Fresh> = Vec::with_capacity(results.len());
             let mut stale = Vec::new();
             for result in &results {
-                match entries::live_revision(&tx, result.entry)? {
-                    Some(now) if now == result.revision => fresh.push(result),
+                match entries::live_state(&tx, result.user, result.entry)? {
+                    Some(now) if now.revision == result.revision => fresh.push(result),
                     Some(_) => stale.push(result.job),
                     None => jobs::finish(&tx, result.job)?,
                 }
@@ -343,7 +349,7 @@ impl<'a> Pass<'a> {
                     .filter(|r| r.user == user)
                     .map(|r| (r.entry, r.vector.as_slice()))
                     .collect();
-                crate::search::vectors::store_embeddings(&tx, user, &model, &vectors)?;
+                db::vectors::store_embeddings(&tx, user, &model, &vectors)?;
             }
             for result in &fresh {
                 jobs::finish(&tx, result.job)?;
@@ -372,7 +378,7 @@ impl<'a> Pass<'a> {
                     .writer
                     .call(move |conn| enrich::apply(conn, user, entry_id, &enriched))?;
                 if applied {
-                    timing::record("ai.job.enrich", started.elapsed());
+                    timing::record(ENRICH_TIMING, started.elapsed());
                     self.report.done += 1;
                     self.report.enriched += 1;
                     self.enriched_entry = Some(entry_id);

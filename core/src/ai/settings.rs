@@ -113,16 +113,6 @@ impl AiSettings {
         }
         Ok(url)
     }
-
-    /// The warning to show before a person opts in to `host`; `None` for this computer.
-    pub fn remote_warning(host: &str) -> Option<String> {
-        let url = parse_host(host).ok()?;
-        (!is_loopback(&url)).then(|| {
-            format!(
-                "{url} is another computer: the text of your journal entries and questions will be sent to it over the network."
-            )
-        })
-    }
 }
 
 /// Reads a host the way Ollama does: a missing scheme means `http`, a missing port means
@@ -195,8 +185,6 @@ mod tests {
         assert!(matches!(err, AiError::RemoteHostNotAllowed { .. }), "{err}");
         assert!(err.to_string().contains("leave"));
         assert!(settings("192.168.1.20:11434", true).base_url().is_ok());
-        assert!(AiSettings::remote_warning("gpu-box.local").is_some());
-        assert!(AiSettings::remote_warning("127.0.0.1").is_none());
     }
 
     #[test]

@@ -254,12 +254,40 @@ pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
     })
 }
 
-/// A live entry's revision; `None` when it is trashed or gone.
-pub fn live_revision(conn: &Connection, id: EntryId) -> Result<Option<i64>> {
+/// What the model's work on a live entry is checked against before it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveState {
+    pub created_at: String,
+    /// Counts the saves that changed the entry's text ([`Entry::revision`]).
+    pub revision: i64,
+}
+
+/// A live entry's creation time and revision; `None` when it is trashed or gone.
+pub fn live_state(conn: &Connection, user: UserId, id: EntryId) -> Result<Option<LiveState>> {
     Ok(conn
-        .prepare_cached(ENTRY_REVISION.sql)?
-        .query_row(params![id], |row| row.get(0))
+        .prepare_cached(ENTRY_LIVE_STATE.sql)?
+        .query_row(params![user, id], |row| {
+            Ok(LiveState {
+                created_at: row.get(0)?,
+                revision: row.get(1)?,
+            })
+        })
         .optional()?)
+}
+
+/// Writes the model's title (unless the person typed one), mood (unless the person chose
+/// one) and summary of an entry; the caller reindexes it for search.
+pub(crate) fn write_enrichment(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    title: &str,
+    mood_score: u8,
+    summary: &str,
+) -> Result<()> {
+    conn.prepare_cached(ENRICH_WRITE.sql)?
+        .execute(params![id, user, title, mood_score, summary])?;
+    Ok(())
 }
 
 /// Every tag name the user has, alphabetically.
@@ -399,7 +427,7 @@ fn tag_set(tags: &[String]) -> std::collections::BTreeSet<String> {
 /// search never finds trashed entries.
 pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
     set_trashed(conn, user, id, &WRITE_SOFT_DELETE, |tx| {
-        crate::search::vectors::delete_entry(tx, id)
+        super::vectors::delete_vectors_of(tx, user, id)
     })
 }
 
@@ -470,7 +498,7 @@ pub fn purge(
             return Err(DbError::EntryNotFound(id));
         }
         let tags = unlink_tags(&tx, id)?;
-        crate::search::vectors::delete_entry(&tx, id)?;
+        super::vectors::delete_vectors_of(&tx, user, id)?;
         tx.prepare_cached(WRITE_PURGE.sql)?.execute(params![user, id])?;
         drop_unused_tags(&tx, &tags)?;
         tx.commit()?;

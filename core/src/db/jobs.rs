@@ -15,10 +15,10 @@
 use rusqlite::{Connection, params};
 
 use super::queries::{
-    AI_BACKFILL_EMBED_ALL, AI_BACKFILL_ENRICH, AI_JOB_CLEAR_ENTRY, AI_JOB_COUNTS, AI_JOB_DONE, AI_JOB_FAILED,
-    AI_JOB_NEXT, AI_JOB_QUEUE,
+    AI_BACKFILL_EMBED, AI_BACKFILL_EMBED_ALL, AI_BACKFILL_ENRICH, AI_JOB_CLEAR_ENTRY, AI_JOB_COUNTS,
+    AI_JOB_DONE, AI_JOB_FAILED, AI_JOB_NEXT, AI_JOB_QUEUE,
 };
-use super::{EntryId, Result, UserId};
+use super::{EntryId, Result, UserId, vectors};
 use crate::{clock, timing};
 
 /// Attempts a job gets when the model answers but its output is unusable.
@@ -172,11 +172,27 @@ pub fn queue_missing_enrichment(conn: &Connection, user: UserId) -> Result<usize
     })
 }
 
+/// Queues an embedding job for every live entry that has no vector from `model` and no
+/// embedding job yet: the work a journal from before saves queued it, seeded or
+/// imported entries, or a new embedding model (whose set is built beside the active one
+/// and replaces it once complete) still needs. Resumes wherever an earlier run stopped.
+/// Returns how many jobs were queued.
+pub fn queue_missing_embeddings(conn: &Connection, user: UserId, model: &str) -> Result<usize> {
+    let Some(set) = vectors::model_named(conn, user, model)? else {
+        // No vector of this model yet: every live entry needs one.
+        return queue_all_embeddings(conn, user);
+    };
+    timing::timed(AI_BACKFILL_EMBED.name, || {
+        Ok(conn
+            .prepare_cached(&AI_BACKFILL_EMBED.on_table(&set.table()))?
+            .execute(params![user, clock::now_utc()])?)
+    })
+}
+
 /// Queues an embedding for every live entry that has no embedding job: for a model that
 /// has no vectors in this journal yet (a new journal's first model, or a model change,
-/// which re-indexes every entry). Where a model already has vectors, the search module
-/// queues only the entries its table lacks.
-pub fn queue_all_embeddings(conn: &Connection, user: UserId) -> Result<usize> {
+/// which re-indexes every entry).
+fn queue_all_embeddings(conn: &Connection, user: UserId) -> Result<usize> {
     timing::timed(AI_BACKFILL_EMBED_ALL.name, || {
         Ok(conn
             .prepare_cached(AI_BACKFILL_EMBED_ALL.sql)?

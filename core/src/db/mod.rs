@@ -18,6 +18,8 @@ pub mod migrate;
 pub mod plan;
 pub mod queries;
 pub mod stats;
+pub mod vec_extension;
+pub mod vectors;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -123,7 +125,7 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     // Reads only, before any setting that writes: a file we must not touch stays as it was.
     check_before_writing(&conn, path)?;
     if options.vector_extension {
-        crate::search::vectors::register(&conn);
+        vec_extension::register(&conn);
     }
     apply_pragmas(&conn, options).map_err(open_err)?;
     // Every transaction this code opens writes, so it takes the write lock when it
@@ -141,7 +143,7 @@ fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
         detail,
     };
     let read = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0));
-    let objects = read("SELECT count(*) FROM sqlite_schema").map_err(|e| not_a_journal(e.to_string()))?;
+    let objects = read(queries::OPEN_SCHEMA_OBJECTS.sql).map_err(|e| not_a_journal(e.to_string()))?;
     let app_id = read("PRAGMA application_id").map_err(|e| not_a_journal(e.to_string()))?;
     let version = read("PRAGMA user_version").map_err(|e| not_a_journal(e.to_string()))?;
     if objects > 0 && app_id != i64::from(APPLICATION_ID) {

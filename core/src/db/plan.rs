@@ -10,6 +10,7 @@ use rusqlite::Connection;
 
 use super::Result;
 use super::queries::NamedQuery;
+use super::vectors::VectorModel;
 
 /// The detail lines of a statement's query plan, in order.
 pub fn explain(conn: &Connection, sql: &str) -> Result<Vec<String>> {
@@ -43,16 +44,30 @@ fn scanned_name(line: &str) -> &str {
         .unwrap_or("")
 }
 
-/// Full scans in a named query's plan that its allow-list does not accept.
-pub fn unexpected_scans(conn: &Connection, query: &NamedQuery) -> Result<Vec<String>> {
-    Ok(explain(conn, query.sql)?
-        .into_iter()
+/// The plan of a catalogue statement as it runs on this journal: one over a model's
+/// vector table is explained on `vectors`' table, and has no plan (`None`) without one.
+pub fn explain_query(
+    conn: &Connection,
+    query: &NamedQuery,
+    vectors: Option<&VectorModel>,
+) -> Result<Option<Vec<String>>> {
+    match (query.on_vectors(), vectors) {
+        (false, _) => explain(conn, query.sql).map(Some),
+        (true, Some(model)) => explain(conn, &query.on_table(&model.table())).map(Some),
+        (true, None) => Ok(None),
+    }
+}
+
+/// Full scans in a named query's plan lines that its allow-list does not accept.
+pub fn unexpected_scans(query: &NamedQuery, plan: &[String]) -> Vec<String> {
+    plan.iter()
         .filter(|line| is_table_scan(line))
         .filter(|line| {
             let name = scanned_name(line);
             !query.allowed_scans.iter().any(|allowed| allowed.table == name)
         })
-        .collect())
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

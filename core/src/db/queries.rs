@@ -1,9 +1,12 @@
-//! The query catalogue: every SQL statement the screens run, each under the name the
-//! timing registry, the bench and the query-plan test know it by.
+//! The query catalogue: every SQL statement the app runs (screens, saves, search, the
+//! model's jobs, Ask's history), each under the name the timing registry, the bench and
+//! the query-plan test know it by.
 //!
 //! Keeping the text here, in one list, is what lets a test run `EXPLAIN QUERY PLAN` over
 //! every query and fail on a full table scan nobody decided to accept, and lets the
-//! bench time exactly the statements the app runs.
+//! bench time exactly the statements the app runs. Outside it are only statements with
+//! no plan: connection settings (`PRAGMA`, in `db::open` and the writer), migrations,
+//! and the vector tables made and dropped at run time ([`vector_table_create`]).
 //!
 //! Shapes that keep list cost flat in journal size: an index that serves the ORDER BY and
 //! stops after one page (keyset "after this row" paging, never OFFSET), no function
@@ -17,6 +20,19 @@ pub struct NamedQuery {
     pub sql: &'static str,
     /// Full table scans this statement is allowed, each with the reason.
     pub allowed_scans: &'static [AllowedScan],
+}
+
+impl NamedQuery {
+    /// Whether the statement runs on one embedding model's vector table: its text names
+    /// the table as [`VECTOR_TABLE`].
+    pub fn on_vectors(&self) -> bool {
+        self.sql.contains(VECTOR_TABLE)
+    }
+
+    /// The statement's text run on `table`, one model's vector table.
+    pub fn on_table(&self, table: &str) -> String {
+        self.sql.replace(VECTOR_TABLE, table)
+    }
 }
 
 /// A full scan accepted on purpose.
@@ -120,11 +136,11 @@ pub const ENTRY_EXISTS: NamedQuery = q(
     "SELECT created_at, is_deleted FROM journal_entries WHERE id = ?2 AND user_id = ?1",
 );
 
-/// A live entry's revision, for writing the model's work back only over the text it was
-/// made from. ?1 entry.
-pub const ENTRY_REVISION: NamedQuery = q(
-    "entry.revision",
-    "SELECT revision FROM journal_entries WHERE id = ?1 AND is_deleted = 0",
+/// A live entry's creation time and revision, for writing the model's work back only
+/// over the text it was made from. ?1 user, ?2 id.
+pub const ENTRY_LIVE_STATE: NamedQuery = q(
+    "entry.live_state",
+    "SELECT created_at, revision FROM journal_entries WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
 );
 
 /// Every tag name of a user, for the tag filter.
@@ -166,6 +182,18 @@ pub const WRITE_TAGS_CLEAR: NamedQuery = q(
 pub const WRITE_TAG_LINK: NamedQuery = q(
     "write.tag_link",
     "INSERT OR IGNORE INTO entry_tags (entry_id, tag_id, entry_created_at) VALUES (?1, ?2, ?3)",
+);
+
+/// The model's title (never over one the person typed), mood (never over one the person
+/// chose) and summary of an entry; the whole enrichment write is timed under this name.
+/// ?1 id, ?2 user, ?3 title, ?4 mood, ?5 summary.
+pub const ENRICH_WRITE: NamedQuery = q(
+    "ai.enrich.write",
+    "UPDATE journal_entries SET \
+       title = CASE WHEN title_by_user = 1 THEN title ELSE ?3 END, \
+       mood_score = coalesce(mood_score, ?4), \
+       summary = ?5 \
+     WHERE id = ?1 AND user_id = ?2",
 );
 
 /// Copies an entry's tag names into its row, where list pages read them. ?1 entry.
@@ -249,20 +277,6 @@ pub const MEDIA_BLOB_INSERT: NamedQuery = q(
     "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
 );
 
-/// The original bytes of one item. ?1 user, ?2 media id.
-pub const MEDIA_DATA: NamedQuery = q(
-    "media.data",
-    "SELECT m.mime, b.data FROM media AS m JOIN media_blobs AS b ON b.media_id = m.id \
-     WHERE m.id = ?2 AND m.user_id = ?1",
-);
-
-/// Media of one entry, for the entry view. ?1 user, ?2 entry.
-pub const MEDIA_OF_ENTRY: NamedQuery = q(
-    "media.of_entry",
-    "SELECT id, kind, mime, width, height, duration_ms, bytes FROM media \
-     WHERE entry_id = ?2 AND user_id = ?1 ORDER BY id",
-);
-
 /// Queues model work for an entry (once per kind), with the entry's date so the queue
 /// is worked newest first. ?1 user, ?2 entry, ?3 kind, ?4 now.
 pub const AI_JOB_QUEUE: NamedQuery = q(
@@ -323,6 +337,23 @@ pub const AI_BACKFILL_EMBED_ALL: NamedQuery = NamedQuery {
     allowed_scans: &[AllowedScan {
         table: "e",
         reason: "every live entry needs a vector from a model that has none: runs once per new embedding model, on the job runner",
+    }],
+};
+
+/// An embedding for every live entry with no vector in one model's set and no
+/// embedding job: what a half-built set, or entries seeded or imported since, still
+/// need. ?1 user, ?2 now.
+pub const AI_BACKFILL_EMBED: NamedQuery = NamedQuery {
+    name: "ai.backfill_embed",
+    sql: "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+     SELECT e.user_id, e.id, 'embed', ?2, e.created_at FROM journal_entries AS e \
+     WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+     AND NOT EXISTS (SELECT 1 FROM {vectors} AS v WHERE v.entry_id = e.id) \
+     AND NOT EXISTS (SELECT 1 FROM ai_jobs AS j WHERE j.entry_id = e.id AND j.kind = 'embed') \
+     ON CONFLICT DO NOTHING",
+    allowed_scans: &[AllowedScan {
+        table: "e",
+        reason: "every live entry is looked up in the model's set: runs when the job runner starts or rescans, on its thread",
     }],
 };
 
@@ -436,6 +467,186 @@ pub const CHAT_MESSAGES: NamedQuery = q(
      WHERE m.chat_id = ?1 AND c.user_id = ?2 ORDER BY m.id",
 );
 
+/// Where a statement over one embedding model's vectors names its table. Each model has
+/// its own `vec0` table, `vec_entries_<model id>`, created at run time
+/// ([`vector_table_create`]); [`NamedQuery::on_table`] puts the real name in. Left in
+/// place it is a syntax error, so a statement run without its table fails loudly.
+pub const VECTOR_TABLE: &str = "{vectors}";
+
+/// The vector table of one model, made when its first vector is stored: created at run
+/// time, not by a migration, so a journal opens where sqlite-vec cannot load. Schema,
+/// not a query, so it has no plan and is not in [`CATALOGUE`].
+pub fn vector_table_create(table: &str, dim: usize) -> String {
+    format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0 (
+             entry_id INTEGER PRIMARY KEY,
+             user_id INTEGER PARTITION KEY,
+             embedding FLOAT[{dim}] distance_metric=L2
+         )"
+    )
+}
+
+/// Drops a replaced model's vector table. Schema, like [`vector_table_create`].
+pub fn vector_table_drop(table: &str) -> String {
+    format!("DROP TABLE IF EXISTS {table}")
+}
+
+/// sqlite-vec's version, or an error where it is not loaded.
+pub const VEC_VERSION: NamedQuery = q("vectors.extension_version", "SELECT vec_version()");
+
+/// sqlite-vec's build report, with the SIMD paths it was compiled with.
+pub const VEC_DEBUG: NamedQuery = q("vectors.extension_debug", "SELECT vec_debug()");
+
+/// `vector_models` holds a row per embedding model a person has used: a handful. With
+/// statistics SQLite reads so few rows whole rather than through the index.
+const FEW_MODELS: &[AllowedScan] = &[AllowedScan {
+    table: "vector_models",
+    reason: "one row per embedding model used, a handful",
+}];
+
+/// The set search uses. ?1 user, ?2 the active state.
+pub const VECTOR_MODEL_ACTIVE: NamedQuery = NamedQuery {
+    name: "vectors.active_model",
+    sql: "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND state = ?2",
+    allowed_scans: FEW_MODELS,
+};
+
+/// Every set of a user, oldest first. ?1 user.
+pub const VECTOR_MODELS: NamedQuery = NamedQuery {
+    name: "vectors.models",
+    sql: "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 ORDER BY id",
+    allowed_scans: FEW_MODELS,
+};
+
+/// A user's set of one model. ?1 user, ?2 model name.
+pub const VECTOR_MODEL_NAMED: NamedQuery = q(
+    "vectors.model_named",
+    "SELECT id, model, dim, state FROM vector_models WHERE user_id = ?1 AND model = ?2",
+);
+
+/// Registers a model's set. ?1 user, ?2 model, ?3 dimension, ?4 state, ?5 now.
+pub const VECTOR_MODEL_INSERT: NamedQuery = q(
+    "vectors.model_insert",
+    "INSERT INTO vector_models (user_id, model, dim, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+);
+
+/// ?1 set, ?2 state.
+pub const VECTOR_MODEL_STATE: NamedQuery = q(
+    "vectors.model_state",
+    "UPDATE vector_models SET state = ?2 WHERE id = ?1",
+);
+
+/// A replaced set's registration. ?1 set.
+pub const VECTOR_MODEL_DELETE: NamedQuery =
+    q("vectors.model_delete", "DELETE FROM vector_models WHERE id = ?1");
+
+/// Logs a vector written or removed, for in-memory copies to catch up. ?1 set, ?2 entry.
+pub const VECTOR_CHANGE_LOG: NamedQuery = q(
+    "vectors.log_change",
+    "INSERT INTO vector_changes (model_id, entry_id) VALUES (?1, ?2)",
+);
+
+/// Changes after a copy's last look, in order. ?1 set, ?2 last change seen.
+pub const VECTOR_CHANGES_SINCE: NamedQuery = q(
+    "vectors.changes_since",
+    "SELECT seq, entry_id FROM vector_changes WHERE model_id = ?1 AND seq > ?2 ORDER BY seq",
+);
+
+/// The newest change of a set: where a fresh copy starts. ?1 set.
+pub const VECTOR_CHANGES_LAST: NamedQuery = q(
+    "vectors.last_change",
+    "SELECT coalesce(max(seq), 0) FROM vector_changes WHERE model_id = ?1",
+);
+
+/// A replaced set's log. ?1 set.
+pub const VECTOR_CHANGES_DROP: NamedQuery = NamedQuery {
+    name: "vectors.changes_drop",
+    sql: "DELETE FROM vector_changes WHERE model_id = ?1",
+    allowed_scans: &[AllowedScan {
+        table: "vector_changes",
+        reason: "removes the replaced model's every change, most of the log: once per model change",
+    }],
+};
+
+/// Removes an entry's vector from one set. ?1 entry.
+pub const VECTOR_DELETE: NamedQuery = q("vectors.delete", "DELETE FROM {vectors} WHERE entry_id = ?1");
+
+/// Stores a normalised vector (the whole store, model lookup and log included, is timed
+/// under this name). ?1 entry, ?2 user, ?3 vector.
+pub const VECTOR_INSERT: NamedQuery = q(
+    "vectors.store",
+    "INSERT INTO {vectors} (entry_id, user_id, embedding) VALUES (?1, ?2, ?3)",
+);
+
+/// Vectors a user has in one set. ?1 user.
+pub const VECTOR_COUNT: NamedQuery = q(
+    "vectors.count",
+    "SELECT count(*) FROM {vectors} WHERE user_id = ?1",
+);
+
+/// sqlite-vec's KNN over one set, with each neighbour's date for the caller's filter.
+/// ?1 normalised query, ?2 k, ?3 user.
+pub const VECTOR_KNN: NamedQuery = q(
+    "vectors.knn",
+    "SELECT v.entry_id, v.distance, e.created_at FROM {vectors} AS v \
+     JOIN journal_entries AS e ON e.id = v.entry_id \
+     WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.user_id = ?3 ORDER BY v.distance",
+);
+
+/// One entry's vector and date, for a copy catching up. ?1 entry, ?2 user.
+pub const VECTOR_OF_ENTRY: NamedQuery = q(
+    "vectors.of_entry",
+    "SELECT v.embedding, e.created_at FROM {vectors} AS v \
+     JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.entry_id = ?1 AND v.user_id = ?2",
+);
+
+/// Every vector of a user's set with its entry's date: a copy's full load. The vector
+/// table leads (CROSS JOIN): read in its own order its chunks stream, where a lookup per
+/// entry walks a chunk's blob each time. ?1 user.
+pub const VECTOR_ALL: NamedQuery = q(
+    "vectors.cache_load",
+    "SELECT v.entry_id, v.embedding, e.created_at FROM {vectors} AS v \
+     CROSS JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.user_id = ?1",
+);
+
+/// One stored vector, for re-scoring a reduced copy's candidates exactly. ?1 entry.
+pub const VECTOR_EMBEDDING: NamedQuery = q(
+    "vectors.rerank_read",
+    "SELECT embedding FROM {vectors} WHERE entry_id = ?1",
+);
+
+/// A chat was added to. ?1 chat, ?2 user, ?3 now.
+pub const CHAT_TOUCH: NamedQuery = q(
+    "chats.touch",
+    "UPDATE chats SET updated_at = ?3 WHERE id = ?1 AND user_id = ?2",
+);
+
+/// A new chat. ?1 user, ?2 title, ?3 now.
+pub const CHAT_CREATE: NamedQuery = q(
+    "chats.create",
+    "INSERT INTO chats (user_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+);
+
+/// One message of a chat. ?1 chat, ?2 role, ?3 text, ?4 sources (JSON), ?5 timings
+/// (JSON), ?6 now.
+pub const CHAT_MESSAGE_INSERT: NamedQuery = q(
+    "chats.message_insert",
+    "INSERT INTO chat_messages (chat_id, role, content, sources, timings, created_at) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+);
+
+/// How many objects the file's schema has, read before anything is written to it: none
+/// means a new journal.
+pub const OPEN_SCHEMA_OBJECTS: NamedQuery = NamedQuery {
+    name: "open.schema_objects",
+    sql: "SELECT count(*) FROM sqlite_schema",
+    allowed_scans: &[AllowedScan {
+        // The plan names the schema table by its older name.
+        table: "sqlite_master",
+        reason: "the schema's few dozen rows, counted once per connection opened",
+    }],
+};
+
 /// Every statement above. The query-plan test and the bench walk this list.
 pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_PAGE1,
@@ -446,7 +657,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &LIST_COUNT,
     &ENTRY_GET,
     &ENTRY_EXISTS,
-    &ENTRY_REVISION,
+    &ENTRY_LIVE_STATE,
     &TAGS_ALL,
     &WRITE_CREATE,
     &WRITE_UPDATE,
@@ -455,6 +666,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &WRITE_TAGS_CLEAR,
     &WRITE_TAG_LINK,
     &WRITE_TAG_NAMES,
+    &ENRICH_WRITE,
     &WRITE_TAG_DROP_UNUSED,
     &WRITE_SOFT_DELETE,
     &WRITE_RESTORE,
@@ -465,8 +677,6 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_RANDOM,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
-    &MEDIA_DATA,
-    &MEDIA_OF_ENTRY,
     &AI_JOB_QUEUE,
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,
@@ -475,6 +685,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AI_JOB_FAILED,
     &AI_BACKFILL_ENRICH,
     &AI_BACKFILL_EMBED_ALL,
+    &AI_BACKFILL_EMBED,
     &ENTRY_TEXT,
     &SEARCH_INDEX_INSERT,
     &SEARCH_INDEX_DELETE,
@@ -486,4 +697,27 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &SEARCH_HIT_TEXT,
     &CHATS_RECENT,
     &CHAT_MESSAGES,
+    &CHAT_TOUCH,
+    &CHAT_CREATE,
+    &CHAT_MESSAGE_INSERT,
+    &OPEN_SCHEMA_OBJECTS,
+    &VEC_VERSION,
+    &VEC_DEBUG,
+    &VECTOR_MODEL_ACTIVE,
+    &VECTOR_MODELS,
+    &VECTOR_MODEL_NAMED,
+    &VECTOR_MODEL_INSERT,
+    &VECTOR_MODEL_STATE,
+    &VECTOR_MODEL_DELETE,
+    &VECTOR_CHANGE_LOG,
+    &VECTOR_CHANGES_SINCE,
+    &VECTOR_CHANGES_LAST,
+    &VECTOR_CHANGES_DROP,
+    &VECTOR_DELETE,
+    &VECTOR_INSERT,
+    &VECTOR_COUNT,
+    &VECTOR_KNN,
+    &VECTOR_OF_ENTRY,
+    &VECTOR_ALL,
+    &VECTOR_EMBEDDING,
 ];

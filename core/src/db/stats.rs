@@ -130,11 +130,15 @@ struct CacheKey {
     own_changes: u64,
 }
 
+/// The timing of a dashboard read, cache hit or not; the rows it reads are timed under
+/// their catalogue name ([`DASHBOARD_DATA`]).
+const STATS_TIMING: &str = "dashboard.stats";
+
 impl StatsCache {
-    /// The dashboard for `user` as of `today` (`dashboard.stats`): cached, recomputed
+    /// The dashboard for `user` as of `today` (`STATS_TIMING`): cached, recomputed
     /// only after a write.
     pub fn get(&mut self, conn: &Connection, user: UserId, today: NaiveDate) -> Result<Arc<DashboardStats>> {
-        timing::timed("dashboard.stats", || {
+        timing::timed(STATS_TIMING, || {
             let key = CacheKey {
                 user,
                 today,

@@ -177,15 +177,31 @@ pub fn parse_date_range(text: &str, now: DateTime<Local>) -> Option<DateRange> {
     })
 }
 
-/// A range starting at word `i`: (start, end exclusive, words used, at least one).
-fn range_at<'a>(
-    w: &impl Fn(usize) -> &'a str,
-    i: usize,
-    today: NaiveDate,
-) -> Option<(NaiveDate, NaiveDate, usize)> {
+/// A range read from words: (start, end exclusive, words used, at least one).
+type Span = (NaiveDate, NaiveDate, usize);
+
+/// The word at a position and the two after it ("" past the end).
+type Words<'a> = (&'a str, &'a str, &'a str);
+
+/// A range starting at word `i`. The rule groups below never both match the same words
+/// (or, for counted spans, a later group cannot match where an earlier one refused), so
+/// trying them in order reads a phrase as one `match` over every rule would.
+fn range_at<'a>(w: &impl Fn(usize) -> &'a str, i: usize, today: NaiveDate) -> Option<Span> {
+    let words = (w(i), w(i + 1), w(i + 2));
+    days_around_today(words, today)
+        .or_else(|| counted_span(words, today))
+        .or_else(|| named_month(words, today))
+        .or_else(|| named_season(words, today))
+        .or_else(|| named_year(words))
+        .or_else(|| iso_day(words.0))
+}
+
+/// Fixed phrases about the days just lived: today, yesterday, this or last week,
+/// weekend, month or year.
+fn days_around_today(words: Words<'_>, today: NaiveDate) -> Option<Span> {
     let tomorrow = add_days(today, 1);
     let this_month = first_of(today.year(), today.month());
-    match (w(i), w(i + 1), w(i + 2)) {
+    match words {
         ("today", _, _) | ("tonight", _, _) => Some((today, tomorrow, 1)),
         ("yesterday", _, _) => Some((add_days(today, -1), today, 1)),
         // "This week" in a question means the days just lived, so it is the last
@@ -210,6 +226,13 @@ fn range_at<'a>(
         ("last", "month", _) => Some((add_months(this_month, -1), this_month, 2)),
         ("this", "year", _) => Some((first_of(today.year(), 1), tomorrow, 2)),
         ("last", "year", _) => Some((first_of(today.year() - 1, 1), first_of(today.year(), 1), 2)),
+        _ => None,
+    }
+}
+
+/// A typed count of days, weeks or months: "last 7 days", "3 weeks ago".
+fn counted_span(words: Words<'_>, today: NaiveDate) -> Option<Span> {
+    match words {
         ("last" | "past", n, unit) if count(n).is_some() => {
             let n = count(n)?;
             let days = match unit.trim_end_matches('s') {
@@ -218,7 +241,7 @@ fn range_at<'a>(
                 "month" => n.saturating_mul(30),
                 _ => return None,
             };
-            Some((add_days(today, 1i64.saturating_sub(days)), tomorrow, 3))
+            Some((add_days(today, 1i64.saturating_sub(days)), add_days(today, 1), 3))
         }
         (n, unit, "ago") if count(n).is_some() => {
             let back = count(n)?.saturating_neg();
@@ -232,50 +255,61 @@ fn range_at<'a>(
                     Some((monday, add_days(monday, 7), 3))
                 }
                 "month" => {
-                    let start = add_months(this_month, back);
+                    let start = add_months(first_of(today.year(), today.month()), back);
                     Some((start, add_months(start, 1), 3))
                 }
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// A month by name: "last March", "this May", "in April 2026", "December 2025".
+fn named_month(words: Words<'_>, today: NaiveDate) -> Option<Span> {
+    let this_month = first_of(today.year(), today.month());
+    let month = |start: NaiveDate, used| Some((start, add_months(start, 1), used));
+    match words {
         ("last", m, _) if month_number(m).is_some() => {
             // The most recent month of that name that is over.
-            let month = month_number(m)?;
-            let mut start = first_of(today.year(), month);
+            let number = month_number(m)?;
+            let mut start = first_of(today.year(), number);
             if start >= this_month {
-                start = first_of(today.year() - 1, month);
+                start = first_of(today.year() - 1, number);
             }
-            Some((start, add_months(start, 1), 2))
+            month(start, 2)
         }
-        ("this", m, _) if month_number(m).is_some() => {
-            let start = first_of(today.year(), month_number(m)?);
-            Some((start, add_months(start, 1), 2))
-        }
+        ("this", m, _) if month_number(m).is_some() => month(first_of(today.year(), month_number(m)?), 2),
         ("in" | "during" | "since", m, y) if month_number(m).is_some() && year_number(y).is_some() => {
-            let start = first_of(year_number(y)?, month_number(m)?);
-            Some((start, add_months(start, 1), 3))
+            month(first_of(year_number(y)?, month_number(m)?), 3)
         }
         ("in" | "during", m, _) if month_number(m).is_some() => {
             // A month without a year: the most recent one that has begun.
-            let month = month_number(m)?;
-            let mut start = first_of(today.year(), month);
+            let number = month_number(m)?;
+            let mut start = first_of(today.year(), number);
             if start > today {
-                start = first_of(today.year() - 1, month);
+                start = first_of(today.year() - 1, number);
             }
-            Some((start, add_months(start, 1), 2))
+            month(start, 2)
         }
         (m, y, _) if month_number(m).is_some() && year_number(y).is_some() => {
-            let start = first_of(year_number(y)?, month_number(m)?);
-            Some((start, add_months(start, 1), 2))
+            month(first_of(year_number(y)?, month_number(m)?), 2)
         }
-        ("last" | "this", s, _) if season(s).is_some() => {
+        _ => None,
+    }
+}
+
+/// A season by name: "last spring", "this summer", "winter 2026".
+fn named_season(words: Words<'_>, today: NaiveDate) -> Option<Span> {
+    match words {
+        (which @ ("last" | "this"), s, _) if season(s).is_some() => {
             let start_month = season(s)?;
             // The season of this year, or of last year if it has not started yet (this)
             // or is not over yet (last).
             let (mut start, mut end) = season_range(today.year() + i32::from(start_month == 12), start_month);
             let started = start <= today;
             let over = end <= today;
-            let shift_back = if w(i) == "this" { !started } else { !over };
+            let shift_back = if which == "this" { !started } else { !over };
             if shift_back {
                 (start, end) = season_range(start.year() - 1 + i32::from(start_month == 12), start_month);
             }
@@ -285,16 +319,28 @@ fn range_at<'a>(
             let (start, end) = season_range(year_number(y)?, season(s)?);
             Some((start, end, 2))
         }
-        ("in" | "during", y, _) if year_number(y).is_some() => {
+        _ => None,
+    }
+}
+
+/// A whole year: "in 2025", "during 2024".
+fn named_year(words: Words<'_>) -> Option<Span> {
+    match words {
+        ("in" | "during", y, _) => {
             let y = year_number(y)?;
             Some((first_of(y, 1), first_of(y + 1, 1), 2))
         }
-        (iso, _, _) if iso.len() == 10 && iso.as_bytes().get(4) == Some(&b'-') => {
-            let d = clock::parse_date(iso)?;
-            Some((d, add_days(d, 1), 1))
-        }
         _ => None,
     }
+}
+
+/// One day written as an ISO date: "2026-04-03".
+fn iso_day(word: &str) -> Option<Span> {
+    if word.len() != 10 || word.as_bytes().get(4) != Some(&b'-') {
+        return None;
+    }
+    let d = clock::parse_date(word)?;
+    Some((d, add_days(d, 1), 1))
 }
 
 #[cfg(test)]

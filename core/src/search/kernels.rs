@@ -435,14 +435,6 @@ fn scan_range(
     best
 }
 
-/// Scales a vector to unit length (a zero vector stays zero).
-pub fn normalise(v: &mut [f32]) {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        v.iter_mut().for_each(|x| *x /= norm);
-    }
-}
-
 /// A candidate in a top-k selection: higher score is better.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scored {
@@ -507,6 +499,7 @@ pub fn top_k(scores: impl Iterator<Item = Scored>, k: usize) -> Vec<Scored> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::db::vectors::normalise;
 
     #[test]
     fn kernels_agree_with_the_obvious_sum() {
@@ -531,16 +524,6 @@ pub(crate) mod tests {
         let best: Vec<usize> = top_k(scores, 3).iter().map(|s| s.index).collect();
         assert_eq!(best, [1, 3, 2]);
         assert!(top_k(std::iter::empty(), 3).is_empty());
-    }
-
-    #[test]
-    fn normalised_vectors_have_unit_length() {
-        let mut v = vec![3.0, 4.0];
-        normalise(&mut v);
-        assert_eq!(v, [0.6, 0.8]);
-        let mut zero = vec![0.0; 4];
-        normalise(&mut zero);
-        assert_eq!(zero, [0.0; 4]);
     }
 
     /// `n` pseudo-random unit vectors of `dim` floats, row-major, the same for a seed.

@@ -2,9 +2,10 @@
 //! and their fusion ([`fusion::Fusion`]), with dates in the question applied as a filter.
 //!
 //! Two entry points share everything but where vectors come from:
-//! [`hybrid`] asks sqlite-vec for nearest neighbours (no state, used by one-off callers
-//! such as the CLI), [`Searcher::hybrid`] scans an in-memory copy of the vectors that
-//! it keeps in step with the file (the app's reader and Ask use it).
+//! [`hybrid_knn`] asks sqlite-vec for nearest neighbours (no state, for callers that
+//! search once or rarely: Ask), [`Searcher::hybrid`] scans an in-memory copy of the
+//! vectors that it keeps in step with the file (the search box in the app's reader and
+//! the CLI, and the quality evaluation).
 //!
 //! Snippets mark matched words with [`keyword::HIGHLIGHT_START`] and
 //! [`keyword::HIGHLIGHT_END`].
@@ -21,7 +22,8 @@ pub mod vectors;
 use chrono::{DateTime, Local};
 use rusqlite::Connection;
 
-use crate::db::{EntryId, Result, UserId};
+use crate::db::vectors::VectorModel;
+use crate::db::{EntryId, Result, UserId, vec_extension};
 use keyword::{LastWord, Matching, QueryWords, RankingConnections};
 use vectors::VectorCache;
 
@@ -150,14 +152,15 @@ pub fn candidates(limit: usize) -> usize {
     limit.saturating_mul(4).max(50)
 }
 
-/// Hybrid search with sqlite-vec's KNN for the vector half.
-pub fn hybrid(
+/// Hybrid search with sqlite-vec's KNN over the file for the vector half: no state to
+/// keep, for one-off searches ([`Searcher::hybrid`] scans an in-memory copy instead).
+pub fn hybrid_knn(
     conn: &Connection,
     user: UserId,
     query: &SearchQuery,
     embedding: Option<&[f32]>,
 ) -> Result<SearchOutcome> {
-    let vector_hits = vector_ranking(conn, user, embedding, |model, e| {
+    let vector_half = vector_ranking(conn, user, embedding, |model, e| {
         let found = vectors::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
         // Unit vectors: squared L2 distance is 2 - 2 cos.
         Ok(found
@@ -165,34 +168,62 @@ pub fn hybrid(
             .map(|(id, distance)| (id, 1.0 - f64::from(distance * distance) / 2.0))
             .collect())
     })?;
-    fuse(conn, &mut RankingConnections::none(), user, query, vector_hits)
+    fuse(conn, &mut RankingConnections::none(), user, query, vector_half)
 }
 
-/// The vector half's ranking (entry, cosine similarity) from `find`, or why there is
-/// none (no embedding, no extension, nothing embedded yet), which the outcome then
-/// reports.
+/// The vector half of a search.
+enum VectorHalf {
+    /// Entries with their cosine similarity to the query, best first.
+    Ranked(Vec<(EntryId, f64)>),
+    /// No vector ranking, and why: the search ranks by keywords alone and says so.
+    Missing(NoVectors),
+}
+
+/// Why a search has no vector ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoVectors {
+    /// The caller had no embedding of the query (no model, or it failed).
+    NoEmbedding,
+    /// sqlite-vec did not load on this connection.
+    NoExtension,
+    /// None of the person's entries has a vector yet.
+    NothingEmbedded,
+}
+
+impl std::fmt::Display for NoVectors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NoVectors::NoEmbedding => "no embedding for this query",
+            NoVectors::NoExtension => {
+                "vector search is unavailable: the sqlite-vec extension could not be loaded"
+            }
+            NoVectors::NothingEmbedded => "no entry has been embedded yet",
+        })
+    }
+}
+
+/// The vector half's ranking from `find`, given the active vector set and the query's
+/// embedding, or why there is none.
 fn vector_ranking(
     conn: &Connection,
     user: UserId,
     embedding: Option<&[f32]>,
-    find: impl FnOnce(&vectors::VectorModel, &[f32]) -> Result<Vec<(EntryId, f64)>>,
-) -> Result<std::result::Result<Vec<(EntryId, f64)>, String>> {
-    match (embedding, vector_source(conn, user)?) {
-        (Some(e), Ok(model)) => Ok(Ok(find(&model, e)?)),
-        (None, _) => Ok(Err("no embedding for this query".to_owned())),
-        (_, Err(reason)) => Ok(Err(reason)),
+    find: impl FnOnce(&VectorModel, &[f32]) -> Result<Vec<(EntryId, f64)>>,
+) -> Result<VectorHalf> {
+    let Some(embedding) = embedding else {
+        return Ok(VectorHalf::Missing(NoVectors::NoEmbedding));
+    };
+    if vec_extension::extension_version(conn).is_none() {
+        return Ok(VectorHalf::Missing(NoVectors::NoExtension));
     }
+    Ok(match crate::db::vectors::active_model(conn, user)? {
+        Some(model) => VectorHalf::Ranked(find(&model, embedding)?),
+        None => VectorHalf::Missing(NoVectors::NothingEmbedded),
+    })
 }
 
-/// The active vector set, or why there is none.
-fn vector_source(conn: &Connection, user: UserId) -> Result<Result<vectors::VectorModel, String>> {
-    if vectors::extension_version(conn).is_none() {
-        return Ok(Err(
-            "vector search is unavailable: the sqlite-vec extension could not be loaded".into(),
-        ));
-    }
-    Ok(vectors::active_model(conn, user)?.ok_or_else(|| "no entry has been embedded yet".to_owned()))
-}
+/// The timing of the vector half's scan of the in-memory copy.
+const VECTOR_SCAN_TIMING: &str = "search.vector";
 
 /// Search with an in-memory vector copy and, for keyword ranking, connections of its
 /// own to rank parts of a large journal in parallel; keep one per reader connection.
@@ -239,9 +270,9 @@ impl Searcher {
         embedding: Option<&[f32]>,
     ) -> Result<SearchOutcome> {
         let cache = &mut self.cache;
-        let vector_hits = vector_ranking(conn, user, embedding, |_, e| {
+        let vector_half = vector_ranking(conn, user, embedding, |_, e| {
             cache.refresh(conn, user)?;
-            let found = crate::timing::timed("search.vector", || {
+            let found = crate::timing::timed(VECTOR_SCAN_TIMING, || {
                 cache.search(conn, e, candidates(query.limit), &query.filter)
             })?;
             Ok(found
@@ -249,7 +280,7 @@ impl Searcher {
                 .map(|(id, similarity)| (id, f64::from(similarity)))
                 .collect())
         })?;
-        fuse(conn, &mut self.rankers, user, query, vector_hits)
+        fuse(conn, &mut self.rankers, user, query, vector_half)
     }
 }
 
@@ -260,7 +291,7 @@ fn fuse(
     rankers: &mut RankingConnections,
     user: UserId,
     query: &SearchQuery,
-    vector_hits: std::result::Result<Vec<(EntryId, f64)>, String>,
+    vector_half: VectorHalf,
 ) -> Result<SearchOutcome> {
     let words = QueryWords::parse(&query.text, query.last_word);
     let keyword_hits = match &words {
@@ -271,16 +302,18 @@ fn fuse(
         None if !query.filter.is_empty() => return date_only(conn, user, query),
         None => Vec::new(),
     };
-    let (ranked, mode) = match &vector_hits {
+    let (ranked, mode) = match &vector_half {
         // Alone, the keyword list keeps its order, and scores from its ranks go down it
         // even where entries with every word come before higher BM25 scores.
-        Err(reason) => (
+        VectorHalf::Missing(reason) => (
             fusion::reciprocal_rank_fusion(&[&fusion::ids(&keyword_hits)], fusion::DEFAULT_K),
             SearchMode::KeywordOnly {
-                reason: reason.clone(),
+                reason: reason.to_string(),
             },
         ),
-        Ok(vector_hits) => (query.fusion.fuse(&keyword_hits, vector_hits), SearchMode::Hybrid),
+        VectorHalf::Ranked(vector_hits) => {
+            (query.fusion.fuse(&keyword_hits, vector_hits), SearchMode::Hybrid)
+        }
     };
     let matcher = words.as_ref().map(snippet::Matcher::new);
     let mut hits = Vec::new();

@@ -1,11 +1,12 @@
 //! Retrieval quality on a hand-labelled set: does search put the right entry first?
 //!
 //! A labelled set is a small journal plus questions whose relevant entries were marked
-//! by hand. [`evaluate`] writes the journal into a real temporary journal file, embeds
-//! it with the configured model, and asks every question through exactly the path the
-//! app uses (dates read out of the question, keyword, vector and hybrid search), so the
-//! scores are what a person would experience. Everything is deterministic: the same
-//! set, model and options give the same numbers on every run.
+//! by hand. [`evaluate`] writes the journal into a real journal file the caller opened
+//! for it (the bench and the tests make a temporary one), embeds it with the configured
+//! model, and asks every question through exactly the path the app uses (dates read out
+//! of the question, keyword, vector and hybrid search), so the scores are what a person
+//! would experience. Everything is deterministic: the same set, model and options give
+//! the same numbers on every run.
 //!
 //! Format (JSON), documented in `bench/data/README.md`:
 //! `{"name", "now", "entries":[{"id","created_at","title","body","tags"}],
@@ -17,11 +18,12 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Local, Utc};
+use rusqlite::Connection;
 
-use super::{SearchQuery, Searcher, vectors};
+use super::{SearchQuery, Searcher};
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
-use crate::db::{self, DEFAULT_USER, StorageOptions};
+use crate::db::{self, DEFAULT_USER, vectors};
 
 /// How many results a question's ranking keeps; MRR counts a first relevant hit up to here.
 const RANKED: usize = 10;
@@ -271,56 +273,17 @@ impl QualityReport {
     }
 }
 
-/// Scores keyword, vector and hybrid search on a labelled set. `embed` turns texts into
-/// vectors (in the app and bench: Ollama's `/api/embed`).
+/// Scores keyword, vector and hybrid search on a labelled set, written into `conn`: a
+/// new journal of its own (entries already in it would compete in the rankings).
+/// `embed` turns texts into vectors (in the app and bench: Ollama's `/api/embed`).
 pub fn evaluate(
+    conn: &mut Connection,
     set: &LabelledSet,
     options: &QualityOptions,
     mut embed: impl FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
 ) -> Result<QualityReport, QualityError> {
-    let dir = tempfile::tempdir().map_err(|source| QualityError::Read {
-        path: std::env::temp_dir().display().to_string(),
-        source,
-    })?;
-    let path = dir.path().join("labelled.db");
-    let mut conn = db::open(&path, &StorageOptions::default())?;
-    let user = DEFAULT_USER;
-    let mut label_of = HashMap::new();
-    let tx = conn.transaction().map_err(db::DbError::from)?;
-    for e in &set.entries {
-        let created = clock::parse_utc(&e.created_at).expect("checked by parse");
-        let new = NewEntry {
-            title: e.title.clone(),
-            body: e.body.clone(),
-            tags: e.tags.clone(),
-            mood_score: None,
-            created_at: Some(created),
-        };
-        label_of.insert(entries::insert_entry(&tx, user, &new)?, e.id.clone());
-    }
-    tx.commit().map_err(db::DbError::from)?;
-    let docs: Vec<String> = set
-        .entries
-        .iter()
-        .map(|e| {
-            format!(
-                "{}{}",
-                options.document_prefix,
-                document_text(&e.title, &e.tags, &e.body, options.document_text)
-            )
-        })
-        .collect();
-    let doc_vectors = embed(&docs).map_err(QualityError::Embed)?;
-    let ids: Vec<i64> = {
-        let mut by_label: HashMap<&str, i64> = label_of.iter().map(|(id, l)| (l.as_str(), *id)).collect();
-        set.entries
-            .iter()
-            .map(|e| by_label.remove(e.id.as_str()).expect("inserted"))
-            .collect()
-    };
-    for (id, vector) in ids.iter().zip(&doc_vectors) {
-        vectors::store_embedding(&conn, user, *id, &options.model, vector)?;
-    }
+    let ids = write_entries(conn, set)?;
+    embed_entries(conn, set, options, &ids, &mut embed)?;
     let questions: Vec<String> = set
         .questions
         .iter()
@@ -328,32 +291,25 @@ pub fn evaluate(
         .collect();
     let question_vectors = embed(&questions).map_err(QualityError::Embed)?;
 
+    let label_of: HashMap<i64, &str> = ids
+        .iter()
+        .copied()
+        .zip(set.entries.iter().map(|e| e.id.as_str()))
+        .collect();
+    let labels = |hits: Vec<i64>| -> Vec<String> {
+        hits.iter()
+            .filter_map(|id| label_of.get(id).map(|l| l.to_string()))
+            .collect()
+    };
     let now = set.now();
     let mut searcher = Searcher::default();
-    let labels =
-        |hits: Vec<i64>| -> Vec<String> { hits.iter().filter_map(|id| label_of.get(id).cloned()).collect() };
     let mut per_question = Vec::new();
     let mut rankings: HashMap<Method, Vec<Ranking>> = HashMap::new();
     for (q, qv) in set.questions.iter().zip(&question_vectors) {
         let (mut query, range) = SearchQuery::from_text(&q.text, now, RANKED);
         query.fusion = options.fusion;
-        let keyword = searcher.hybrid(&conn, user, &query, None)?;
-        let hybrid = searcher.hybrid(&conn, user, &query, Some(qv))?;
-        let vector: Vec<i64> = searcher
-            .cache()
-            .search(&conn, qv, RANKED, &query.filter)?
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect();
         let mut ranked = HashMap::new();
-        for (method, hits) in [
-            (
-                Method::Keyword,
-                keyword.hits.iter().map(|h| h.entry_id).collect::<Vec<_>>(),
-            ),
-            (Method::Vector, vector),
-            (Method::Hybrid, hybrid.hits.iter().map(|h| h.entry_id).collect()),
-        ] {
+        for (method, hits) in rank(conn, &mut searcher, &query, qv)? {
             let ranked_labels = labels(hits);
             rankings
                 .entry(method)
@@ -375,6 +331,72 @@ pub fn evaluate(
         scores: METHODS.iter().map(|m| (*m, score(&rankings[m]))).collect(),
         per_question,
     })
+}
+
+/// The set's entries as journal entries, in one transaction: their ids, in the set's order.
+fn write_entries(conn: &mut Connection, set: &LabelledSet) -> Result<Vec<i64>, QualityError> {
+    let tx = conn.transaction().map_err(db::DbError::from)?;
+    let mut ids = Vec::with_capacity(set.entries.len());
+    for e in &set.entries {
+        let new = NewEntry {
+            title: e.title.clone(),
+            body: e.body.clone(),
+            tags: e.tags.clone(),
+            mood_score: None,
+            created_at: Some(clock::parse_utc(&e.created_at).expect("checked by parse")),
+        };
+        ids.push(entries::insert_entry(&tx, DEFAULT_USER, &new)?);
+    }
+    tx.commit().map_err(db::DbError::from)?;
+    Ok(ids)
+}
+
+/// Embeds every entry's text as the options say and stores the vectors under `ids`.
+fn embed_entries(
+    conn: &Connection,
+    set: &LabelledSet,
+    options: &QualityOptions,
+    ids: &[i64],
+    embed: &mut impl FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
+) -> Result<(), QualityError> {
+    let docs: Vec<String> = set
+        .entries
+        .iter()
+        .map(|e| {
+            let text = document_text(&e.title, &e.tags, &e.body, options.document_text);
+            format!("{}{text}", options.document_prefix)
+        })
+        .collect();
+    let doc_vectors = embed(&docs).map_err(QualityError::Embed)?;
+    for (id, vector) in ids.iter().zip(&doc_vectors) {
+        vectors::store_embedding(conn, DEFAULT_USER, *id, &options.model, vector)?;
+    }
+    Ok(())
+}
+
+/// One question's ranking by each method, as entry ids, best first: keywords alone and
+/// hybrid through the app's search, vectors alone from the copy the hybrid search has
+/// just brought up to date.
+fn rank(
+    conn: &Connection,
+    searcher: &mut Searcher,
+    query: &SearchQuery,
+    embedding: &[f32],
+) -> Result<[(Method, Vec<i64>); 3], QualityError> {
+    let ids = |outcome: super::SearchOutcome| outcome.hits.iter().map(|h| h.entry_id).collect();
+    let keyword = ids(searcher.hybrid(conn, DEFAULT_USER, query, None)?);
+    let hybrid = ids(searcher.hybrid(conn, DEFAULT_USER, query, Some(embedding))?);
+    let vector = searcher
+        .cache()
+        .search(conn, embedding, RANKED, &query.filter)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    Ok([
+        (Method::Keyword, keyword),
+        (Method::Vector, vector),
+        (Method::Hybrid, hybrid),
+    ])
 }
 
 #[cfg(test)]

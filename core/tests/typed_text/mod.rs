@@ -62,7 +62,7 @@ impl Journal {
                 );
             }
             let (question, _) = SearchQuery::from_text(text, now, 10);
-            search::hybrid(&self.conn, DEFAULT_USER, &question, None)
+            search::hybrid_knn(&self.conn, DEFAULT_USER, &question, None)
                 .unwrap_or_else(|e| panic!("question search failed for {text:?}: {e}"));
             self.searcher
                 .search_box(&self.conn, DEFAULT_USER, text, now, 10, None)
