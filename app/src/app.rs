@@ -600,8 +600,14 @@ impl MindSageApp {
                 }
                 ui.separator();
                 self.menu_ui(ui, actions);
+                // The model's background work shows here, in the bar's spare room, so its
+                // coming and going never moves what the person is about to click.
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     ui.label(RichText::new(self.journal.summary_line()).weak());
+                    if self.queue.visible() {
+                        ui.separator();
+                        self.queue.ui(ui, actions);
+                    }
                 });
             });
         });
@@ -624,12 +630,6 @@ impl MindSageApp {
                 self.overlay.toggle();
             }
         });
-    }
-
-    fn queue_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        if self.queue.visible() {
-            egui::TopBottomPanel::top("queue_bar").show(ctx, |ui| self.queue.ui(ui, actions));
-        }
     }
 
     fn status_bar_ui(&mut self, ctx: &egui::Context) {
@@ -693,7 +693,6 @@ impl MindSageApp {
         self.shortcuts(ctx, &mut actions);
         self.arriving_photos(ctx, &mut actions);
         self.top_bar_ui(ctx, &mut actions);
-        self.queue_bar_ui(ctx, &mut actions);
         self.stopped_banner_ui(ctx, &mut actions);
         self.status_bar_ui(ctx);
         self.central_ui(ctx, &mut actions);

@@ -1,4 +1,4 @@
-//! The model's queue as the person sees it: a slim bar under the top bar while entries
+//! The model's queue as the person sees it: at the right of the top bar while entries
 //! are being indexed or described, with a progress bar that moves, what the work waits
 //! on (Ollama not running, a model not pulled), and Pause/Resume.
 
@@ -20,13 +20,14 @@ impl QueueBar {
         self.status = Some(status);
     }
 
-    /// Whether there is work to show (the app gives the bar a panel only then).
+    /// Whether there is work to show.
     pub fn visible(&self) -> bool {
         self.status.as_ref().is_some_and(|s| s.summary().is_some())
     }
 
     /// The bar: what the work is doing, its progress, and Pause/Resume, pressed as
     /// [`Request::PauseQueue`].
+    /// Laid out left to right in whatever layout the caller gives it.
     pub fn ui(&self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         let Some(status) = &self.status else {
             return;

@@ -409,9 +409,17 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
     const ANSWER: &str = "You walked to the lighthouse at dawn with Sam.";
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
+    // The question's rule comes first (Ask's prompt also holds the entries' text); the
+    // entries' own enrichment is scripted too, so no real generation runs before the
+    // question on a busy machine.
+    const ENRICHED: &str = r#"{"title": "A day", "mood_score": 6, "mood_tags": [], "summary": "A day."}"#;
     server.script(&format!(
-        r#"{{"token_delay_ms": 20, "first_token_delay_ms": 0, "rules": [{{"match": "lighthouse", "response": {}}}]}}"#,
-        serde_json::to_string(ANSWER).unwrap()
+        r#"{{"token_delay_ms": 20, "first_token_delay_ms": 0, "rules": [
+            {{"match": "When did I walk", "response": {}}},
+            {{"match": "then coffee", "response": {enriched}}},
+            {{"match": "collapsed twice", "response": {enriched}}}]}}"#,
+        serde_json::to_string(ANSWER).unwrap(),
+        enriched = serde_json::to_string(ENRICHED).unwrap(),
     ));
     let dir = tempfile::tempdir().unwrap();
     // The journal is written before the window opens (and arms the UI-thread guard).
