@@ -27,7 +27,8 @@ impl QueueBar {
 
     /// The bar: what the work is doing, its progress, and Pause/Resume, pressed as
     /// [`Request::PauseQueue`].
-    /// Laid out left to right in whatever layout the caller gives it.
+    /// Drawn from the right in a right-to-left layout: Pause/Resume, the progress bar,
+    /// then the line, cut to the room left (the whole line shows on hover).
     pub fn ui(&self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         let Some(status) = &self.status else {
             return;
@@ -35,19 +36,18 @@ impl QueueBar {
         let Some((line, fraction)) = status.summary() else {
             return;
         };
-        ui.horizontal(|ui| {
-            let waiting = matches!(status.activity, Activity::Waiting(_));
-            let text = RichText::new(line).small();
-            ui.label(if waiting {
-                text.color(ui.visuals().warn_fg_color)
-            } else {
-                text
-            });
-            ui.add(egui::ProgressBar::new(fraction).desired_width(160.0));
-            if let Some(paused) = pause_button_ui(ui, &status.activity) {
-                actions.push(Action::Send(Request::PauseQueue(paused)));
-            }
-        });
+        if let Some(paused) = pause_button_ui(ui, &status.activity) {
+            actions.push(Action::Send(Request::PauseQueue(paused)));
+        }
+        ui.add(egui::ProgressBar::new(fraction).desired_width(120.0));
+        let waiting = matches!(status.activity, Activity::Waiting(_));
+        let text = RichText::new(&line).small();
+        let text = if waiting {
+            text.color(ui.visuals().warn_fg_color)
+        } else {
+            text
+        };
+        ui.add(egui::Label::new(text).truncate()).on_hover_text(line);
     }
 }
 

@@ -17,7 +17,7 @@ use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
 use super::editor::Editor;
 use super::paged::Paged;
-use super::{Action, display_time, entry_title};
+use super::{Action, display_time, entry_title, untitled_row};
 use crate::protocol::{AiRequest, Request};
 
 /// Largest page asked for at once when the person jumps far down the list.
@@ -306,7 +306,7 @@ impl JournalView {
                 self.show_list(trash, actions);
             }
             if let Some(tag) = self.filter.tag.clone() {
-                let chip = ui.selectable_label(true, format!("#{tag} ✕"));
+                let chip = ui.selectable_label(true, format!("#{tag} ×"));
                 if chip.on_hover_text("Show every entry again").clicked() {
                     self.show_list(ListFilter::default(), actions);
                 }
@@ -536,14 +536,13 @@ fn trashed_entry_ui(
 /// a link to the entries carrying it. The row's own click is registered first, so the
 /// tag links drawn over it take their clicks.
 fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32, actions: &mut Vec<Action>) {
-    let title = entry_title(&row.title, &row.preview);
-    // Without a title the text's start is the title, shown once.
-    let preview = if row.title.trim().is_empty() {
-        ""
+    let (title, preview) = if row.title.trim().is_empty() {
+        let (first, rest) = untitled_row(&row.preview);
+        (entry_title("", first), rest)
     } else {
-        &row.preview
+        (entry_title(&row.title, ""), row.preview.as_str())
     };
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), height), egui::Sense::hover());
+    let rect = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(ui.available_width(), height));
     if clickable(ui, rect, ui.id().with(("row", row.id)), &title, selected).clicked() {
         actions.push(Action::OpenEntry(row.id));
     }
@@ -551,6 +550,10 @@ fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32, a
         .max_rect(rect)
         .layout(egui::Layout::top_down(egui::Align::Min));
     ui.scope_builder(contents, |ui| {
+        // Every row is as tall as the list's row height, whatever it holds.
+        ui.set_min_height(height);
+        // Its text is not selectable, so a click anywhere but a tag opens the entry.
+        ui.style_mut().interaction.selectable_labels = false;
         title_and_date_ui(ui, &title, &row.created_at);
         ui.add(egui::Label::new(RichText::new(preview).weak()).truncate());
         if !row.tags.is_empty() {

@@ -96,9 +96,34 @@ pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
     }
 }
 
+/// An untitled entry's list row: the first sentence of its preview as the title, the
+/// rest as the preview, so the row reads like a titled one. Without a sentence end near
+/// the start, all of it is the title (the row truncates it).
+pub fn untitled_row(preview: &str) -> (&str, &str) {
+    let cut = preview
+        .char_indices()
+        .take(FIRST_LINE_TITLE)
+        .find(|&(i, c)| matches!(c, '.' | '!' | '?') && preview[i + 1..].starts_with(' '));
+    match cut {
+        Some((i, _)) => (&preview[..=i], preview[i + 1..].trim_start()),
+        None => (preview, ""),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::entry_title;
+    use super::{entry_title, untitled_row};
+
+    #[test]
+    fn an_untitled_row_is_split_after_its_first_sentence() {
+        assert_eq!(
+            untitled_row("Rain all day. Then sun."),
+            ("Rain all day.", "Then sun.")
+        );
+        assert_eq!(untitled_row("No end in sight"), ("No end in sight", ""));
+        assert_eq!(untitled_row("v1.2 shipped! Party."), ("v1.2 shipped!", "Party."));
+        assert_eq!(untitled_row(""), ("", ""));
+    }
 
     #[test]
     fn an_entry_without_a_title_is_called_by_its_first_line() {
