@@ -21,7 +21,7 @@
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::{self, AiSettings, OllamaClient, ask, enrich};
-use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::entries;
 use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::quality::LabelledSet;
@@ -70,14 +70,7 @@ impl Stage for Ai {
         let user = DEFAULT_USER;
         let mut ids = Vec::new();
         for e in &set.entries {
-            let new = NewEntry {
-                title: e.title.clone(),
-                body: e.body.clone(),
-                tags: e.tags.clone(),
-                mood_score: None,
-                created_at: mindsage_core::clock::parse_utc(&e.created_at),
-            };
-            ids.push(entries::create(&mut conn, user, &new)?);
+            ids.push(entries::create(&mut conn, user, &e.new_entry())?);
         }
         out.datasets.push(Dataset {
             stage: "ai".into(),

@@ -49,6 +49,20 @@ pub struct LabelledEntry {
     pub tags: Vec<String>,
 }
 
+impl LabelledEntry {
+    /// The entry as a journal entry, at its labelled date (`None` if the date does not
+    /// parse; [`LabelledSet::load`] has checked the committed sets' dates).
+    pub fn new_entry(&self) -> NewEntry {
+        NewEntry {
+            title: self.title.clone(),
+            body: self.body.clone(),
+            tags: self.tags.clone(),
+            mood_score: None,
+            created_at: clock::parse_utc(&self.created_at),
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct LabelledQuestion {
     pub id: String,
@@ -338,14 +352,7 @@ fn write_entries(conn: &mut Connection, set: &LabelledSet) -> Result<Vec<i64>, Q
     let tx = conn.transaction().map_err(db::DbError::from)?;
     let mut ids = Vec::with_capacity(set.entries.len());
     for e in &set.entries {
-        let new = NewEntry {
-            title: e.title.clone(),
-            body: e.body.clone(),
-            tags: e.tags.clone(),
-            mood_score: None,
-            created_at: Some(clock::parse_utc(&e.created_at).expect("checked by parse")),
-        };
-        ids.push(entries::insert_entry(&tx, DEFAULT_USER, &new)?);
+        ids.push(entries::insert_entry(&tx, DEFAULT_USER, &e.new_entry())?);
     }
     tx.commit().map_err(db::DbError::from)?;
     Ok(ids)
