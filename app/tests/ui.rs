@@ -586,20 +586,25 @@ fn the_models_work_resumes_after_the_app_is_closed_mid_way() {
     server.clear_faults();
 }
 
-/// Every entry's body in the journal file, read on a connection and a thread of the
-/// test's own (the test thread is the UI thread, where queries are forbidden).
-fn bodies_in_journal(data_dir: &Path) -> Vec<String> {
+/// Every entry in the journal file, newest first, read on a connection and a thread of
+/// the test's own (the test thread is the UI thread, where queries are forbidden).
+fn entries_in_journal(data_dir: &Path) -> Vec<entries::Entry> {
     let path = paths::database_path(data_dir);
     std::thread::spawn(move || {
         let conn = db::open(&path, &StorageOptions::default()).unwrap();
         let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 100).unwrap();
         page.rows
             .iter()
-            .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap().body)
+            .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap())
             .collect()
     })
     .join()
     .unwrap()
+}
+
+/// Every entry's body in the journal file.
+fn bodies_in_journal(data_dir: &Path) -> Vec<String> {
+    entries_in_journal(data_dir).into_iter().map(|e| e.body).collect()
 }
 
 /// A close request, as the window manager's close button sends, handled in one frame.
@@ -805,16 +810,7 @@ fn ctrl_n_puts_the_cursor_in_the_text_and_its_start_names_the_entry() {
 
     // The words went into the text, not into a one-line title.
     assert_eq!(bodies_in_journal(dir.path()), ["Rain all day.\nThen sun."]);
-    let title = std::thread::spawn({
-        let path = paths::database_path(dir.path());
-        move || {
-            let conn = db::open(&path, &StorageOptions::default()).unwrap();
-            let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 1).unwrap();
-            page.rows[0].title.clone()
-        }
-    })
-    .join()
-    .unwrap();
+    let title = entries_in_journal(dir.path())[0].title.clone();
     assert_eq!(title, "", "the title is left for the model to suggest");
 }
 
