@@ -44,6 +44,12 @@ fn new_journal_has_the_promised_settings() {
     };
     let conn = db::open(&journal.path, &unmapped).unwrap();
     assert_eq!(db::effective_pragmas(&conn).unwrap().mmap_size, 0);
+
+    // The writer's and the job runner's connections map nothing and keep a small cache.
+    let conn = db::open(&journal.path, &StorageOptions::default().for_background()).unwrap();
+    let background = db::effective_pragmas(&conn).unwrap();
+    assert_eq!(background.mmap_size, 0);
+    assert_eq!(background.cache_size, -8 * 1024);
 }
 
 #[test]

@@ -444,7 +444,7 @@ impl JobRunner {
         writer: Arc<Writer>,
         status: StatusSink,
     ) -> db::Result<JobRunner> {
-        let reader = db::open(&db_path, &options)?;
+        let reader = db::open(&db_path, &options.for_background())?;
         let (wake, woken) = mpsc::channel();
         let (done, finished) = mpsc::channel();
         let control = Arc::new(Control {

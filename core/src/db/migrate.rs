@@ -54,6 +54,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0007_model_work_queue",
         sql: include_str!("../../../migrations/0007_model_work_queue.sql"),
     },
+    Migration {
+        version: 8,
+        name: "0008_backfill_reads_small_indexes",
+        sql: include_str!("../../../migrations/0008_backfill_reads_small_indexes.sql"),
+    },
 ];
 
 /// The schema version this build writes.

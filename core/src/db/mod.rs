@@ -101,6 +101,23 @@ impl Default for StorageOptions {
     }
 }
 
+impl StorageOptions {
+    /// The settings for the connections that serve background work, the writer and the
+    /// model's job runner: no mapping and a small page cache. Their reads reach pages
+    /// all over the file (a backfill's walk, over hours every entry the runner reads,
+    /// and, through the kernel's read-around, the pages beside each), and mapped pages
+    /// stay in the window's memory. Mapping pays on the reads a person waits for, which
+    /// the UI's reader serves; a save reads a handful of pages, cheap from the page
+    /// cache.
+    pub fn for_background(&self) -> StorageOptions {
+        StorageOptions {
+            mmap_size: 0,
+            cache_size_kib: 8 * 1024,
+            ..self.clone()
+        }
+    }
+}
+
 /// Opens (creating if needed) the journal at `path`, checks it, applies the standard
 /// settings and brings its schema up to date.
 pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {

@@ -41,7 +41,8 @@ impl Writer {
         let thread = std::thread::Builder::new()
             .name("mindsage-writer".into())
             .spawn(move || {
-                let conn = super::open(&path, &options).and_then(|conn| {
+                // Unmapped, with a small cache: see `StorageOptions::for_background`.
+                let conn = super::open(&path, &options.for_background()).and_then(|conn| {
                     conn.execute_batch("PRAGMA wal_autocheckpoint = 0")?;
                     Ok(conn)
                 });
