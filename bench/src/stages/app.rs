@@ -49,8 +49,14 @@ const SCROLL_FRAMES: usize = 300;
 /// Longest wait for the worker's first page.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Questions whose answers stream while frames are measured: about the writer's life,
-/// so the only model call is the streamed answer itself.
-const STREAM_QUESTIONS: &[&str] = &["How did I feel last week?", "What did I write about my work?"];
+/// so the only model call is the streamed answer itself. Every bench journal answers
+/// them from its entries: no relative dates, since the journals are seeded on fixed
+/// dates, and a question about "last week" finds nothing there, which Ask answers
+/// plainly in one piece without the model (`full-dec01` failed so).
+const STREAM_QUESTIONS: &[&str] = &[
+    "How have I been feeling lately?",
+    "What did I write about my work?",
+];
 /// Longest wait for one answer to finish streaming (a small model on a busy CPU).
 const ANSWER_PATIENCE: Duration = Duration::from_secs(120);
 /// Frames in which new answer text must have arrived for the figure to be one of
