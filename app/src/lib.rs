@@ -5,6 +5,7 @@ pub mod app;
 mod assistant;
 pub mod backend;
 pub mod cli;
+pub mod console;
 pub mod index;
 pub mod launch_report;
 pub mod overlay;

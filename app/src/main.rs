@@ -3,14 +3,19 @@
 //! With no subcommand it opens the window; `mindsage list`, `add`, `show`, … work on the
 //! same journal without a display, which is what scripts, tests and CI use.
 
+// On Windows no console opens behind the window; the subcommands join the console they
+// were started from (`console::attach_to_parent`).
+#![cfg_attr(windows, windows_subsystem = "windows")]
+
 use std::process::ExitCode;
 
 use clap::Parser;
-use mindsage::{app, cli};
+use mindsage::{app, cli, console};
 
 fn main() -> ExitCode {
     // First, so --report-startup counts from here.
     mindsage::launch_report::mark_main();
+    console::attach_to_parent();
     let args = cli::Args::parse();
     init_logging();
     let result = match args.command.clone() {
