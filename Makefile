@@ -1,5 +1,5 @@
 # The two commands a newcomer needs; see README.md.
-.PHONY: run demo test lint fresh-check
+.PHONY: run demo test lint fresh-check windows msi windows-check
 
 run:
 	scripts/run.sh $(ARGS)
@@ -17,3 +17,14 @@ lint:
 # The README's two commands on a clean clone with an empty cargo cache (about 30 minutes).
 fresh-check:
 	scripts/fresh-check.sh
+
+# Windows, cross-built on Linux (README, "Windows"): the exe, the installer, and both
+# run under Wine.
+windows:
+	scripts/windows.sh
+
+msi:
+	scripts/msi.sh
+
+windows-check:
+	scripts/windows-check.sh

@@ -3,18 +3,29 @@
 #   scripts/install-deps.sh run    what the window needs (X11/Wayland client libraries, OpenGL)
 #   scripts/install-deps.sh test   what the test suite needs on top (a virtual display)
 #   scripts/install-deps.sh screenshots   what scripts/screenshots.sh needs (ImageMagick too)
+#   scripts/install-deps.sh windows   the Windows cross toolchain (mingw-w64's -posix compilers)
+#   scripts/install-deps.sh msi   that and WiX for Linux (wixl, msitools' msiinfo)
+#   scripts/install-deps.sh windows-check   all that, Wine and a virtual display for the Windows checks
 # Rust itself is not installed here: get it from https://rustup.rs.
 set -euo pipefail
 
 run_packages=(libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
 test_packages=(xvfb xauth)
 screenshot_packages=(imagemagick)
+# The -posix variants: SQLite, sqlite-vec and whisper.cpp use std::thread.
+windows_packages=(gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev)
+msi_packages=(wixl msitools)
+windows_check_packages=(wine64)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;
   test) wanted=("${run_packages[@]}" "${test_packages[@]}") ;;
   screenshots) wanted=("${run_packages[@]}" "${test_packages[@]}" "${screenshot_packages[@]}") ;;
-  *) echo "usage: $0 [run|test|screenshots]" >&2; exit 2 ;;
+  windows) wanted=("${windows_packages[@]}") ;;
+  msi) wanted=("${windows_packages[@]}" "${msi_packages[@]}") ;;
+  windows-check) wanted=("${windows_packages[@]}" "${msi_packages[@]}" "${windows_check_packages[@]}"
+                         "${run_packages[@]}" "${test_packages[@]}" "${screenshot_packages[@]}") ;;
+  *) echo "usage: $0 [run|test|screenshots|windows|msi|windows-check]" >&2; exit 2 ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
