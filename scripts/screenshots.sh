@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Saves a screenshot of each view of the app to docs/screenshots/, from a demo journal,
 # on a virtual display (Xvfb) with software OpenGL, so it runs on a headless machine.
-#   scripts/screenshots.sh            build (release) and shoot every view
+#   scripts/screenshots.sh            build (release) and shoot every view, and the
+#                                     Windows exe under Wine where the cross toolchain is
+#                                     installed (scripts/install-deps.sh windows-check)
+#   scripts/screenshots.sh windows    only the Windows one (docs/screenshots/windows.png)
 # Needs: xvfb, xauth, ImageMagick's `import` (installed below when missing).
 set -euo pipefail
 
@@ -15,7 +18,7 @@ for tool in Xvfb import; do
 done
 
 cargo build --release -p mindsage --manifest-path "$root/Cargo.toml"
-bin="$root/target/release/mindsage"
+bin="${CARGO_TARGET_DIR:-$root/target}/release/mindsage"
 
 work="$(mktemp -d)"
 display_number=${SCREENSHOT_DISPLAY:-117}
@@ -48,6 +51,32 @@ shoot() {
   echo "[screenshots] $out/$name.png"
 }
 
+# The Windows exe under Wine on the same journal. Wine takes seconds to start a program.
+shoot_windows() {
+  (cd "$root" && scripts/windows.sh)
+  source "$root/scripts/windows-env.sh"
+  source "$root/scripts/wine-env.sh"
+  wine_prefix_ready
+  local win_dir
+  win_dir=$("$WINE" winepath -w "$work" 2>/dev/null | tr -d '\r')
+  "$WINE" "$WINDOWS_OUT/mindsage.exe" --data-dir "$win_dir" --view journal --entry "$newest" &
+  local app_pid=$!
+  sleep "${SCREENSHOT_WINE_WAIT:-12}"
+  import -window root "$out/windows.png"
+  kill "$app_pid" 2>/dev/null || true
+  "$WINESERVER" -k 2>/dev/null || true
+  wait "$app_pid" 2>/dev/null || true
+  echo "[screenshots] $out/windows.png (mindsage.exe under Wine)"
+}
+windows_toolchain() {
+  command -v x86_64-w64-mingw32-gcc-posix >/dev/null && command -v wixl >/dev/null \
+    && { command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ]; }
+}
+if [ "${1:-all}" = windows ]; then
+  shoot_windows
+  exit 0
+fi
+
 shoot journal --view journal --entry "$newest"
 shoot dashboard --view dashboard
 shoot gallery --view gallery
@@ -56,3 +85,8 @@ shoot settings --view settings
 shoot profiler --view journal --entry "$newest" --profiler
 printf '{"theme":"light"}\n' >"$work/settings.json"
 shoot journal-light --view journal --entry "$newest"
+if windows_toolchain; then
+  shoot_windows
+else
+  echo "[screenshots] no Windows cross toolchain (scripts/install-deps.sh windows-check): windows.png not taken"
+fi

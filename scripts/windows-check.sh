@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The Windows checks (`make windows-check`): the cross-built exe and the installer,
+# really run under Wine on a virtual display. Builds what it needs (scripts/msi.sh).
+#   1. the command line: --version, seed, add, list --json, stats --json, purge on a
+#      journal in a Windows path, each compared with the Linux binary's answer;
+#   2. the data folder defaults to %APPDATA%\MindSage;
+#   3. the window opens on the journal, draws its rows (its --report-startup line) and
+#      closes cleanly when asked, as its close button would;
+#   4. the installer: its tables, file, shortcut and upgrade code (msiinfo), the exe
+#      inside (PE32+, GUI subsystem, the version from Cargo.toml), an install under Wine
+#      that puts a runnable exe where the shortcut points, an upgrade, a refused
+#      downgrade, and an uninstall that removes the program and leaves the journal.
+# What cannot be checked under Wine is said where it is skipped.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+scripts/install-deps.sh windows-check
+scripts/msi.sh
+source scripts/windows-env.sh
+source scripts/wine-env.sh
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+cargo build --release --locked -p mindsage
+linux_bin="$CARGO_TARGET_DIR/release/mindsage"
+exe="$WINDOWS_OUT/mindsage.exe"
+version=$(sed -n 's/^version = "\([0-9.]*\)"$/\1/p' Cargo.toml | head -1)
+msi="$WINDOWS_OUT/MindSage-$version-x64.msi"
+
+work="$(mktemp -d)"
+display_number=${WINE_CHECK_DISPLAY:-121}
+Xvfb ":$display_number" -screen 0 1100x720x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb_pid=$!
+cleanup() {
+  "$WINESERVER" -k 2>/dev/null || true
+  kill "$xvfb_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export DISPLAY=":$display_number" LIBGL_ALWAYS_SOFTWARE=1
+unset WAYLAND_DISPLAY
+# No model server for these checks: the app must work without one.
+export OLLAMA_HOST=http://127.0.0.1:9
+
+checks=0
+pass() { checks=$((checks + 1)); echo "[windows-check] ok: $*"; }
+fail() { echo "[windows-check] FAILED: $*" >&2; exit 1; }
+
+wine_prefix_ready
+user_dir="$(wine_user_dir)"
+user=$(id -un)
+# A journal in a Windows path (with a space), and its Linux twin for comparison.
+win_journal="C:\\users\\$user\\MindSage check"
+unix_journal="$user_dir/MindSage check"
+linux_journal="$work/linux journal"
+rm -rf "$unix_journal"
+
+# win ARGS...: mindsage.exe under Wine; its stdout without Windows line ends.
+win() { "$WINE" "$exe" "$@" | tr -d '\r'; }
+lin() { "$linux_bin" "$@"; }
+# same LABEL: the two sides' last answers (win.json, lin.json) agree, times aside (the
+# demo's dates count back from the moment each side ran).
+same() {
+  local label=$1
+  python3 - "$work/win.json" "$work/lin.json" <<'PY' || fail "$label differs from the Linux binary's answer"
+import json, sys
+win, lin = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+def strip(value):
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in value.items() if k not in ("created_at", "updated_at", "deleted_at")}
+    if isinstance(value, list):
+        return [strip(v) for v in value]
+    return value
+if strip(win) != strip(lin):
+    print(json.dumps(strip(win))[:400], "\nvs\n", json.dumps(strip(lin))[:400], file=sys.stderr)
+    sys.exit(1)
+PY
+  pass "$label matches Linux"
+}
+
+# 1. The command line.
+[ "$(win --version)" = "$(lin --version)" ] || fail "--version: '$(win --version)' vs '$(lin --version)'"
+pass "--version: $(win --version)"
+for side in win lin; do
+  if [ $side = win ]; then dir=$win_journal; else dir=$linux_journal; fi
+  $side --data-dir "$dir" seed --entries 40 --seed 7 --json >"$work/$side.json"
+done
+same "seed"
+for side in win lin; do
+  if [ $side = win ]; then dir=$win_journal; else dir=$linux_journal; fi
+  $side --data-dir "$dir" add --title "Typed on Windows" --body "A line about the wine cellar, Zürich, naïve café." \
+    --tag windows --mood 7 --json >"$work/$side.json"
+done
+same "add"
+for command in "list --json --limit 100" "stats --json"; do
+  win --data-dir "$win_journal" $command >"$work/win.json"
+  lin --data-dir "$linux_journal" $command >"$work/lin.json"
+  same "$command"
+done
+[ -f "$unix_journal/journal.db" ] || fail "the journal is not at $win_journal"
+pass "the journal is in the Windows path $win_journal"
+win --data-dir "$win_journal" --json list --limit 1 >"$work/win.json"
+added=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["id"])' "$work/win.json")
+win --data-dir "$win_journal" delete "$added" >/dev/null
+win --data-dir "$win_journal" purge "$added" >/dev/null
+if grep -a -q "wine cellar" "$unix_journal"/journal.db* 2>/dev/null; then
+  fail "purge left the entry's text in the journal files"
+fi
+pass "purge erased the entry's text from the files"
+# A closed pipe ends a command quietly.
+"$WINE" "$exe" --data-dir "$win_journal" stats --json 2>"$work/pipe.err" | head -1 >/dev/null
+if grep -q "panicked" "$work/pipe.err"; then fail "a closed pipe panicked: $(cat "$work/pipe.err")"; fi
+pass "a closed pipe ends the command quietly"
+
+# 2. The data folder defaults to %APPDATA%\MindSage.
+default_db=$(win --json info | python3 -c 'import json,sys; print(json.load(sys.stdin)["database"])')
+case "$default_db" in
+  *"AppData\\Roaming\\MindSage\\journal.db") pass "the default journal is $default_db" ;;
+  *) fail "the default journal is $default_db, not in %APPDATA%\\MindSage" ;;
+esac
+
+# 3. The window: opens, draws the journal's rows, closes when asked.
+report=$("$WINE" "$exe" --data-dir "$win_journal" --report-startup 2>"$work/window.err" | tr -d '\r' || true)
+case "$report" in
+  *"rows=0 "*|"") fail "the window drew no journal rows: '$report' $(tail -5 "$work/window.err")" ;;
+  *rows=*) pass "the window drew the journal: $report" ;;
+esac
+"$WINE" "$exe" --data-dir "$win_journal" --exit-after 6 2>"$work/close.err" || fail "the window did not close cleanly: $(tail -5 "$work/close.err")"
+pass "the window closed cleanly when asked"
+[ "$(win --data-dir "$win_journal" --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["total_entries"])')" = 40 ] \
+  || fail "the journal changed after the window closed"
+pass "the journal is intact after the window"
+
+# 4. The installer.
+tables=$(msiinfo tables "$msi")
+for table in File Component Directory Feature Shortcut Upgrade Property Icon Registry RemoveFile Media; do
+  grep -qx "$table" <<<"$tables" || fail "the installer has no $table table"
+done
+pass "the installer's tables are there"
+msiinfo export "$msi" Property | grep -q "^UpgradeCode	{A9318598-270F-40A3-8036-F41A2918381C}" || fail "wrong or missing upgrade code"
+msiinfo export "$msi" Property | grep -q "^ProductVersion	$version" || fail "the installer's version is not $version"
+pass "upgrade code and version $version"
+msiinfo export "$msi" File | grep -q "mindsage.exe" || fail "mindsage.exe is not in the File table"
+msiinfo export "$msi" Shortcut | grep -q "\[INSTALLDIR\]mindsage.exe" || fail "the shortcut does not point at the exe"
+pass "the exe and its Start-menu shortcut are listed"
+mkdir -p "$work/extracted"
+(cd "$work/extracted" && msiextract "$msi" >/dev/null)
+inside=$(find "$work/extracted" -name mindsage.exe | head -1)
+[ -n "$inside" ] || fail "no mindsage.exe inside the installer"
+python3 - "$inside" "$version" <<'PY' || fail "the exe inside the installer is not a PE32+ GUI program of version $version"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+pe = struct.unpack_from("<I", data, 0x3C)[0]
+assert data[pe:pe + 4] == b"PE\0\0", "no PE signature"
+optional = pe + 24
+magic, subsystem = struct.unpack_from("<H", data, optional)[0], struct.unpack_from("<H", data, optional + 68)[0]
+assert magic == 0x20B, f"not PE32+ (magic {magic:#x})"
+assert subsystem == 2, f"not the GUI subsystem ({subsystem})"
+fixed = data.find(struct.pack("<I", 0xFEEF04BD))
+assert fixed > 0, "no version resource"
+ms, ls = struct.unpack_from("<II", data, fixed + 8)
+found = f"{ms >> 16}.{ms & 0xFFFF}.{ls >> 16}"
+assert found == sys.argv[2], f"version resource says {found}"
+PY
+pass "the exe inside is PE32+, GUI subsystem, version $version"
+
+installed="$user_dir/AppData/Local/Programs/MindSage/mindsage.exe"
+shortcut="$user_dir/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/MindSage.lnk"
+appdata_journal="$user_dir/AppData/Roaming/MindSage/journal.db"
+"$WINE" msiexec /x "$msi" /qn >/dev/null 2>&1 || true
+"$WINE" msiexec /i "$msi" /qn || fail "msiexec /i failed"
+[ -f "$installed" ] || fail "no exe at $installed after the install"
+[ -f "$shortcut" ] || fail "no Start-menu shortcut at $shortcut"
+grep -a -q -i "mindsage.exe" "$shortcut" || fail "the shortcut does not name mindsage.exe"
+[ "$("$WINE" "$installed" --version | tr -d '\r')" = "$(lin --version)" ] || fail "the installed exe does not run"
+pass "installed per user: $installed runs, and the Start-menu shortcut points at it"
+"$WINE" "$installed" seed --entries 5 >/dev/null
+[ -f "$appdata_journal" ] || fail "the installed app wrote no journal in %APPDATA%\\MindSage"
+# A newer installer replaces this one; this one then refuses to go over the newer.
+newer="$work/MindSage-99.0.0-x64.msi"
+wixl --arch x64 -D Version=99.0.0 -D ExePath="$(realpath --relative-to=. "$exe")" -D IconPath=assets/icon.ico \
+  -D LicencePath=wix/LICENSE.txt -o "$newer" wix/mindsage.wxs
+"$WINE" msiexec /i "$newer" /qn || fail "the newer installer did not upgrade"
+[ -f "$installed" ] || fail "the upgrade removed the exe"
+if "$WINE" msiexec /i "$msi" /qn >/dev/null 2>&1; then fail "the older installer went over the newer one"; fi
+[ -f "$installed" ] || fail "the refused downgrade removed the exe"
+pass "a newer version upgrades; an older one is refused"
+"$WINE" msiexec /x "$newer" /qn || fail "msiexec /x failed"
+[ ! -f "$installed" ] || fail "the uninstall left $installed"
+[ ! -f "$shortcut" ] || fail "the uninstall left the shortcut"
+[ -f "$appdata_journal" ] || fail "the uninstall removed the journal in %APPDATA%"
+pass "the uninstall removed the program and left the journal in %APPDATA%\\MindSage"
+
+echo "[windows-check] all $checks checks passed ($(stat -c %s "$exe") byte exe, $(stat -c %s "$msi") byte installer)"
