@@ -1,16 +1,19 @@
 //! The `size` stage: what a user downloads and what fills it.
 //!
-//! Records the release binary's bytes, the bytes of its function symbols attributed to
-//! each crate (the way cargo-bloat does: demangle each symbol and take the crate its
-//! path starts with), and the installer's bytes when an MSI has been built. A crate
-//! that suddenly doubles shows up here before anyone wonders why the download grew.
+//! Records the release binary's bytes and the bytes of its function symbols attributed
+//! to each crate (the way cargo-bloat does: demangle each symbol and take the crate its
+//! path starts with). Where the Windows cross toolchain is installed it builds the
+//! Windows exe and installer (`scripts/msi.sh`) and records the same for them: the
+//! shipped (stripped) exe's bytes, the attribution from the unstripped build, and the
+//! .msi's bytes. A crate that suddenly doubles shows up here before anyone wonders why
+//! the download grew.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, bail};
-use object::{Object, ObjectSymbol, SymbolKind};
+use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 use super::{Recorder, Stage, StageContext};
 use crate::run::{Measure, Scenario, Unit};
@@ -31,27 +34,50 @@ impl Stage for Size {
         let note = format!("{}", binary.display());
         out.push(value("binary", data.len() as u64, Some(note)));
 
-        let mut crates: Vec<(String, u64)> = bytes_by_crate(&data)?.into_iter().collect();
-        crates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let others: u64 = crates.iter().skip(TOP_CRATES).map(|(_, b)| b).sum();
-        let note = "function symbol bytes attributed by demangled crate prefix (cargo-bloat style)";
-        for (name, bytes) in crates.iter().take(TOP_CRATES) {
-            out.push(value(&format!("crate.{name}"), *bytes, Some(note.into())));
-        }
-        if others > 0 {
-            let rest = format!("{note}; every crate after the largest {TOP_CRATES}");
-            out.push(value("crate.(others)", others, Some(rest)));
-        }
+        push_crates(out, "crate", &data)?;
 
-        match newest_msi() {
-            Some(msi) => {
-                let bytes = std::fs::metadata(&msi)?.len();
-                out.push(value("installer.msi", bytes, Some(msi.display().to_string())));
+        match windows_build()? {
+            Some(windows) => {
+                let shipped = std::fs::metadata(&windows.exe)?.len();
+                out.push(value(
+                    "windows.exe",
+                    shipped,
+                    Some(format!("{} (stripped)", windows.exe.display())),
+                ));
+                let unstripped = std::fs::read(&windows.unstripped)
+                    .with_context(|| format!("reading {}", windows.unstripped.display()))?;
+                push_crates(out, "windows.crate", &unstripped)?;
+                let msi = std::fs::metadata(&windows.msi)?.len();
+                out.push(value(
+                    "installer.msi",
+                    msi,
+                    Some(windows.msi.display().to_string()),
+                ));
             }
-            None => eprintln!("[size] no MSI under target/wix or wix/: installer size not recorded"),
+            None => eprintln!(
+                "[size] the Windows cross toolchain is not installed (scripts/install-deps.sh msi, \
+                 rustup target add {WINDOWS_TARGET}): the Windows exe and installer are not recorded"
+            ),
         }
         Ok(())
     }
+}
+
+/// The largest crates of a binary by function bytes, as `<prefix>.<crate>`, and the
+/// rest as `<prefix>.(others)`.
+fn push_crates(out: &mut Recorder, prefix: &str, binary: &[u8]) -> anyhow::Result<()> {
+    let mut crates: Vec<(String, u64)> = bytes_by_crate(binary)?.into_iter().collect();
+    crates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let others: u64 = crates.iter().skip(TOP_CRATES).map(|(_, b)| b).sum();
+    let note = "function symbol bytes attributed by demangled crate prefix (cargo-bloat style)";
+    for (name, bytes) in crates.iter().take(TOP_CRATES) {
+        out.push(value(&format!("{prefix}.{name}"), *bytes, Some(note.into())));
+    }
+    if others > 0 {
+        let rest = format!("{note}; every crate after the largest {TOP_CRATES}");
+        out.push(value(&format!("{prefix}.(others)"), others, Some(rest)));
+    }
+    Ok(())
 }
 
 fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
@@ -65,10 +91,7 @@ fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
 /// `target/release/mindsage`, brought up to date first (the `app` stage launches it too).
 pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
     let root = crate::paths::workspace_root();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let binary = target
+    let binary = target_dir()
         .join("release")
         .join(format!("mindsage{}", std::env::consts::EXE_SUFFIX));
     // Always ask cargo: it is a no-op when the binary is current, and a stale binary
@@ -88,21 +111,43 @@ pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
     Ok(binary)
 }
 
-/// Bytes of function symbols per crate.
+/// Bytes of function symbols per crate. COFF (the Windows exe) records no symbol
+/// sizes, so there a function runs to the next one's address, the last to the end of
+/// its section.
 fn bytes_by_crate(data: &[u8]) -> anyhow::Result<BTreeMap<String, u64>> {
     let file = object::File::parse(data).context("parsing the binary")?;
+    let mut functions: Vec<(u64, u64, String)> = file
+        .symbols()
+        .filter(|symbol| symbol.kind() == SymbolKind::Text)
+        .filter_map(|symbol| Some((symbol.address(), symbol.size(), symbol.name().ok()?.to_owned())))
+        .collect();
+    if !functions.is_empty() && functions.iter().all(|(_, size, _)| *size == 0) {
+        let text_end = file
+            .sections()
+            .filter(|section| section.kind() == object::SectionKind::Text)
+            .map(|section| section.address() + section.size())
+            .max()
+            .unwrap_or(0);
+        sizes_from_addresses(&mut functions, text_end);
+    }
     let mut crates = BTreeMap::new();
-    for symbol in file.symbols() {
-        if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
-            continue;
-        }
-        let Ok(name) = symbol.name() else { continue };
-        *crates.entry(crate_of(name)).or_insert(0) += symbol.size();
+    for (_, size, name) in functions.iter().filter(|(_, size, _)| *size > 0) {
+        *crates.entry(crate_of(name)).or_insert(0) += size;
     }
     if crates.is_empty() {
         bail!("the binary has no symbol table (stripped?): per-crate sizes need one");
     }
     Ok(crates)
+}
+
+/// Gives each function (address, size, name) the bytes up to the next one's address,
+/// the last up to `end`: for formats that record no sizes.
+fn sizes_from_addresses(functions: &mut [(u64, u64, String)], end: u64) {
+    functions.sort_unstable();
+    let next_starts: Vec<u64> = functions.iter().skip(1).map(|f| f.0).chain([end]).collect();
+    for (function, next) in functions.iter_mut().zip(next_starts) {
+        function.1 = next.saturating_sub(function.0);
+    }
 }
 
 /// The crate a (mangled) symbol belongs to. Rust symbols are demangled and named by
@@ -133,22 +178,69 @@ fn crate_of(mangled: &str) -> String {
         .unwrap_or_else(|| "(unknown)".into())
 }
 
-/// The newest `.msi` under `target/wix` or `wix/`.
-fn newest_msi() -> Option<PathBuf> {
-    let root = crate::paths::workspace_root();
-    let in_dir = |dir: &Path| -> Vec<PathBuf> {
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("msi")))
-            .collect()
+const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
+
+/// What `scripts/msi.sh` builds: the exe we ship, the build it was stripped from, and
+/// the installer.
+struct WindowsBuild {
+    exe: PathBuf,
+    unstripped: PathBuf,
+    msi: PathBuf,
+}
+
+/// Builds the Windows exe and installer with `scripts/msi.sh` (cargo makes it a no-op
+/// when current), or `None` when the cross toolchain is not installed. A failing build
+/// where the toolchain is installed is an error: it is a Windows-only break.
+fn windows_build() -> anyhow::Result<Option<WindowsBuild>> {
+    let installed = |program: &str, arg: &str| {
+        Command::new(program)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
     };
-    let mut found = in_dir(&root.join("target").join("wix"));
-    found.extend(in_dir(&root.join("wix")));
-    found
-        .into_iter()
-        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+    let target_installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .is_ok_and(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.trim() == WINDOWS_TARGET)
+        });
+    if !(target_installed
+        && installed("x86_64-w64-mingw32-gcc-posix", "--version")
+        && installed("wixl", "--version"))
+    {
+        return Ok(None);
+    }
+    let root = crate::paths::workspace_root();
+    eprintln!("[size] scripts/msi.sh (the Windows exe and installer; a no-op build when current)");
+    let status = Command::new(root.join("scripts").join("msi.sh"))
+        .current_dir(&root)
+        .status()
+        .context("running scripts/msi.sh")?;
+    anyhow::ensure!(
+        status.success(),
+        "scripts/msi.sh failed: the Windows build is broken"
+    );
+    let target = target_dir();
+    let out = target.join("windows");
+    let msi = std::fs::read_dir(&out)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e.eq_ignore_ascii_case("msi")))
+        .max_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok())
+        .with_context(|| format!("scripts/msi.sh left no .msi in {}", out.display()))?;
+    Ok(Some(WindowsBuild {
+        exe: out.join("mindsage.exe"),
+        unstripped: target.join(WINDOWS_TARGET).join("release").join("mindsage.exe"),
+        msi,
+    }))
+}
+
+/// `$CARGO_TARGET_DIR`, or the workspace's `target/`.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::paths::workspace_root().join("target"))
 }
 
 #[cfg(test)]
@@ -174,6 +266,21 @@ mod tests {
         );
         assert_eq!(crate_of("sqlite3VdbeExec"), "sqlite3 (C)");
         assert_eq!(crate_of("memcpy"), "(C and other)");
+    }
+
+    #[test]
+    fn a_function_without_a_recorded_size_runs_to_the_next() {
+        let mut functions = vec![
+            (400, 0, "c".to_owned()),
+            (100, 0, "a".into()),
+            (150, 0, "b".into()),
+        ];
+        sizes_from_addresses(&mut functions, 500);
+        let sizes: Vec<_> = functions
+            .iter()
+            .map(|(_, size, name)| (name.as_str(), *size))
+            .collect();
+        assert_eq!(sizes, [("a", 50), ("b", 250), ("c", 100)]);
     }
 
     #[test]
