@@ -113,7 +113,7 @@ pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
 
 /// Bytes of function symbols per crate. COFF (the Windows exe) records no symbol
 /// sizes, so there a function runs to the next one's address, the last to the end of
-/// its section.
+/// its code section.
 fn bytes_by_crate(data: &[u8]) -> anyhow::Result<BTreeMap<String, u64>> {
     let file = object::File::parse(data).context("parsing the binary")?;
     let mut functions: Vec<(u64, u64, String)> = file
@@ -121,14 +121,22 @@ fn bytes_by_crate(data: &[u8]) -> anyhow::Result<BTreeMap<String, u64>> {
         .filter(|symbol| symbol.kind() == SymbolKind::Text)
         .filter_map(|symbol| Some((symbol.address(), symbol.size(), symbol.name().ok()?.to_owned())))
         .collect();
-    if !functions.is_empty() && functions.iter().all(|(_, size, _)| *size == 0) {
-        let text_end = file
-            .sections()
-            .filter(|section| section.kind() == object::SectionKind::Text)
-            .map(|section| section.address() + section.size())
-            .max()
-            .unwrap_or(0);
-        sizes_from_addresses(&mut functions, text_end);
+    if matches!(
+        file.format(),
+        object::BinaryFormat::Coff | object::BinaryFormat::Pe
+    ) {
+        let mut sized = Vec::with_capacity(functions.len());
+        for section in file.sections().filter(|s| s.kind() == object::SectionKind::Text) {
+            let (start, end) = (section.address(), section.address() + section.size());
+            let mut inside: Vec<_> = functions
+                .iter()
+                .filter(|(address, _, _)| (start..end).contains(address))
+                .cloned()
+                .collect();
+            sizes_from_addresses(&mut inside, end);
+            sized.append(&mut inside);
+        }
+        functions = sized;
     }
     let mut crates = BTreeMap::new();
     for (_, size, name) in functions.iter().filter(|(_, size, _)| *size > 0) {
