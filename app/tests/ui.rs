@@ -405,6 +405,20 @@ fn settings_show_the_pragmas_in_effect() {
 }
 
 #[test]
+fn without_a_model_settings_say_where_to_get_ollama_and_the_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Settings);
+    wait_until(&mut harness, "the model's status", |h| {
+        shows(h, "Status: not ready")
+    });
+    assert!(shows(&harness, "download Ollama"));
+    let defaults = AiSettings::default();
+    for model in [&defaults.text_model, &defaults.embed_model] {
+        assert!(shows(&harness, &format!("ollama pull {model}")), "{model}");
+    }
+}
+
+#[test]
 fn an_ask_question_streams_an_answer_with_sources_and_timings() {
     const ANSWER: &str = "You walked to the lighthouse at dawn with Sam.";
     let server = ollama_server::shared();

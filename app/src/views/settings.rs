@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use egui::RichText;
 
+use mindsage_core::ai::AiSettings;
 use mindsage_core::db::EffectivePragmas;
 use mindsage_core::settings::{Settings, Theme};
 
@@ -12,6 +13,8 @@ use super::Action;
 use crate::protocol::{AiRequest, Request};
 
 const MIB: u64 = 1024 * 1024;
+/// Where a person gets Ollama: the models are not bundled with MindSage.
+const OLLAMA_DOWNLOAD: &str = "https://ollama.com/download";
 
 pub struct SettingsView {
     /// The settings in force (the theme applies at once, the rest when saved).
@@ -195,10 +198,37 @@ impl SettingsView {
             .small(),
         );
         match &self.health {
-            Some(Ok(status)) => ui.label(format!("Status: {status}")),
-            Some(Err(problem)) => ui.label(format!("Status: not ready. {problem}")),
-            None => ui.label(RichText::new("Status: checking…").weak()),
-        };
+            Some(Ok(status)) => {
+                ui.label(format!("Status: {status}"));
+            }
+            Some(Err(problem)) => {
+                ui.label(format!("Status: not ready. {problem}"));
+                self.model_setup_ui(ui);
+            }
+            None => {
+                ui.label(RichText::new("Status: checking…").weak());
+            }
+        }
+    }
+
+    /// Getting the local model, for a journal whose model is not ready: MindSage ships
+    /// without models, so a first run points here (the queue status in the top bar says
+    /// what it waits on). The commands name the models these settings use.
+    fn model_setup_ui(&self, ui: &mut egui::Ui) {
+        let models = AiSettings::from_settings(&self.settings);
+        ui.horizontal(|ui| {
+            ui.label("Titles, moods, summaries, meaning search and Ask run on Ollama, on this computer:");
+            ui.hyperlink_to("download Ollama", OLLAMA_DOWNLOAD);
+        });
+        ui.label("Then get the two models, in a terminal:");
+        for model in [&models.text_model, &models.embed_model] {
+            ui.code(format!("ollama pull {model}"));
+        }
+        ui.label(
+            RichText::new("Everything else works without them; the model's work waits and catches up.")
+                .weak()
+                .small(),
+        );
     }
 
     fn appearance_ui(&mut self, ui: &mut egui::Ui) {
