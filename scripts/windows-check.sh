@@ -123,7 +123,18 @@ case "$report" in
   *"rows=0 "*|"") fail "the window drew no journal rows: '$report' $(tail -5 "$work/window.err")" ;;
   *rows=*) pass "the window drew the journal: $report" ;;
 esac
-"$WINE" "$exe" --data-dir "$win_journal" --exit-after 6 2>"$work/close.err" || fail "the window did not close cleanly: $(tail -5 "$work/close.err")"
+# While it is open, another program (a backup tool) can copy the journal: SQLite holds
+# its locks for a transaction only.
+"$WINE" "$exe" --data-dir "$win_journal" --exit-after 12 2>"$work/close.err" &
+window_pid=$!
+sleep 8
+"$WINE" cmd /c copy "$win_journal\journal.db" "$win_journal\backup.db" >/dev/null \
+  || fail "the journal could not be copied while the window was open"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); assert c.execute("pragma quick_check").fetchone()[0]=="ok"' \
+  "$unix_journal/backup.db" || fail "the copy taken while the window was open is not a sound SQLite file"
+rm -f "$unix_journal/backup.db"
+pass "the journal can be copied while the window is open"
+wait "$window_pid" || fail "the window did not close cleanly: $(tail -5 "$work/close.err")"
 pass "the window closed cleanly when asked"
 [ "$(win --data-dir "$win_journal" --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["total_entries"])')" = 40 ] \
   || fail "the journal changed after the window closed"
@@ -189,4 +200,8 @@ pass "a newer version upgrades; an older one is refused"
 [ -f "$appdata_journal" ] || fail "the uninstall removed the journal in %APPDATA%"
 pass "the uninstall removed the program and left the journal in %APPDATA%\\MindSage"
 
+# Named, not skipped silently: what this cannot check under Wine.
+echo "[windows-check] not checked here: the system file dialog and dropped files (they need a person's clicks;"
+echo "  Wine's dialogs are not Windows'), and the save on logoff/shutdown (WM_QUERYENDSESSION: winit forwards"
+echo "  no event for it, see ARCHITECTURE.md)"
 echo "[windows-check] all $checks checks passed ($(stat -c %s "$exe") byte exe, $(stat -c %s "$msi") byte installer)"
