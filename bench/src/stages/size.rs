@@ -239,7 +239,7 @@ fn windows_build() -> anyhow::Result<Option<WindowsBuild>> {
         .with_context(|| format!("scripts/msi.sh left no .msi in {}", out.display()))?;
     Ok(Some(WindowsBuild {
         exe: out.join("mindsage.exe"),
-        unstripped: target.join(WINDOWS_TARGET).join("release").join("mindsage.exe"),
+        unstripped: target.join(WINDOWS_TARGET).join("dist").join("mindsage.exe"),
         msi,
     }))
 }
