@@ -106,8 +106,12 @@ if grep -a -q "wine cellar" "$unix_journal"/journal.db* 2>/dev/null; then
 fi
 pass "purge erased the entry's text from the files"
 # A closed pipe ends a command quietly.
-"$WINE" "$exe" --data-dir "$win_journal" stats --json 2>"$work/pipe.err" | head -1 >/dev/null
-if grep -q "panicked" "$work/pipe.err"; then fail "a closed pipe panicked: $(cat "$work/pipe.err")"; fi
+# (Several times: whether the reader is gone at the first or a later write varies.)
+for _ in 1 2 3; do
+  status=0
+  "$WINE" "$exe" --data-dir "$win_journal" stats --json 2>"$work/pipe.err" | head -1 >/dev/null || status=$?
+  [ "$status" = 0 ] && [ ! -s "$work/pipe.err" ] || fail "a closed pipe did not end quietly (status $status): $(cat "$work/pipe.err")"
+done
 pass "a closed pipe ends the command quietly"
 
 # 2. The data folder defaults to %APPDATA%\MindSage.

@@ -393,12 +393,19 @@ fn ai_settings(args: &Args) -> Result<AiSettings> {
 }
 
 /// Whether `error` is standard output's reader having gone away (`mindsage list |
-/// head -1`): the command then ends quietly, as other command-line tools do.
+/// head -1`): the command then ends quietly, as other command-line tools do. Windows
+/// reports a write to a pipe whose reader has gone as ERROR_NO_DATA (which Rust calls
+/// `BrokenPipe`) or, once the pipe is torn down, as ERROR_PIPE_NOT_CONNECTED (233),
+/// which it does not.
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
+    const ERROR_PIPE_NOT_CONNECTED: i32 = 233;
     error
         .chain()
         .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
-        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        .any(|e| {
+            e.kind() == std::io::ErrorKind::BrokenPipe
+                || (cfg!(windows) && e.raw_os_error() == Some(ERROR_PIPE_NOT_CONNECTED))
+        })
 }
 
 /// Streams the answer as it is written; `Reset` (a retried call) starts it on a new
