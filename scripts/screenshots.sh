@@ -21,17 +21,13 @@ cargo build --release -p mindsage --manifest-path "$root/Cargo.toml"
 bin="${CARGO_TARGET_DIR:-$root/target}/release/mindsage"
 
 work="$(mktemp -d)"
-display_number=${SCREENSHOT_DISPLAY:-117}
-Xvfb ":$display_number" -screen 0 1100x720x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb_pid=$!
+source "$root/scripts/display.sh"
+start_display "${SCREENSHOT_DISPLAY:-117}"
 cleanup() {
-  kill "$xvfb_pid" 2>/dev/null || true
+  stop_display
   rm -rf "$work"
 }
 trap cleanup EXIT
-export DISPLAY=":$display_number" LIBGL_ALWAYS_SOFTWARE=1 WAYLAND_DISPLAY=
-unset WAYLAND_DISPLAY
-sleep 1
 
 # The demo journal: entries ending today (so "on this day" and the streaks have
 # something to show), one in forty with a photo.

@@ -26,17 +26,14 @@ version=$(sed -n 's/^version = "\([0-9.]*\)"$/\1/p' Cargo.toml | head -1)
 msi="$WINDOWS_OUT/MindSage-$version-x64.msi"
 
 work="$(mktemp -d)"
-display_number=${WINE_CHECK_DISPLAY:-121}
-Xvfb ":$display_number" -screen 0 1100x720x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb_pid=$!
+source scripts/display.sh
+start_display "${WINE_CHECK_DISPLAY:-121}"
 cleanup() {
   "$WINESERVER" -k 2>/dev/null || true
-  kill "$xvfb_pid" 2>/dev/null || true
+  stop_display
   rm -rf "$work"
 }
 trap cleanup EXIT
-export DISPLAY=":$display_number" LIBGL_ALWAYS_SOFTWARE=1
-unset WAYLAND_DISPLAY
 # No model server for these checks: the app must work without one.
 export OLLAMA_HOST=http://127.0.0.1:9
 
