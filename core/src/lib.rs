@@ -13,6 +13,7 @@
 //! * [`paths`]: where the journal lives on each platform.
 //! * [`settings`]: the person's settings file beside the journal.
 //! * [`clock`]: the one timestamp format stored in the database.
+//! * [`voice`]: recording, 16 kHz conversion, WAV files, local transcription, playback.
 
 pub mod ai;
 pub mod clock;
@@ -23,3 +24,4 @@ pub mod paths;
 pub mod search;
 pub mod settings;
 pub mod timing;
+pub mod voice;

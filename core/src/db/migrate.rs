@@ -59,6 +59,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0008_backfill_reads_small_indexes",
         sql: include_str!("../../../migrations/0008_backfill_reads_small_indexes.sql"),
     },
+    Migration {
+        version: 9,
+        name: "0009_voice_segments",
+        sql: include_str!("../../../migrations/0009_voice_segments.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -277,6 +277,36 @@ pub const MEDIA_BLOB_INSERT: NamedQuery = q(
     "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
 );
 
+/// A voice entry's recording. ?1 user, ?2 entry, ?3 sha256, ?4 bytes, ?5 duration,
+/// ?6 language heard, ?7 now.
+pub const AUDIO_INSERT: NamedQuery = q(
+    "audio.insert",
+    "INSERT INTO media (user_id, entry_id, kind, mime, sha256, bytes, duration_ms, language, created_at) \
+     VALUES (?1, ?2, 'audio', 'audio/wav', ?3, ?4, ?5, ?6, ?7)",
+);
+
+/// One segment of what Whisper heard. ?1 media, ?2 order, ?3/?4 start and end (ms), ?5 text.
+pub const AUDIO_SEGMENT_INSERT: NamedQuery = q(
+    "audio.segment_insert",
+    "INSERT INTO audio_segments (media_id, seq, start_ms, end_ms, text) VALUES (?1, ?2, ?3, ?4, ?5)",
+);
+
+/// An entry's recordings, oldest first. ?1 user, ?2 entry.
+pub const AUDIO_OF_ENTRY: NamedQuery = q(
+    "audio.of_entry",
+    "SELECT id, duration_ms, bytes, language, created_at FROM media \
+     WHERE entry_id = ?2 AND user_id = ?1 AND kind = 'audio' ORDER BY id",
+);
+
+/// A recording's WAV bytes. ?1 media.
+pub const AUDIO_DATA: NamedQuery = q("audio.data", "SELECT data FROM media_blobs WHERE media_id = ?1");
+
+/// What was heard in a recording, in order. ?1 media.
+pub const AUDIO_SEGMENTS: NamedQuery = q(
+    "audio.segments",
+    "SELECT start_ms, end_ms, text FROM audio_segments WHERE media_id = ?1 ORDER BY seq",
+);
+
 /// Queues model work for an entry (once per kind), with the entry's date so the queue
 /// is worked newest first. ?1 user, ?2 entry, ?3 kind, ?4 now.
 pub const AI_JOB_QUEUE: NamedQuery = q(
@@ -672,6 +702,11 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_RANDOM,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
+    &AUDIO_INSERT,
+    &AUDIO_SEGMENT_INSERT,
+    &AUDIO_OF_ENTRY,
+    &AUDIO_DATA,
+    &AUDIO_SEGMENTS,
     &AI_JOB_QUEUE,
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,

@@ -1,0 +1,235 @@
+//! WAV files: reading whatever a person opens, and writing the recording as it is made.
+//!
+//! Everything MindSage keeps is 16-bit PCM, 16 kHz, mono: what Whisper listens to, half
+//! the size of float samples, and playable by any program if a person copies it out.
+
+use std::fs::File;
+use std::io::{BufWriter, Cursor, Read};
+use std::path::{Path, PathBuf};
+
+use super::SAMPLE_RATE;
+use super::convert::{self, ConvertError};
+
+/// Why a recording could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum WavError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{} is not a WAV file MindSage can read ({reason})", path.display())]
+    Format { path: PathBuf, reason: String },
+    #[error("{} holds no sound", path.display())]
+    Empty { path: PathBuf },
+    #[error("{} could not be converted: {source}", path.display())]
+    Convert { path: PathBuf, source: ConvertError },
+    #[error("cannot write the recording {}: {reason}", path.display())]
+    Write { path: PathBuf, reason: String },
+}
+
+/// Reads a WAV file of any PCM or float format, rate and channel count, as 16 kHz mono.
+pub fn read_file(path: &Path) -> Result<Vec<f32>, WavError> {
+    let file = File::open(path).map_err(|source| WavError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    decode(std::io::BufReader::new(file), path)
+}
+
+/// Reads WAV bytes (a stored recording) as 16 kHz mono.
+pub fn decode_bytes(bytes: &[u8]) -> Result<Vec<f32>, WavError> {
+    decode(Cursor::new(bytes), Path::new("the stored recording"))
+}
+
+fn decode<R: Read>(reader: R, path: &Path) -> Result<Vec<f32>, WavError> {
+    let format = |reason: String| WavError::Format {
+        path: path.to_owned(),
+        reason,
+    };
+    let mut reader = hound::WavReader::new(reader).map_err(|e| format(e.to_string()))?;
+    let spec = reader.spec();
+    let interleaved: Vec<f32> = match spec.sample_format {
+        hound::SampleFormat::Float if spec.bits_per_sample == 32 => reader
+            .samples::<f32>()
+            .collect::<Result<_, _>>()
+            .map_err(|e| format(e.to_string()))?,
+        hound::SampleFormat::Int if (8..=32).contains(&spec.bits_per_sample) => {
+            let scale = 1.0 / (1_i64 << (spec.bits_per_sample - 1)) as f32;
+            reader
+                .samples::<i32>()
+                .map(|s| s.map(|s| s as f32 * scale))
+                .collect::<Result<_, _>>()
+                .map_err(|e| format(e.to_string()))?
+        }
+        _ => {
+            return Err(format(format!(
+                "{}-bit {:?} samples",
+                spec.bits_per_sample, spec.sample_format
+            )));
+        }
+    };
+    if interleaved.is_empty() {
+        return Err(WavError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    convert::to_whisper_rate(&interleaved, spec.sample_rate, spec.channels).map_err(|source| {
+        WavError::Convert {
+            path: path.to_owned(),
+            source,
+        }
+    })
+}
+
+/// The format MindSage keeps recordings in.
+pub fn kept_spec() -> hound::WavSpec {
+    hound::WavSpec {
+        channels: 1,
+        sample_rate: SAMPLE_RATE,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    }
+}
+
+/// 16 kHz mono samples as the bytes of a WAV file in the kept format.
+pub fn encode(samples: &[f32]) -> Vec<u8> {
+    let mut bytes = Cursor::new(Vec::with_capacity(44 + samples.len() * 2));
+    {
+        // Writing into memory cannot fail.
+        let mut writer = hound::WavWriter::new(&mut bytes, kept_spec()).expect("WAV header into memory");
+        for &sample in samples {
+            writer
+                .write_sample(to_i16(sample))
+                .expect("WAV samples into memory");
+        }
+        writer.finalize().expect("WAV into memory");
+    }
+    bytes.into_inner()
+}
+
+fn to_i16(sample: f32) -> i16 {
+    (sample.clamp(-1.0, 1.0) * f32::from(i16::MAX)).round() as i16
+}
+
+/// The recording on disk while a person speaks. Its header is rewritten every second,
+/// so after a crash the file reads back whole up to the last second.
+pub struct RecordingFile {
+    path: PathBuf,
+    writer: hound::WavWriter<BufWriter<File>>,
+    since_flush: usize,
+    samples: usize,
+}
+
+impl RecordingFile {
+    /// Creates the file (its folder too).
+    pub fn create(path: &Path) -> Result<RecordingFile, WavError> {
+        let write = |reason: String| WavError::Write {
+            path: path.to_owned(),
+            reason,
+        };
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(|e| write(e.to_string()))?;
+        }
+        let writer = hound::WavWriter::create(path, kept_spec()).map_err(|e| write(e.to_string()))?;
+        Ok(RecordingFile {
+            path: path.to_owned(),
+            writer,
+            since_flush: 0,
+            samples: 0,
+        })
+    }
+
+    /// Appends 16 kHz mono samples; flushes once a second's worth has gathered.
+    pub fn append(&mut self, samples: &[f32]) -> Result<(), WavError> {
+        for &sample in samples {
+            self.writer
+                .write_sample(to_i16(sample))
+                .map_err(|e| self.error(e))?;
+        }
+        self.samples += samples.len();
+        self.since_flush += samples.len();
+        if self.since_flush >= SAMPLE_RATE as usize {
+            self.writer.flush().map_err(|e| self.error(e))?;
+            self.since_flush = 0;
+        }
+        Ok(())
+    }
+
+    /// Samples written so far.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes the final header.
+    pub fn finish(self) -> Result<PathBuf, WavError> {
+        let path = self.path.clone();
+        self.writer.finalize().map_err(|e| WavError::Write {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(path)
+    }
+
+    fn error(&self, e: hound::Error) -> WavError {
+        WavError::Write {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_written_reads_back_and_a_crash_keeps_all_but_the_last_second() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("recordings/one.wav");
+        let tone: Vec<f32> = (0..40_000).map(|i| ((i as f32) * 0.05).sin() * 0.3).collect();
+        let mut file = RecordingFile::create(&path).unwrap();
+        file.append(&tone).unwrap();
+        // Dropped without finish(), as a crash would leave it: the header written at
+        // the last flush (after 32,000 samples) still reads.
+        std::mem::forget(file);
+        let crashed = read_file(&path).unwrap();
+        assert!(
+            crashed.len() >= 32_000 && crashed.len() <= 40_000,
+            "{}",
+            crashed.len()
+        );
+
+        let mut file = RecordingFile::create(&path).unwrap();
+        file.append(&tone).unwrap();
+        file.finish().unwrap();
+        let back = read_file(&path).unwrap();
+        assert_eq!(back.len(), tone.len());
+        let worst = back
+            .iter()
+            .zip(&tone)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(worst < 1e-3, "{worst}");
+        assert_eq!(decode_bytes(&encode(&tone)).unwrap().len(), tone.len());
+    }
+
+    #[test]
+    fn files_that_are_not_wav_are_named_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.wav");
+        std::fs::write(&path, b"this is text, not sound").unwrap();
+        let error = read_file(&path).unwrap_err();
+        assert!(matches!(error, WavError::Format { .. }), "{error}");
+        assert!(error.to_string().contains("notes.wav"), "{error}");
+        assert!(matches!(
+            read_file(&dir.path().join("missing.wav")),
+            Err(WavError::Io { .. })
+        ));
+        let empty = dir.path().join("empty.wav");
+        std::fs::write(&empty, encode(&[])).unwrap();
+        assert!(matches!(read_file(&empty), Err(WavError::Empty { .. })));
+    }
+}
