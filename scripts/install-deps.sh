@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages MindSage needs, only those that are missing.
-#   scripts/install-deps.sh run    what the window needs (X11/Wayland client libraries, OpenGL)
+#   scripts/install-deps.sh run    what building and the window need (cmake and ALSA's headers
+#                                  for voice entries; X11/Wayland client libraries, OpenGL)
 #   scripts/install-deps.sh test   what the test suite needs on top (a virtual display)
 #   scripts/install-deps.sh screenshots   what scripts/screenshots.sh needs (ImageMagick too)
 #   scripts/install-deps.sh windows   the Windows cross toolchain (mingw-w64's -posix compilers)
@@ -9,11 +10,16 @@
 # Rust itself is not installed here: get it from https://rustup.rs.
 set -euo pipefail
 
-run_packages=(libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
+# Voice entries: whisper.cpp builds with cmake and a C++ compiler; cpal needs ALSA's
+# headers through pkg-config.
+build_packages=(cmake g++ pkg-config libasound2-dev)
+run_packages=("${build_packages[@]}" libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
 test_packages=(xvfb xauth)
 screenshot_packages=(imagemagick)
 # The -posix variants: SQLite, sqlite-vec and whisper.cpp use std::thread.
-windows_packages=(gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev)
+# libclang: whisper-rs-sys generates its bindings for the Windows target with bindgen.
+windows_packages=("${build_packages[@]}" gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64
+                  mingw-w64-x86-64-dev libclang-dev)
 msi_packages=(wixl msitools)
 windows_check_packages=(wine64)
 

@@ -10,3 +10,16 @@ export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc-posix
 # repository root).
 WINDOWS_TARGET_DIR="${CARGO_TARGET_DIR:-$(pwd)/target}"
 WINDOWS_OUT="$WINDOWS_TARGET_DIR/windows"
+# whisper.cpp (voice entries) needs three things mingw-w64 does not give it unasked:
+# - Debian's mingw-w64 headers lack THREAD_POWER_THROTTLING_STATE, which ggml uses for
+#   Windows 8 and later; building for the Windows 7 API level leaves that call out.
+export CFLAGS_x86_64_pc_windows_gnu="-D_WIN32_WINNT=0x0601"
+export CXXFLAGS_x86_64_pc_windows_gnu="-D_WIN32_WINNT=0x0601"
+# - ggml's CMakeLists sets an empty static-library prefix on Windows (ggml.a), so rustc's
+#   -lggml finds nothing; the per-language variable wins over it (whisper-rs-sys passes
+#   every CMAKE_* variable to cmake).
+export CMAKE_STATIC_LIBRARY_PREFIX_CXX=lib
+# - The bindings whisper-rs-sys ships are Linux's (their struct layouts are wrong on
+#   Windows): generate them for the target with libclang.
+export BINDGEN_EXTRA_CLANG_ARGS_x86_64_pc_windows_gnu="--target=x86_64-w64-mingw32 -I/usr/x86_64-w64-mingw32/include"
+unset WHISPER_DONT_GENERATE_BINDINGS

@@ -25,17 +25,19 @@ use mindsage_core::ai::AiSettings;
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::settings::Settings;
+use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
 use crate::backend::Backend;
 use crate::cli::{self, Args};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
-use crate::protocol::{Request, Response};
+use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::gallery::GalleryView;
 use crate::views::journal::JournalView;
+use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
 use crate::views::{Action, View};
 
@@ -52,6 +54,9 @@ pub struct Startup {
     /// Why the settings file could not be used (defaults are in force), if it could not.
     pub settings_damaged: Option<String>,
     pub data_dir: PathBuf,
+    /// Where recordings come from, when not the input Settings names: the tests' file
+    /// input (`voice::capture::Input::File`).
+    pub voice_input: Option<Input>,
 }
 
 impl Startup {
@@ -70,7 +75,17 @@ impl Startup {
             settings,
             settings_damaged,
             data_dir,
+            voice_input: None,
         }
+    }
+
+    /// The voice settings the threads start with.
+    pub fn voice_settings(&self) -> VoiceSettings {
+        let mut voice = VoiceSettings::from_settings(&self.settings, &self.data_dir);
+        if let Some(input) = &self.voice_input {
+            voice.input = input.clone();
+        }
+        voice
     }
 }
 
@@ -115,7 +130,7 @@ pub fn run(args: &Args) -> Result<()> {
                 tracing::warn!(%error, "no signal handler: Ctrl+C ends the app without saving first");
             }
             let ai = AiSettings::from_settings(&startup.settings);
-            let backend = Backend::spawn(path, options, ai, cc.egui_ctx.clone());
+            let backend = Backend::spawn(path, options, ai, startup.voice_settings(), cc.egui_ctx.clone());
             let mut app = MindSageApp::new(&cc.egui_ctx, backend, startup);
             if let Some(exercise_views) = report {
                 let renderer = cc
@@ -147,6 +162,8 @@ fn app_icon() -> egui::IconData {
 }
 
 const NEW_ENTRY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::N);
+/// Starts a voice entry from any screen, and stops it.
+const RECORD: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::R);
 const FIND: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
 const TOGGLE_THEME: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::L);
@@ -179,6 +196,9 @@ pub struct MindSageApp {
     gallery: GalleryView,
     ask: AskView,
     settings: SettingsView,
+    recorder: RecorderView,
+    /// Whether the recorder's input was fixed at start (tests) rather than by Settings.
+    input_overridden: bool,
     overlay: Overlay,
     queue: QueueBar,
     frames: FrameTimes,
@@ -215,6 +235,15 @@ impl MindSageApp {
             gallery: GalleryView::default(),
             ask: AskView::default(),
             status: startup.settings_damaged.clone(),
+            input_overridden: startup.voice_input.is_some(),
+            recorder: RecorderView::new(
+                startup.data_dir.clone(),
+                startup
+                    .voice_input
+                    .clone()
+                    .unwrap_or_else(|| voice::input_of(&startup.settings)),
+                voice::max_length_of(&startup.settings),
+            ),
             settings: SettingsView::new(startup.settings, startup.data_dir, startup.settings_damaged),
             overlay,
             queue: QueueBar::default(),
@@ -308,6 +337,8 @@ impl MindSageApp {
                     self.journal.new_entry(&mut more);
                 }
                 Action::PickPhotos(entry) => self.pick_photos(entry),
+                Action::Voice(request) => self.backend.send_voice(request),
+                Action::CancelTranscription => self.backend.cancel_transcription(),
             }
             queue.extend(more);
         }
@@ -367,8 +398,29 @@ impl MindSageApp {
                 self.status = Some(message);
                 self.gallery.mark_stale();
             }
+            Response::Recording {
+                entry,
+                samples,
+                segments,
+            } => self.journal.on_recording(entry, samples, segments),
+            Response::Voice(event) => {
+                if let VoiceEvent::Saved { .. } = &event {
+                    self.journal_changed();
+                    self.journal.reload(actions);
+                }
+                self.settings.on_voice_event(&event);
+                self.recorder.on_event(event, actions);
+            }
             Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
-            Response::SettingsSaved => self.settings.on_saved(),
+            Response::SettingsSaved => {
+                self.settings.on_saved();
+                let settings = &self.settings.settings;
+                if !self.input_overridden {
+                    self.recorder
+                        .set_input(voice::input_of(settings), voice::max_length_of(settings));
+                }
+                actions.push(Action::Voice(VoiceRequest::Settings(settings.clone())));
+            }
             Response::Health(status) => {
                 self.settings.on_health(status.clone());
                 self.ask.on_health(status);
@@ -521,6 +573,9 @@ impl MindSageApp {
         if pressed(NEW_ENTRY) {
             actions.push(Action::NewEntry);
         }
+        if pressed(RECORD) {
+            self.recorder.toggle();
+        }
         if pressed(FIND) {
             self.view = View::Journal;
             self.journal.focus_search();
@@ -600,6 +655,7 @@ impl MindSageApp {
                 }
                 ui.separator();
                 self.menu_ui(ui, actions);
+                self.recorder.indicator_ui(ui);
                 // The model's background work shows here, in the bar's spare room, so its
                 // coming and going never moves what the person is about to click.
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -617,6 +673,14 @@ impl MindSageApp {
         ui.menu_button("Menu", |ui| {
             if ui.button("New entry (Ctrl+N)").clicked() {
                 actions.push(Action::NewEntry);
+            }
+            let record = if self.recorder.is_recording() {
+                "Stop recording (Ctrl+R)"
+            } else {
+                "New voice entry (Ctrl+R)"
+            };
+            if ui.button(record).clicked() {
+                self.recorder.toggle();
             }
             if ui.button("Light or dark theme (Ctrl+Shift+L)").clicked() {
                 self.settings.toggle_theme(ui.ctx(), actions);
@@ -649,6 +713,14 @@ impl MindSageApp {
                 }
             });
         });
+    }
+
+    /// The recorder, above the status bar, while it has something to show.
+    fn recorder_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if !self.recorder.visible() {
+            return;
+        }
+        egui::TopBottomPanel::bottom("recorder").show(ctx, |ui| self.recorder.ui(ui, actions));
     }
 
     /// The screen on show, in the space the bars leave.
@@ -695,8 +767,10 @@ impl MindSageApp {
         self.top_bar_ui(ctx, &mut actions);
         self.stopped_banner_ui(ctx, &mut actions);
         self.status_bar_ui(ctx);
+        self.recorder_ui(ctx, &mut actions);
         self.central_ui(ctx, &mut actions);
         self.journal.tick(ctx, &mut actions);
+        self.recorder.tick(ctx, &mut actions);
         self.act(actions);
         self.start_model_work();
         self.closing_notice_ui(ctx);

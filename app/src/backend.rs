@@ -1,22 +1,30 @@
-//! The UI's end of its threads: starts the reader ([`crate::worker`]) and the AI thread
-//! ([`crate::assistant`]), carries requests to them, and hands back their answers.
+//! The UI's end of its threads: starts the reader ([`crate::worker`]), the AI thread
+//! ([`crate::assistant`]) and the transcriber ([`crate::transcriber`]), carries requests
+//! to them, and hands back their answers.
 //!
 //! Both threads open the journal themselves, so nothing here touches SQLite or the
 //! network: sending never blocks and [`Backend::drain`] never waits.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::StorageOptions;
+use mindsage_core::voice::VoiceSettings;
 
 use crate::assistant::Assistant;
-use crate::protocol::{AiRequest, Reply, Request, Response};
+use crate::protocol::{AiRequest, Reply, Request, Response, VoiceRequest};
+use crate::transcriber::Transcriber;
 
 /// The UI's end of the threads.
 pub struct Backend {
     requests: Sender<Request>,
     ai: Sender<AiRequest>,
+    voice: Sender<VoiceRequest>,
+    /// Set to stop the transcription in progress (it keeps what it heard so far).
+    cancel_transcription: Arc<AtomicBool>,
     responses: Receiver<Response>,
     /// What the threads were started with, to start them again.
     start: Start,
@@ -29,23 +37,35 @@ struct Start {
     path: PathBuf,
     options: StorageOptions,
     ai: AiSettings,
+    voice: VoiceSettings,
+    cancel_transcription: Arc<AtomicBool>,
     reply: Reply,
 }
 
 impl Backend {
     /// Starts the reader and the AI thread; each opens the journal on its own thread.
-    pub fn spawn(path: PathBuf, options: StorageOptions, ai: AiSettings, repaint: egui::Context) -> Backend {
+    pub fn spawn(
+        path: PathBuf,
+        options: StorageOptions,
+        ai: AiSettings,
+        voice: VoiceSettings,
+        repaint: egui::Context,
+    ) -> Backend {
         let (outbox, responses) = mpsc::channel();
         let start = Start {
             path,
             options,
             ai,
+            voice,
+            cancel_transcription: Arc::new(AtomicBool::new(false)),
             reply: Reply { outbox, repaint },
         };
-        let (requests, ai) = start.threads();
+        let (requests, ai, voice) = start.threads();
         Backend {
             requests,
             ai,
+            voice,
+            cancel_transcription: Arc::clone(&start.cancel_transcription),
             responses,
             start,
         }
@@ -54,7 +74,7 @@ impl Backend {
     /// Starts new reader, writer and AI threads after one died. The old ones that still
     /// run finish what they were given and end (their writer commits its queue first).
     pub fn restart(&mut self) {
-        (self.requests, self.ai) = self.start.threads();
+        (self.requests, self.ai, self.voice) = self.start.threads();
     }
 
     /// Sends a request to the reader. If the reader has died the request is lost; its
@@ -69,6 +89,16 @@ impl Backend {
         let _ = self.ai.send(request);
     }
 
+    /// Sends a request to the transcriber thread.
+    pub fn send_voice(&self, request: VoiceRequest) {
+        let _ = self.voice.send(request);
+    }
+
+    /// Stops the transcription in progress; what it heard so far is saved.
+    pub fn cancel_transcription(&self) {
+        self.cancel_transcription.store(true, Ordering::Relaxed);
+    }
+
     /// Answers that have arrived, without waiting.
     pub fn drain(&self) -> impl Iterator<Item = Response> + '_ {
         self.responses.try_iter()
@@ -76,9 +106,17 @@ impl Backend {
 }
 
 impl Start {
-    fn threads(&self) -> (Sender<Request>, Sender<AiRequest>) {
+    fn threads(&self) -> (Sender<Request>, Sender<AiRequest>, Sender<VoiceRequest>) {
         let (requests, inbox) = mpsc::channel();
         let (ai_requests, ai_inbox) = mpsc::channel();
+        let (voice_requests, voice_inbox) = mpsc::channel();
+        let transcriber = Transcriber {
+            data_dir: self.path.parent().map(PathBuf::from).unwrap_or_default(),
+            settings: self.voice.clone(),
+            reader: requests.clone(),
+            reply: self.reply.clone(),
+            cancel: Arc::clone(&self.cancel_transcription),
+        };
         let assistant = Assistant {
             path: self.path.clone(),
             options: self.options.clone(),
@@ -95,6 +133,10 @@ impl Start {
             .name("mindsage-assistant".into())
             .spawn(move || assistant.serve(ai_inbox))
             .expect("spawning a thread");
-        (requests, ai_requests)
+        std::thread::Builder::new()
+            .name("mindsage-transcriber".into())
+            .spawn(move || transcriber.serve(voice_inbox))
+            .expect("spawning a thread");
+        (requests, ai_requests, voice_requests)
     }
 }

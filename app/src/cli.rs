@@ -21,6 +21,7 @@ use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::paths;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchMode, Searcher};
+use mindsage_core::voice;
 
 #[derive(Debug, Clone, Parser)]
 #[command(name = "mindsage", version, about = "A private, local-first journal.")]
@@ -99,12 +100,21 @@ pub enum Command {
         #[arg(long)]
         trash: bool,
     },
-    /// Write a new entry. The body comes from --body, or from standard input.
+    /// Write a new entry. The body comes from --body, from a recording (--audio), or from
+    /// standard input.
     Add {
         #[arg(long, default_value = "")]
         title: String,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "audio")]
         body: Option<String>,
+        /// Make the entry from a recording (a WAV file), as the app's recorder does: the
+        /// transcript is the body and the recording is kept with the entry.
+        #[arg(long, value_name = "FILE.wav")]
+        audio: Option<PathBuf>,
+        /// With --audio: the Whisper model file (default: Settings, then the data
+        /// folder's models/).
+        #[arg(long, value_name = "PATH", requires = "audio")]
+        model: Option<PathBuf>,
         /// A tag; repeat for more.
         #[arg(long = "tag")]
         tags: Vec<String>,
@@ -139,6 +149,14 @@ pub enum Command {
         #[arg(long)]
         wait: bool,
     },
+    /// Print what a recording (a WAV file) says, transcribed on this computer by Whisper;
+    /// with --json, its segments and their times too.
+    Transcribe {
+        file: PathBuf,
+        /// The Whisper model file (default: Settings, then the data folder's models/).
+        #[arg(long, value_name = "PATH")]
+        model: Option<PathBuf>,
+    },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -169,6 +187,16 @@ pub fn database_path(args: &Args) -> Result<PathBuf> {
 }
 
 pub fn run(args: &Args, command: Command) -> Result<()> {
+    if let Command::Transcribe { file, model } = &command {
+        let transcript = transcribe_file(args, file, model.as_deref(), !args.json)?;
+        if transcript.transcript.segments.is_empty() {
+            eprintln!("no speech was heard in {}", file.display());
+        }
+        if args.json {
+            print(args, &transcript, String::new)?;
+        }
+        return Ok(());
+    }
     let path = database_path(args)?;
     let options = storage_options(args);
     let mut conn = db::open(&path, &options)?;
@@ -192,9 +220,23 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Add {
             title,
             body,
+            audio,
+            model,
             tags,
             mood,
-        } => add(args, &mut conn, title, body, tags, mood),
+        } => {
+            let entry = entries::NewEntry {
+                title,
+                body: body.unwrap_or_default(),
+                tags,
+                mood_score: mood,
+                created_at: None,
+            };
+            match audio {
+                Some(file) => add_recording(args, &mut conn, entry, &file, model.as_deref()),
+                None => add(args, &mut conn, entry),
+            }
+        }
         Command::Show { id } => {
             let entry = entries::get(&conn, DEFAULT_USER, id)?;
             print(args, &entry, || format_entry(&entry))
@@ -214,6 +256,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Purge { id } => purge(args, &mut conn, id, &options),
         Command::Stats => stats(args, &conn),
         Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
+        Command::Transcribe { .. } => unreachable!("answered before the journal is opened"),
         Command::Index { wait } => {
             drop(conn);
             crate::index::run(&path, &options, &ai_settings(args)?, wait, args.json)
@@ -257,37 +300,101 @@ fn list(args: &Args, conn: &rusqlite::Connection, filter: &entries::ListFilter, 
 }
 
 /// `add`: the body from `--body`, or from standard input when it is not given.
-fn add(
-    args: &Args,
-    conn: &mut rusqlite::Connection,
-    title: String,
-    body: Option<String>,
-    tags: Vec<String>,
-    mood: Option<u8>,
-) -> Result<()> {
-    let body = match body {
-        Some(body) => body,
-        None => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("reading the body from standard input")?;
-            text
-        }
-    };
-    if title.trim().is_empty() && body.trim().is_empty() {
+fn add(args: &Args, conn: &mut rusqlite::Connection, mut entry: entries::NewEntry) -> Result<()> {
+    if entry.body.is_empty() {
+        std::io::stdin()
+            .read_to_string(&mut entry.body)
+            .context("reading the body from standard input")?;
+    }
+    if entry.title.trim().is_empty() && entry.body.trim().is_empty() {
         bail!("nothing to save: give a --title or a body");
     }
-    let entry = entries::NewEntry {
-        title,
-        body,
-        tags,
-        mood_score: mood,
-        created_at: None,
-    };
     let id = entries::create(conn, DEFAULT_USER, &entry)?;
     print(args, &serde_json::json!({ "id": id }), || {
         format!("saved entry {id}")
+    })
+}
+
+/// `add --audio`: the recording transcribed, then saved with it as the app saves one.
+fn add_recording(
+    args: &Args,
+    conn: &mut rusqlite::Connection,
+    entry: entries::NewEntry,
+    file: &std::path::Path,
+    model: Option<&std::path::Path>,
+) -> Result<()> {
+    let transcript = transcribe_file(args, file, model, false)?;
+    let samples = voice::wav::read_file(file)?;
+    let id = voice::save_entry(conn, DEFAULT_USER, entry, &samples, &transcript.transcript)?;
+    print(
+        args,
+        &serde_json::json!({ "id": id, "duration_ms": transcript.duration_ms, "language": transcript.transcript.language }),
+        || {
+            format!(
+                "saved entry {id} from {} ({} s of sound)",
+                file.display(),
+                transcript.duration_ms / 1000
+            )
+        },
+    )
+}
+
+/// A file's transcript as `transcribe --json` prints it.
+#[derive(Serialize)]
+struct FileTranscript {
+    file: PathBuf,
+    duration_ms: u64,
+    #[serde(flatten)]
+    transcript: voice::transcribe::Transcript,
+    text: String,
+}
+
+/// Transcribes a WAV file with the model from `--model`, Settings or the models folder,
+/// with a progress bar on a terminal; `stream` prints each segment as it is decoded.
+fn transcribe_file(
+    args: &Args,
+    file: &std::path::Path,
+    model: Option<&std::path::Path>,
+    stream: bool,
+) -> Result<FileTranscript> {
+    let samples = voice::wav::read_file(file)?;
+    let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
+    let settings = voice::VoiceSettings::from_settings(&load_settings(&dir), &dir);
+    let model = voice::transcribe::Model::load(&match model {
+        Some(path) => path.to_owned(),
+        None => settings.model?,
+    })?;
+    let bar = indicatif::ProgressBar::new(100).with_style(
+        indicatif::ProgressStyle::with_template("transcribing {bar:30} {pos}%").expect("a valid template"),
+    );
+    let on_bar = bar.clone();
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let transcript = model.transcribe(
+        &samples,
+        &settings.language,
+        &cancel,
+        move |progress| match progress {
+            voice::transcribe::Progress::Percent(p) => on_bar.set_position(u64::from(p)),
+            voice::transcribe::Progress::Segment(segment) if stream => {
+                on_bar.suspend(|| println!("{}", segment.text));
+            }
+            voice::transcribe::Progress::Segment(_) => {}
+        },
+    )?;
+    bar.finish_and_clear();
+    Ok(FileTranscript {
+        file: file.to_owned(),
+        duration_ms: voice::duration_ms(samples.len()),
+        text: transcript.text(),
+        transcript,
+    })
+}
+
+/// The settings file; the CLI never writes it, so a damaged one is named and left.
+fn load_settings(dir: &std::path::Path) -> mindsage_core::settings::Settings {
+    mindsage_core::settings::Settings::load(dir).unwrap_or_else(|e| {
+        eprintln!("warning: {e}; using the default settings");
+        mindsage_core::settings::Settings::default()
     })
 }
 
@@ -384,12 +491,7 @@ fn highlighted_words(snippet: &str) -> Vec<&str> {
 /// The AI settings for the journal in `args`: its settings file over the environment.
 fn ai_settings(args: &Args) -> Result<AiSettings> {
     let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
-    // The CLI never writes the settings; a damaged file is named and left as it is.
-    let settings = mindsage_core::settings::Settings::load(&dir).unwrap_or_else(|e| {
-        eprintln!("warning: {e}; using the default settings");
-        mindsage_core::settings::Settings::default()
-    });
-    Ok(AiSettings::from_settings(&settings))
+    Ok(AiSettings::from_settings(&load_settings(&dir)))
 }
 
 /// Whether `error` is standard output's reader having gone away (`mindsage list |

@@ -11,5 +11,6 @@ pub mod launch_report;
 pub mod overlay;
 pub mod protocol;
 pub mod queue;
+mod transcriber;
 pub mod views;
 mod worker;

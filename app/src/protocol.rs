@@ -23,6 +23,7 @@ use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
 use mindsage_core::search::SearchOutcome;
 use mindsage_core::settings::Settings;
+use mindsage_core::voice::transcribe::{Segment, Transcript};
 
 /// What the UI asks the reader thread (which passes writes on to the writer thread).
 #[derive(Debug)]
@@ -76,6 +77,14 @@ pub enum Request {
         entry: EntryId,
         paths: Vec<PathBuf>,
     },
+    /// A finished recording and what was heard in it: the writer saves it as a new
+    /// entry with the recording, then erases the file (see `voice::save_entry`).
+    SaveRecording {
+        recording: PathBuf,
+        transcript: Transcript,
+    },
+    /// An entry's recording, to play.
+    Recording(EntryId),
     Pragmas,
     SaveSettings(Settings),
     /// Store an answered question in the chat history.
@@ -113,6 +122,52 @@ pub enum Fault {
 }
 
 /// What the UI asks the AI thread.
+/// Work for the transcriber thread ([`crate::transcriber`]).
+#[derive(Debug)]
+pub enum VoiceRequest {
+    /// Transcribe this recording (finished, in the recordings folder) and save it.
+    Transcribe(PathBuf),
+    /// The settings were saved: a new model may now be there for waiting recordings.
+    Settings(Settings),
+    /// List the input devices again.
+    Devices,
+}
+
+/// What the transcriber thread reports; each names the recording it is about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VoiceEvent {
+    /// The input devices, default first.
+    Devices(Vec<String>),
+    /// Whether a usable Whisper model is set up, and which; or what to do about it.
+    Model(Result<PathBuf, String>),
+    /// Recordings that wait for a model, and why.
+    Waiting {
+        recordings: Vec<PathBuf>,
+        reason: String,
+    },
+    Started {
+        recording: PathBuf,
+    },
+    Percent {
+        recording: PathBuf,
+        percent: u8,
+    },
+    Segment {
+        recording: PathBuf,
+        segment: Segment,
+    },
+    /// Saved as entry `id`; the file is gone.
+    Saved {
+        recording: PathBuf,
+        id: EntryId,
+    },
+    /// Not transcribed or not saved; the file stays, to be tried at the next start.
+    Failed {
+        recording: PathBuf,
+        message: String,
+    },
+}
+
 #[derive(Debug)]
 pub enum AiRequest {
     /// Is Ollama running with both models pulled?
@@ -192,6 +247,13 @@ pub enum Response {
         /// One line per file that could not be attached, naming it and why.
         failures: Vec<String>,
     },
+    /// An entry's recording: its sound (16 kHz mono) and what was heard in it.
+    Recording {
+        entry: EntryId,
+        samples: Vec<f32>,
+        segments: Vec<Segment>,
+    },
+    Voice(VoiceEvent),
     Pragmas(Box<EffectivePragmas>),
     SettingsSaved,
     /// Whether the local model is usable, or what to do about it.

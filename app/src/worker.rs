@@ -18,8 +18,9 @@ use mindsage_core::ai::ask::{self, AskAnswer};
 use mindsage_core::ai::jobs::JobRunner;
 use mindsage_core::ai::{AiSettings, OllamaClient, health};
 use mindsage_core::clock;
+use mindsage_core::db::audio;
 use mindsage_core::db::chats;
-use mindsage_core::db::entries::{self, ListFilter};
+use mindsage_core::db::entries::{self, ListFilter, NewEntry};
 use mindsage_core::db::gallery::{self, GalleryItem};
 use mindsage_core::db::stats::StatsCache;
 use mindsage_core::db::writer::Writer;
@@ -27,8 +28,9 @@ use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::media;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher};
+use mindsage_core::voice::{self, transcribe::Transcript};
 
-use crate::protocol::{Fault, Reply, Request, Response, Thumbnail, Watch};
+use crate::protocol::{Fault, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
@@ -151,6 +153,11 @@ impl Reader {
                     next: None,
                 })
             }
+            Request::Recording(id) => recording_of(conn, id),
+            Request::SaveRecording {
+                recording,
+                transcript,
+            } => return self.save_recording(recording, transcript),
             Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),
             Request::SaveSettings(settings) => Ok(match settings.save(&self.data_dir) {
                 Ok(()) => Response::SettingsSaved,
@@ -251,6 +258,37 @@ impl Reader {
         }));
     }
 
+    /// Saves a transcribed recording as an entry on the writer, then erases its file.
+    /// Failures answer as [`VoiceEvent::Failed`] and leave the file for the next start.
+    fn save_recording(&self, recording: PathBuf, transcript: Transcript) {
+        let failed_recording = recording.clone();
+        self.write_or(
+            move |conn| {
+                let samples = match voice::wav::read_file(&recording) {
+                    Ok(samples) => samples,
+                    Err(e) => {
+                        return Ok(Response::Voice(VoiceEvent::Failed {
+                            recording,
+                            message: e.to_string(),
+                        }));
+                    }
+                };
+                let id = voice::save_entry(conn, USER, NewEntry::default(), &samples, &transcript)?;
+                if let Err(e) = voice::recordings::erase(&recording) {
+                    // The entry holds the recording; a copy left behind is only named.
+                    tracing::warn!("could not erase {} after saving it: {e}", recording.display());
+                }
+                Ok(Response::Voice(VoiceEvent::Saved { recording, id }))
+            },
+            move |message| {
+                Response::Voice(VoiceEvent::Failed {
+                    recording: failed_recording,
+                    message,
+                })
+            },
+        );
+    }
+
     fn fault(&self, fault: Fault) {
         match fault {
             Fault::Fail => self
@@ -335,6 +373,24 @@ impl Reader {
 }
 
 /// The answer a queued write owes the UI. Dropped without answering, the job never ran
+/// An entry's first recording, decoded for playing; nothing when it has none.
+fn recording_of(conn: &Connection, entry: EntryId) -> db::Result<Response> {
+    let Some(stored) = audio::of_entry(conn, USER, entry)?.into_iter().next() else {
+        return Ok(Response::Recording {
+            entry,
+            samples: Vec::new(),
+            segments: Vec::new(),
+        });
+    };
+    let samples = voice::wav::decode_bytes(&audio::wav(conn, stored.media_id)?)
+        .map_err(|e| db::DbError::Invalid(format!("the recording of entry {entry} cannot be read: {e}")))?;
+    Ok(Response::Recording {
+        entry,
+        samples,
+        segments: audio::segments(conn, stored.media_id)?,
+    })
+}
+
 /// or panicked: the writer has stopped, and both the request's sender and the app hear it.
 struct Owed {
     reply: Reply,

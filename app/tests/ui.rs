@@ -17,12 +17,17 @@ use mindsage::backend::Backend;
 use mindsage::protocol::{Fault, Request};
 use mindsage::views::View;
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, audio, entries, jobs};
 use mindsage_core::paths;
+use mindsage_core::voice::capture::Input;
 
 /// The shared local Ollama stand-in the core tests use (`shared/ollama-local`).
 #[path = "../../core/tests/ollama_server/mod.rs"]
 mod ollama_server;
+
+/// The real Whisper model and the labelled recordings (`shared/whisper-model`).
+#[path = "../../core/tests/whisper_model/mod.rs"]
+mod whisper_model;
 
 /// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -37,12 +42,21 @@ fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
 }
 
 fn app_with(data_dir: &Path, view: View, ai: AiSettings) -> Harness<'static, MindSageApp> {
-    let database = paths::database_path(data_dir);
-    let startup = Startup::on_view(data_dir.to_path_buf(), view);
+    app_from(Startup::on_view(data_dir.to_path_buf(), view), ai)
+}
+
+fn app_from(startup: Startup, ai: AiSettings) -> Harness<'static, MindSageApp> {
+    let database = paths::database_path(&startup.data_dir);
     Harness::builder()
         .with_size([1200.0, 800.0])
         .build_eframe(move |cc| {
-            let backend = Backend::spawn(database, StorageOptions::default(), ai, cc.egui_ctx.clone());
+            let backend = Backend::spawn(
+                database,
+                StorageOptions::default(),
+                ai,
+                startup.voice_settings(),
+                cc.egui_ctx.clone(),
+            );
             MindSageApp::new(&cc.egui_ctx, backend, startup)
         })
 }
@@ -54,6 +68,20 @@ fn wait_until(
     what: &str,
     ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
 ) {
+    wait_at_most(harness, what, PATIENCE, ready);
+}
+
+/// Longest wait for a recording to be transcribed and saved: Whisper shares two cores
+/// with the other tests' transcriptions.
+const TRANSCRIPTION_PATIENCE: Duration = Duration::from_secs(120);
+
+/// [`wait_until`] with a patience of its own.
+fn wait_at_most(
+    harness: &mut Harness<'_, MindSageApp>,
+    what: &str,
+    patience: Duration,
+    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
+) {
     let start = Instant::now();
     loop {
         harness.step();
@@ -63,7 +91,7 @@ fn wait_until(
             return;
         }
         assert!(
-            start.elapsed() < PATIENCE,
+            start.elapsed() < patience,
             "timed out waiting for {what}; the window shows:\n{:#?}",
             harness.root()
         );
@@ -866,4 +894,158 @@ fn a_tag_in_the_list_shows_the_entries_carrying_it() {
     wait_until(&mut harness, "every entry again", |h| {
         h.query_by_role_and_label(Role::Button, "Tax forms").is_some()
     });
+}
+
+/// The app recording from the test input (a WAV file played in at a microphone's pace,
+/// through the same recorder as a device), with no model reachable.
+fn app_recording(data_dir: &Path, sample: &Path, view: View) -> Harness<'static, MindSageApp> {
+    let mut startup = Startup::on_view(data_dir.to_path_buf(), view);
+    startup.voice_input = Some(Input::File(sample.to_path_buf()));
+    let offline = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..AiSettings::default()
+    };
+    app_from(startup, offline)
+}
+
+/// The data folder's `models/` with the real tiny.en model in it, as a person puts it.
+fn put_model_in(data_dir: &Path) {
+    let models = data_dir.join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    std::fs::copy(whisper_model::tiny_en(), models.join("ggml-tiny.en.bin")).unwrap();
+}
+
+/// Records until the recorder's clock shows `seconds`, then clicks Stop.
+fn record_for(harness: &mut Harness<'_, MindSageApp>, seconds: u64) {
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    wait_until(harness, "the recorder running", |h| shows(h, "● Recording"));
+    let clock = format!("0:{seconds:02} /");
+    wait_until(harness, "the recording's clock", |h| shows(h, &clock));
+    assert!(shows(harness, "● REC"), "the top bar shows the red light");
+    harness.get_by_role_and_label(Role::Button, "Stop").click();
+    harness.run_steps(2);
+}
+
+#[test]
+fn ctrl_r_records_a_voice_entry_that_is_transcribed_saved_and_plays_back() {
+    let dir = tempfile::tempdir().unwrap();
+    put_model_in(dir.path());
+    let clip = whisper_model::samples().remove(0);
+    let mut harness = app_recording(dir.path(), &clip.path, View::Dashboard);
+    wait_until(&mut harness, "the empty journal counted", |h| {
+        shows(h, "0 entries")
+    });
+
+    record_for(&mut harness, 6);
+    wait_at_most(
+        &mut harness,
+        "the new entry open in the journal",
+        TRANSCRIPTION_PATIENCE,
+        |h| {
+            h.query_by_role_and_label(Role::Button, "▶ Play recording")
+                .is_some()
+        },
+    );
+    assert_eq!(harness.state().view(), View::Journal);
+    let first_words = clip.text.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    assert!(
+        shows(&harness, &first_words),
+        "the transcript is the entry's text"
+    );
+    drop(harness);
+
+    let stored = entries_in_journal(dir.path());
+    assert_eq!(stored.len(), 1);
+    let missing = mindsage_core::voice::score::missing_keywords(&stored[0].body, &clip.keywords);
+    assert!(missing.is_empty(), "{missing:?} not in {:?}", stored[0].body);
+    let path = paths::database_path(dir.path());
+    let id = stored[0].id;
+    let (recordings, pending) = std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        (
+            audio::of_entry(&conn, DEFAULT_USER, id).unwrap(),
+            jobs::counts(&conn).unwrap().pending(),
+        )
+    })
+    .join()
+    .unwrap();
+    assert_eq!(recordings.len(), 1, "the recording is kept with the entry");
+    assert!(recordings[0].duration_ms >= 6_000, "{:?}", recordings[0]);
+    assert_eq!(pending, 2, "enrichment and embedding are queued like any save's");
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("recordings"))
+        .unwrap()
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the recording file is erased once the journal holds it"
+    );
+}
+
+#[test]
+fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = whisper_model::samples().remove(1);
+    let mut harness = app_recording(dir.path(), &clip.path, View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    record_for(&mut harness, 5);
+    wait_until(&mut harness, "the recording waiting, with what to do", |h| {
+        shows(h, "1 recording is waiting to be transcribed") && shows(h, "no Whisper model is set up")
+    });
+    assert!(bodies_in_journal(dir.path()).is_empty());
+
+    // The person fetches a model and names it in Settings.
+    let model = dir.path().join("downloaded/ggml-tiny.en.bin");
+    std::fs::create_dir_all(model.parent().unwrap()).unwrap();
+    std::fs::copy(whisper_model::tiny_en(), &model).unwrap();
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    harness.run_steps(2);
+    type_into(
+        &mut harness,
+        Role::TextInput,
+        "Whisper model file",
+        &model.display().to_string(),
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Save settings")
+        .click();
+    wait_at_most(
+        &mut harness,
+        "the waiting recording saved as an entry",
+        TRANSCRIPTION_PATIENCE,
+        |h| {
+            h.query_by_role_and_label(Role::Button, "▶ Play recording")
+                .is_some()
+        },
+    );
+    drop(harness);
+    let bodies = bodies_in_journal(dir.path());
+    assert_eq!(bodies.len(), 1);
+    assert!(
+        mindsage_core::voice::score::missing_keywords(&bodies[0], &clip.keywords).is_empty(),
+        "{bodies:?}"
+    );
+}
+
+#[test]
+fn a_cancelled_recording_leaves_no_entry_and_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    put_model_in(dir.path());
+    let clip = whisper_model::samples().remove(2);
+    let mut harness = app_recording(dir.path(), &clip.path, View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    wait_until(&mut harness, "the recorder running", |h| shows(h, "0:01 /"));
+    harness.get_by_role_and_label(Role::Button, "Pause").click();
+    wait_until(&mut harness, "paused", |h| shows(h, "⏸ Paused"));
+    harness.get_by_role_and_label(Role::Button, "Resume").click();
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    wait_until(&mut harness, "the recorder closed", |h| !shows(h, "● Recording"));
+    keep_running(&mut harness, Duration::from_millis(500));
+    drop(harness);
+    assert!(bodies_in_journal(dir.path()).is_empty());
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("recordings"))
+        .unwrap()
+        .collect();
+    assert!(left.is_empty(), "a cancelled recording leaves no file");
 }

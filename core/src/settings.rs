@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 /// File name of the settings inside the data folder.
 pub const SETTINGS_FILE: &str = "settings.json";
 
+/// A recording's length limit unless the person sets another: long enough for any
+/// journal entry, short enough that a forgotten recorder does not fill the disk.
+pub const DEFAULT_MAX_RECORDING_MINUTES: u32 = 15;
+
 /// Light, dark, or whatever the system uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -37,6 +41,15 @@ pub struct Settings {
     pub chat_model: String,
     /// The model that turns text into vectors for search; empty for the default.
     pub embedding_model: String,
+    /// The Whisper model file for voice entries; empty for the first `ggml-*.bin` in the
+    /// data folder's `models/`.
+    pub whisper_model: String,
+    /// The language voice entries are in, as a Whisper code; empty for "detect it".
+    pub voice_language: String,
+    /// The microphone by name; empty for the system's default input.
+    pub input_device: String,
+    /// Longest recording, in minutes; the recorder warns before it and stops there.
+    pub max_recording_minutes: u32,
 }
 
 impl Default for Settings {
@@ -47,6 +60,10 @@ impl Default for Settings {
             ollama_host: String::new(),
             chat_model: String::new(),
             embedding_model: String::new(),
+            whisper_model: String::new(),
+            voice_language: String::new(),
+            input_device: String::new(),
+            max_recording_minutes: DEFAULT_MAX_RECORDING_MINUTES,
         }
     }
 }

@@ -292,7 +292,7 @@ fn a_voice_entry_keeps_its_recording_and_segments_and_purge_erases_them() {
             end_ms: 10,
             text: marker.to_owned(),
         });
-    let id = voice::save_entry(&mut conn, USER, &samples, &transcript).unwrap();
+    let id = voice::save_entry(&mut conn, USER, Default::default(), &samples, &transcript).unwrap();
     let entry = entries::get(&conn, USER, id).unwrap();
     assert_eq!(entry.body, transcript.text());
     assert_eq!(

@@ -23,7 +23,9 @@ use egui::RichText;
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry};
+use mindsage_core::voice::transcribe::Segment;
 
+use super::player::RecordingPlayer;
 use super::{Action, display_time};
 use crate::protocol::Request;
 
@@ -211,6 +213,8 @@ pub struct Editor {
     halted: Option<PathBuf>,
     /// Save pending edits at once rather than after the typing pause (the window closes).
     urgent: bool,
+    /// The open entry's recording, once read (voice entries).
+    recording: Option<RecordingPlayer>,
 }
 
 impl Editor {
@@ -245,7 +249,15 @@ impl Editor {
             return;
         }
         self.leave(actions);
+        actions.push(Action::Send(Request::Recording(entry.id)));
         self.doc = Some(Doc::entry(entry));
+    }
+
+    /// An entry's recording, read after the entry: kept if that entry is still open.
+    pub fn on_recording(&mut self, entry: EntryId, samples: Vec<f32>, segments: Vec<Segment>) {
+        if self.entry_id() == Some(entry) && !samples.is_empty() {
+            self.recording = Some(RecordingPlayer::new(entry, samples, segments));
+        }
     }
 
     /// The entry read again after a save or the model's work: shown if it is on screen.
@@ -260,6 +272,7 @@ impl Editor {
     pub fn close_if(&mut self, id: EntryId) {
         if self.entry_id() == Some(id) {
             self.doc = None;
+            self.recording = None;
         }
     }
 
@@ -384,6 +397,8 @@ impl Editor {
     /// on its way, an existing entry's edits are sent behind it (the writer applies saves
     /// in order); a draft's are kept until its id comes back.
     fn leave(&mut self, actions: &mut Vec<Action>) {
+        // The recording belongs to the entry being left; its output closes.
+        self.recording = None;
         let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) else {
             return;
         };
@@ -512,6 +527,9 @@ impl Editor {
         changed |= tags_and_mood_ui(ui, &mut doc.fields);
         if let Some(summary) = doc.stored.as_ref().and_then(|s| s.summary.as_ref()) {
             summary_ui(ui, summary);
+        }
+        if let Some(recording) = self.recording.as_mut().filter(|r| doc.id() == Some(r.entry)) {
+            recording.ui(ui);
         }
         ui.separator();
         changed |= body_ui(ui, &mut doc.fields.body, std::mem::take(&mut doc.focus_body));

@@ -196,6 +196,16 @@ impl JournalView {
         }
     }
 
+    /// An entry's recording arrived; the editor plays it if that entry is open.
+    pub fn on_recording(
+        &mut self,
+        entry: EntryId,
+        samples: Vec<f32>,
+        segments: Vec<mindsage_core::voice::transcribe::Segment>,
+    ) {
+        self.editor.on_recording(entry, samples, segments);
+    }
+
     /// An entry read again (saved, or described by the local model): its row and, if it
     /// is open, the editor show what the file now holds.
     pub fn on_refreshed(&mut self, entry: Entry) {

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use mindsage_core::db::EntryId;
 
-use crate::protocol::{AiRequest, Request};
+use crate::protocol::{AiRequest, Request, VoiceRequest};
 
 pub mod ask;
 pub mod dashboard;
@@ -16,6 +16,8 @@ pub mod editor;
 pub mod gallery;
 pub mod journal;
 pub mod paged;
+pub mod player;
+pub mod recorder;
 pub mod settings;
 
 /// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+5.
@@ -64,6 +66,10 @@ pub enum Action {
     NewEntry,
     /// Let the person choose photo files for entry `id` in the system's file dialog.
     PickPhotos(EntryId),
+    /// Something for the transcriber thread.
+    Voice(VoiceRequest),
+    /// Stop the transcription on screen, keeping what was heard so far.
+    CancelTranscription,
 }
 
 /// A stored UTC timestamp as the person's local date and time.

@@ -9,8 +9,10 @@ use mindsage_core::ai::AiSettings;
 use mindsage_core::db::EffectivePragmas;
 use mindsage_core::settings::{Settings, Theme};
 
+use mindsage_core::voice::recordings;
+
 use super::Action;
-use crate::protocol::{AiRequest, Request};
+use crate::protocol::{AiRequest, Request, VoiceEvent};
 
 const MIB: u64 = 1024 * 1024;
 /// Where a person gets Ollama: the models are not bundled with MindSage.
@@ -27,6 +29,10 @@ pub struct SettingsView {
     saved_note: Option<&'static str>,
     /// The local model's status, from the AI thread.
     health: Option<Result<String, String>>,
+    /// The input devices, default first (from the transcriber thread).
+    devices: Vec<String>,
+    /// Whether a Whisper model is ready, and which, or what to do about it.
+    whisper: Option<Result<PathBuf, String>>,
     /// Why the settings file could not be used, naming it. While set, the defaults are
     /// in force in memory only and nothing is saved: the file stays as the person left
     /// it until they choose to replace it.
@@ -44,6 +50,8 @@ impl SettingsView {
             dirty: false,
             saved_note: None,
             health: None,
+            devices: Vec::new(),
+            whisper: None,
             damaged,
         }
     }
@@ -63,7 +71,16 @@ impl SettingsView {
     }
 
     pub fn on_saved(&mut self) {
-        self.saved_note = Some("Saved. Model settings apply from the next start.");
+        self.saved_note = Some("Saved. Ollama settings apply from the next start; voice settings at once.");
+    }
+
+    /// Devices and the model's state, from the transcriber thread.
+    pub fn on_voice_event(&mut self, event: &VoiceEvent) {
+        match event {
+            VoiceEvent::Devices(devices) => self.devices.clone_from(devices),
+            VoiceEvent::Model(status) => self.whisper = Some(status.clone()),
+            _ => {}
+        }
     }
 
     pub fn on_health(&mut self, status: Result<String, String>) {
@@ -97,6 +114,8 @@ impl SettingsView {
                     self.storage_ui(ui);
                     ui.add_space(8.0);
                     self.local_model_ui(ui);
+                    ui.add_space(8.0);
+                    self.voice_ui(ui);
                     ui.add_space(8.0);
                     self.appearance_ui(ui);
                     ui.add_space(8.0);
@@ -204,6 +223,75 @@ impl SettingsView {
             Some(Err(problem)) => {
                 ui.label(format!("Status: not ready. {problem}"));
                 self.model_setup_ui(ui);
+            }
+            None => {
+                ui.label(RichText::new("Status: checking…").weak());
+            }
+        }
+    }
+
+    /// Voice entries: the Whisper model, the language, the microphone, the longest
+    /// recording.
+    fn voice_ui(&mut self, ui: &mut egui::Ui) {
+        ui.label(RichText::new("Voice entries (Whisper, on this computer)").strong());
+        let models = self.data_dir.join(recordings::MODELS_FOLDER);
+        egui::Grid::new("voice_settings").num_columns(2).show(ui, |ui| {
+            let label = ui.label("Whisper model file");
+            self.dirty |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.settings.whisper_model)
+                        .desired_width(320.0)
+                        .hint_text(format!("the first ggml-*.bin in {}", models.display())),
+                )
+                .labelled_by(label.id)
+                .changed();
+            ui.end_row();
+            let label = ui.label("Language");
+            self.dirty |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.settings.voice_language)
+                        .desired_width(120.0)
+                        .hint_text("detect"),
+                )
+                .labelled_by(label.id)
+                .on_hover_text("A Whisper language code such as en, de, fr or es; empty to detect it")
+                .changed();
+            ui.end_row();
+            ui.label("Microphone");
+            let shown = match self.settings.input_device.as_str() {
+                "" => "System default",
+                name => name,
+            };
+            egui::ComboBox::from_id_salt("microphone")
+                .selected_text(shown)
+                .width(320.0)
+                .show_ui(ui, |ui| {
+                    self.dirty |= ui
+                        .selectable_value(&mut self.settings.input_device, String::new(), "System default")
+                        .changed();
+                    for device in &self.devices {
+                        self.dirty |= ui
+                            .selectable_value(&mut self.settings.input_device, device.clone(), device)
+                            .changed();
+                    }
+                });
+            ui.end_row();
+            let label = ui.label("Longest recording (minutes)");
+            self.dirty |= ui
+                .add(egui::DragValue::new(&mut self.settings.max_recording_minutes).range(1..=180))
+                .labelled_by(label.id)
+                .changed();
+            ui.end_row();
+        });
+        match &self.whisper {
+            Some(Ok(path)) => {
+                ui.label(format!(
+                    "Status: ready ({}). Ctrl+R records from any screen.",
+                    path.display()
+                ));
+            }
+            Some(Err(problem)) => {
+                ui.label(format!("Status: not ready. {problem}"));
             }
             None => {
                 ui.label(RichText::new("Status: checking…").weak());

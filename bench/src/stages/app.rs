@@ -169,9 +169,15 @@ impl Headless {
 
     fn open_with(path: &Path, view: View, ai: AiSettings) -> Headless {
         let ctx = egui::Context::default();
-        let backend = Backend::spawn(path.to_path_buf(), StorageOptions::default(), ai, ctx.clone());
         let data_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let startup = Startup::on_view(data_dir, view);
+        let backend = Backend::spawn(
+            path.to_path_buf(),
+            StorageOptions::default(),
+            ai,
+            startup.voice_settings(),
+            ctx.clone(),
+        );
         let app = MindSageApp::new(&ctx, backend, startup);
         Headless { ctx, app, time: 0.0 }
     }

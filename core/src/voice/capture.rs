@@ -401,7 +401,7 @@ fn open_device(input: &Input) -> Result<Opened, CaptureError> {
     let channels = config.channels();
     let (producer, ring) = rtrb::RingBuffer::new(RING_SECONDS * rate as usize * usize::from(channels));
     let failure = Arc::new(Failure::default());
-    let stream_config: cpal::StreamConfig = config.clone().into();
+    let stream_config: cpal::StreamConfig = config.into();
     let stream = match config.sample_format() {
         SampleFormat::I8 => build::<i8>(&device, stream_config, producer, &failure),
         SampleFormat::I16 => build::<i16>(&device, stream_config, producer, &failure),

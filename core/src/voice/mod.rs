@@ -31,20 +31,64 @@ pub fn duration_ms(samples: usize) -> u64 {
     samples as u64 * 1000 / u64::from(SAMPLE_RATE)
 }
 
-/// Saves a transcribed recording as a new entry: the transcript is its body, the
-/// recording and its segments are kept with it, and its model work is queued, all in
-/// one transaction. The app and `mindsage add --audio` both come here.
+/// What the voice settings come to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoiceSettings {
+    /// The model file to use, or why there is none.
+    pub model: Result<std::path::PathBuf, transcribe::ModelError>,
+    pub language: transcribe::Language,
+    pub input: capture::Input,
+    pub max_length: std::time::Duration,
+}
+
+impl VoiceSettings {
+    /// The voice settings of a data folder's settings.
+    pub fn from_settings(settings: &crate::settings::Settings, data_dir: &std::path::Path) -> VoiceSettings {
+        let model = recordings::model_path(data_dir, &settings.whisper_model).ok_or_else(|| {
+            transcribe::ModelError::NotSetUp {
+                folder: data_dir.join(recordings::MODELS_FOLDER),
+            }
+        });
+        VoiceSettings {
+            model,
+            language: transcribe::Language::from_setting(&settings.voice_language),
+            input: input_of(settings),
+            max_length: max_length_of(settings),
+        }
+    }
+}
+
+/// The input the settings name (no device is opened or listed here).
+pub fn input_of(settings: &crate::settings::Settings) -> capture::Input {
+    match settings.input_device.trim() {
+        "" => capture::Input::Default,
+        name => capture::Input::Named(name.to_owned()),
+    }
+}
+
+/// The longest recording the settings allow (at least a minute).
+pub fn max_length_of(settings: &crate::settings::Settings) -> std::time::Duration {
+    std::time::Duration::from_secs(u64::from(settings.max_recording_minutes.max(1)) * 60)
+}
+
+/// Saves a transcribed recording as a new entry: the transcript is its body (after any
+/// text `entry` holds already), the recording and its segments are kept with it, and
+/// its model work is queued, all in one transaction. The app and `mindsage add
+/// --audio` both come here.
 pub fn save_entry(
     conn: &mut rusqlite::Connection,
     user: crate::db::UserId,
+    mut entry: crate::db::entries::NewEntry,
     samples: &[f32],
     transcript: &transcribe::Transcript,
 ) -> crate::db::Result<crate::db::EntryId> {
     let wav = wav::encode(samples);
-    let entry = crate::db::entries::NewEntry {
-        body: transcript.text(),
-        ..Default::default()
-    };
+    entry.body = [entry.body.trim(), transcript.text().as_str()]
+        .iter()
+        .filter(|t| !t.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n\n");
     let recording = crate::db::audio::NewRecording {
         wav: &wav,
         duration_ms: duration_ms(samples.len()),

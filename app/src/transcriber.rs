@@ -1,0 +1,154 @@
+//! The transcriber thread: recordings become entries, off the UI thread.
+//!
+//! It keeps the Whisper model loaded between recordings (loading takes a moment), and
+//! works one recording at a time: progress and each segment go to the window as they
+//! come, the finished transcript goes to the reader, whose writer saves the entry with
+//! its recording and then erases the file. A recording that cannot be done yet (no
+//! model) waits, listed for the person, and is done once a model is set up or at the
+//! next start: the recordings folder is its queue.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+
+use mindsage_core::voice::transcribe::{Model, Progress, TranscribeError};
+use mindsage_core::voice::{VoiceSettings, capture, recordings, wav};
+
+use crate::protocol::{Reply, Request, Response, VoiceEvent, VoiceRequest, Watch};
+
+/// What the thread needs: where recordings are, how to reach the reader, and the flag
+/// the window sets to stop the transcription on screen.
+pub(crate) struct Transcriber {
+    pub data_dir: PathBuf,
+    pub settings: VoiceSettings,
+    pub reader: Sender<Request>,
+    pub reply: Reply,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Transcriber {
+    pub(crate) fn serve(mut self, inbox: Receiver<VoiceRequest>) {
+        let _watch = Watch {
+            what: "transcribing voice entries",
+            saving: false,
+            reply: self.reply.clone(),
+        };
+        let mut state = State::default();
+        self.send(VoiceEvent::Devices(capture::input_devices()));
+        // Recordings left by a crash or waiting for a model since the last run.
+        state.waiting = recordings::waiting(&self.data_dir);
+        self.work(&mut state);
+        for request in inbox {
+            match request {
+                VoiceRequest::Transcribe(recording) => {
+                    state.waiting.push(recording);
+                    self.work(&mut state);
+                }
+                VoiceRequest::Settings(settings) => {
+                    let settings = VoiceSettings::from_settings(&settings, &self.data_dir);
+                    if settings.model != self.settings.model {
+                        state.model = None;
+                    }
+                    self.settings = settings;
+                    self.work(&mut state);
+                }
+                VoiceRequest::Devices => self.send(VoiceEvent::Devices(capture::input_devices())),
+            }
+        }
+    }
+
+    /// Transcribes every waiting recording it can; says why the rest wait.
+    fn work(&self, state: &mut State) {
+        if let Err(reason) = self.load(state) {
+            self.send(VoiceEvent::Model(Err(reason.clone())));
+            state.waiting.retain(|r| r.exists());
+            if !state.waiting.is_empty() {
+                self.send(VoiceEvent::Waiting {
+                    recordings: state.waiting.clone(),
+                    reason,
+                });
+            }
+            return;
+        }
+        let State {
+            model: Some(model),
+            waiting,
+            handed_over,
+        } = state
+        else {
+            return;
+        };
+        self.send(VoiceEvent::Model(Ok(model.path().to_owned())));
+        for recording in std::mem::take(waiting) {
+            if handed_over.insert(recording.clone()) {
+                self.transcribe(model, &recording);
+            }
+        }
+    }
+
+    /// Loads the model unless it is loaded; why not, in the person's words.
+    fn load(&self, state: &mut State) -> Result<(), String> {
+        if state.model.is_none() {
+            let path = self.settings.model.clone().map_err(|e| e.to_string())?;
+            state.model = Some(Model::load(&path).map_err(|e| e.to_string())?);
+        }
+        Ok(())
+    }
+
+    fn transcribe(&self, model: &Model, recording: &Path) {
+        puffin::profile_function!();
+        let failed = |message: String| VoiceEvent::Failed {
+            recording: recording.to_owned(),
+            message,
+        };
+        let samples = match wav::read_file(recording) {
+            Ok(samples) => samples,
+            Err(e) => return self.send(failed(e.to_string())),
+        };
+        self.cancel.store(false, Ordering::Relaxed);
+        self.send(VoiceEvent::Started {
+            recording: recording.to_owned(),
+        });
+        let reply = self.reply.clone();
+        let named = recording.to_owned();
+        let transcript = model.transcribe(&samples, &self.settings.language, &self.cancel, move |progress| {
+            let recording = named.clone();
+            reply.send(Response::Voice(match progress {
+                Progress::Percent(percent) => VoiceEvent::Percent { recording, percent },
+                Progress::Segment(segment) => VoiceEvent::Segment { recording, segment },
+            }));
+        });
+        match transcript {
+            Ok(transcript) => {
+                let _ = self.reader.send(Request::SaveRecording {
+                    recording: recording.to_owned(),
+                    transcript,
+                });
+            }
+            // Too short to hold words: nothing to keep, so the file goes.
+            Err(TranscribeError::TooShort) => {
+                let _ = recordings::erase(recording);
+                self.send(failed(
+                    "The recording was too short to hold words; it was discarded.".to_owned(),
+                ));
+            }
+            Err(e) => self.send(failed(e.to_string())),
+        }
+    }
+
+    fn send(&self, event: VoiceEvent) {
+        self.reply.send(Response::Voice(event));
+    }
+}
+
+#[derive(Default)]
+struct State {
+    model: Option<Model>,
+    /// Recordings to do, oldest first.
+    waiting: Vec<PathBuf>,
+    /// Recordings already given to the reader to save (or failed), never done twice in
+    /// one run; a save that failed is tried again at the next start.
+    handed_over: HashSet<PathBuf>,
+}

@@ -1,0 +1,445 @@
+//! The voice recorder: speak, see the level, stop, watch the transcript arrive, get an
+//! entry.
+//!
+//! Its stages are what the person sees: idle → recording ⇄ paused → recorded →
+//! transcribing → the new entry opens. The recording runs on the recorder's own thread
+//! ([`Recording`]); this view only reads its meter (atomics) and its events (a channel),
+//! so the window never waits on the microphone. Transcription runs on the transcriber
+//! thread, which reports through [`VoiceEvent`]s.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use egui::{Color32, RichText};
+
+use mindsage_core::voice::capture::{Ending, Event, Input, Recording};
+use mindsage_core::voice::recordings;
+use mindsage_core::voice::transcribe::Segment;
+
+use super::Action;
+use crate::protocol::{VoiceEvent, VoiceRequest};
+
+/// The recorder warns this long before the maximum length.
+const WARN_BEFORE_END: Duration = Duration::from_secs(60);
+
+/// Redraws while recording, for the level meter and the clock.
+const METER_REFRESH: Duration = Duration::from_millis(50);
+
+/// The red of the recording light.
+pub const RECORDING_RED: Color32 = Color32::from_rgb(0xd9, 0x30, 0x25);
+
+enum Stage {
+    Idle,
+    /// Asked the input to start; it has not answered yet.
+    Opening(Recording),
+    Recording {
+        recording: Recording,
+        input: String,
+    },
+    /// Stopped and written; waiting for the transcriber to take it.
+    Recorded {
+        path: PathBuf,
+    },
+    Transcribing {
+        path: PathBuf,
+        percent: u8,
+        segments: Vec<Segment>,
+        cancelling: bool,
+    },
+}
+
+pub struct RecorderView {
+    stage: Stage,
+    data_dir: PathBuf,
+    input: Input,
+    max_length: Duration,
+    /// Recordings waiting for a Whisper model, and why.
+    waiting: Vec<PathBuf>,
+    waiting_reason: Option<String>,
+    /// The last thing worth telling (a failure, a kept partial recording).
+    message: Option<String>,
+    /// Whether the panel shows although idle (the person opened it, or there is news).
+    open: bool,
+}
+
+impl RecorderView {
+    pub fn new(data_dir: PathBuf, input: Input, max_length: Duration) -> RecorderView {
+        RecorderView {
+            stage: Stage::Idle,
+            data_dir,
+            input,
+            max_length,
+            waiting: Vec::new(),
+            waiting_reason: None,
+            message: None,
+            open: false,
+        }
+    }
+
+    /// New input or length from Settings, for the next recording.
+    pub fn set_input(&mut self, input: Input, max_length: Duration) {
+        self.input = input;
+        self.max_length = max_length;
+    }
+
+    /// Whether the panel has something to show.
+    pub fn visible(&self) -> bool {
+        self.open || !matches!(self.stage, Stage::Idle) || self.message.is_some() || !self.waiting.is_empty()
+    }
+
+    /// Whether a recording is running (the top bar's red light).
+    pub fn is_recording(&self) -> bool {
+        matches!(self.stage, Stage::Opening(_) | Stage::Recording { .. })
+    }
+
+    /// Ctrl+R: starts a recording, or stops the one running.
+    pub fn toggle(&mut self) {
+        match &self.stage {
+            Stage::Idle => self.start(),
+            Stage::Recording { recording, .. } | Stage::Opening(recording) => recording.stop(),
+            _ => self.open = true,
+        }
+    }
+
+    fn start(&mut self) {
+        self.message = None;
+        self.open = true;
+        let path = recordings::new_path(&self.data_dir);
+        self.stage = Stage::Opening(Recording::start(self.input.clone(), path, self.max_length));
+    }
+
+    /// Follows the recorder thread; call every frame.
+    pub fn tick(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        let event = match &self.stage {
+            Stage::Opening(recording) | Stage::Recording { recording, .. } => {
+                ctx.request_repaint_after(METER_REFRESH);
+                recording.try_event()
+            }
+            _ => None,
+        };
+        let Some(event) = event else {
+            return;
+        };
+        match event {
+            Event::Started { input } => {
+                if let Stage::Opening(recording) = std::mem::replace(&mut self.stage, Stage::Idle) {
+                    self.stage = Stage::Recording { recording, input };
+                }
+            }
+            Event::Failed(error) => {
+                self.stage = Stage::Idle;
+                self.message = Some(error.to_string());
+            }
+            Event::Finished {
+                path,
+                samples,
+                ending,
+            } => self.finished(path, samples, ending, actions),
+        }
+    }
+
+    fn finished(&mut self, path: PathBuf, samples: usize, ending: Ending, actions: &mut Vec<Action>) {
+        let kept = format_duration(Duration::from_millis(mindsage_core::voice::duration_ms(samples)));
+        match ending {
+            Ending::Cancelled => {
+                self.stage = Stage::Idle;
+                self.open = false;
+                return;
+            }
+            Ending::MaxLength => {
+                self.message = Some(format!(
+                    "The recording reached its maximum length ({kept}) and stopped."
+                ));
+            }
+            Ending::InputFailed(error) => {
+                self.message = Some(format!("{error}. The {kept} recorded until then is kept."));
+            }
+            Ending::Stopped => {}
+        }
+        if samples == 0 {
+            let _ = recordings::erase(&path);
+            self.stage = Stage::Idle;
+            self.message
+                .get_or_insert_with(|| "Nothing was recorded.".to_owned());
+            return;
+        }
+        actions.push(Action::Voice(VoiceRequest::Transcribe(path.clone())));
+        self.stage = Stage::Recorded { path };
+    }
+
+    /// What the transcriber reports.
+    pub fn on_event(&mut self, event: VoiceEvent, actions: &mut Vec<Action>) {
+        match event {
+            VoiceEvent::Waiting { recordings, reason } => {
+                if let Stage::Recorded { path } = &self.stage
+                    && recordings.contains(path)
+                {
+                    self.stage = Stage::Idle;
+                }
+                self.waiting = recordings;
+                self.waiting_reason = Some(reason);
+            }
+            VoiceEvent::Model(Ok(_)) => self.waiting_reason = None,
+            VoiceEvent::Started { recording } => {
+                self.waiting.retain(|r| *r != recording);
+                if !self.is_recording() {
+                    self.stage = Stage::Transcribing {
+                        path: recording,
+                        percent: 0,
+                        segments: Vec::new(),
+                        cancelling: false,
+                    };
+                }
+            }
+            VoiceEvent::Percent { recording, percent } => {
+                if let Stage::Transcribing {
+                    path, percent: shown, ..
+                } = &mut self.stage
+                    && *path == recording
+                {
+                    *shown = percent;
+                }
+            }
+            VoiceEvent::Segment { recording, segment } => {
+                if let Stage::Transcribing { path, segments, .. } = &mut self.stage
+                    && *path == recording
+                {
+                    segments.push(segment);
+                }
+            }
+            VoiceEvent::Saved { recording, id } => {
+                self.waiting.retain(|r| *r != recording);
+                if self.shows(&recording) {
+                    self.stage = Stage::Idle;
+                    self.open = false;
+                    actions.push(Action::OpenEntry(id));
+                }
+            }
+            VoiceEvent::Failed { recording, message } => {
+                if self.shows(&recording) {
+                    self.stage = Stage::Idle;
+                }
+                self.message = Some(message);
+            }
+            VoiceEvent::Model(Err(_)) | VoiceEvent::Devices(_) => {}
+        }
+    }
+
+    /// Whether the panel is about `recording` right now.
+    fn shows(&self, recording: &Path) -> bool {
+        match &self.stage {
+            Stage::Recorded { path } | Stage::Transcribing { path, .. } => path == recording,
+            _ => false,
+        }
+    }
+
+    /// The red light and clock in the top bar while recording; clicking shows the panel.
+    pub fn indicator_ui(&mut self, ui: &mut egui::Ui) {
+        let text = match &self.stage {
+            Stage::Recording { recording, .. } if recording.is_paused() => {
+                format!("⏸ Paused {}", format_duration(recording.meter().elapsed()))
+            }
+            Stage::Recording { recording, .. } => {
+                format!("● REC {}", format_duration(recording.meter().elapsed()))
+            }
+            Stage::Opening(_) => "● REC".to_owned(),
+            Stage::Recorded { .. } | Stage::Transcribing { .. } => "Transcribing…".to_owned(),
+            Stage::Idle => return,
+        };
+        let color = if self.is_recording() {
+            RECORDING_RED
+        } else {
+            ui.visuals().text_color()
+        };
+        if ui
+            .add(egui::Button::new(RichText::new(text).color(color).strong()).frame(false))
+            .on_hover_text("Ctrl+R stops the recording")
+            .clicked()
+        {
+            self.open = true;
+        }
+    }
+
+    /// The recorder panel.
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        ui.horizontal(|ui| {
+            ui.strong("Voice entry");
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if matches!(self.stage, Stage::Idle) && ui.small_button("Close").clicked() {
+                    self.open = false;
+                    self.message = None;
+                }
+            });
+        });
+        match &mut self.stage {
+            Stage::Idle => self.idle_ui(ui),
+            Stage::Opening(_) => {
+                ui.label("Opening the microphone…");
+            }
+            Stage::Recording { recording, input } => recording_ui(ui, recording, input, self.max_length),
+            Stage::Recorded { .. } => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Recorded. Getting the speech recognition ready…");
+                });
+            }
+            Stage::Transcribing {
+                percent,
+                segments,
+                cancelling,
+                ..
+            } => {
+                if transcribing_ui(ui, *percent, segments, *cancelling) {
+                    *cancelling = true;
+                    actions.push(Action::CancelTranscription);
+                }
+            }
+        }
+        if let Some(message) = &self.message {
+            ui.label(RichText::new(message).color(ui.visuals().warn_fg_color));
+        }
+        self.waiting_ui(ui);
+    }
+
+    fn idle_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            if ui
+                .button(RichText::new("● Record").color(RECORDING_RED))
+                .on_hover_text("Ctrl+R")
+                .clicked()
+            {
+                self.start();
+            }
+            ui.label(
+                RichText::new(format!(
+                    "Speak for up to {}; the recording is transcribed on this computer.",
+                    format_duration(self.max_length)
+                ))
+                .weak(),
+            );
+        });
+    }
+
+    fn waiting_ui(&self, ui: &mut egui::Ui) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        let count = self.waiting.len();
+        let what = if count == 1 {
+            "1 recording is".to_owned()
+        } else {
+            format!("{count} recordings are")
+        };
+        ui.label(format!(
+            "{what} waiting to be transcribed in {}.",
+            recordings::folder(&self.data_dir).display()
+        ));
+        if let Some(reason) = &self.waiting_reason {
+            ui.label(RichText::new(reason).weak());
+        }
+    }
+}
+
+/// The level meter, clock and buttons of a running recording.
+fn recording_ui(ui: &mut egui::Ui, recording: &Recording, input: &str, max: Duration) {
+    let meter = recording.meter();
+    let elapsed = meter.elapsed();
+    let paused = recording.is_paused();
+    ui.horizontal(|ui| {
+        let light = if paused { "⏸ Paused" } else { "● Recording" };
+        ui.label(RichText::new(light).color(RECORDING_RED).strong());
+        ui.monospace(format!("{} / {}", format_duration(elapsed), format_duration(max)));
+        let level = if paused { 0.0 } else { meter.level() };
+        ui.add(
+            egui::ProgressBar::new(level.sqrt())
+                .desired_width(180.0)
+                .fill(if meter.clipped() {
+                    RECORDING_RED
+                } else {
+                    Color32::from_rgb(0x3c, 0xa5, 0x5c)
+                }),
+        )
+        .on_hover_text("Input level");
+        if ui.button(if paused { "Resume" } else { "Pause" }).clicked() {
+            recording.set_paused(!paused);
+        }
+        if ui.button("Stop").on_hover_text("Ctrl+R").clicked() {
+            recording.stop();
+        }
+        if ui
+            .button("Cancel")
+            .on_hover_text("Discard this recording")
+            .clicked()
+        {
+            recording.cancel();
+        }
+    });
+    ui.label(RichText::new(format!("From {input}")).weak().small());
+    if meter.clipped() {
+        ui.label(
+            RichText::new(
+                "The sound is too loud and clips: move back from the microphone or lower its volume.",
+            )
+            .color(ui.visuals().warn_fg_color),
+        );
+    }
+    let left = max.saturating_sub(elapsed);
+    if left <= WARN_BEFORE_END {
+        ui.label(
+            RichText::new(format!("The recording stops in {}.", format_duration(left)))
+                .color(ui.visuals().warn_fg_color),
+        );
+    }
+}
+
+/// The progress bar and the segments heard so far; returns true when Cancel is clicked.
+fn transcribing_ui(ui: &mut egui::Ui, percent: u8, segments: &[Segment], cancelling: bool) -> bool {
+    let mut cancel = false;
+    ui.horizontal(|ui| {
+        ui.label("Transcribing on this computer…");
+        ui.add(
+            egui::ProgressBar::new(f32::from(percent) / 100.0)
+                .desired_width(200.0)
+                .show_percentage(),
+        );
+        let button = egui::Button::new(if cancelling { "Stopping…" } else { "Stop here" });
+        cancel = ui
+            .add_enabled(!cancelling, button)
+            .on_hover_text("Keeps what was heard so far as the entry")
+            .clicked();
+    });
+    egui::ScrollArea::vertical()
+        .max_height(120.0)
+        .stick_to_bottom(true)
+        .show(ui, |ui| {
+            for segment in segments {
+                ui.horizontal_wrapped(|ui| {
+                    let at = format_duration(Duration::from_millis(segment.start_ms));
+                    ui.label(RichText::new(at).weak().monospace());
+                    ui.label(&segment.text);
+                });
+            }
+        });
+    cancel
+}
+
+/// "m:ss", or "h:mm:ss" past an hour.
+pub fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    match seconds / 3600 {
+        0 => format!("{}:{:02}", seconds / 60, seconds % 60),
+        hours => format!("{hours}:{:02}:{:02}", (seconds / 60) % 60, seconds % 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_a_clock() {
+        assert_eq!(format_duration(Duration::from_millis(59_900)), "0:59");
+        assert_eq!(format_duration(Duration::from_secs(15 * 60)), "15:00");
+        assert_eq!(format_duration(Duration::from_secs(3_725)), "1:02:05");
+    }
+}
