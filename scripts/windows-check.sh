@@ -6,7 +6,9 @@
 #   2. the data folder defaults to %APPDATA%\MindSage;
 #   3. the window opens on the journal, draws its rows (its --report-startup line) and
 #      closes cleanly when asked, as its close button would;
-#   4. the installer: its tables, file, shortcut and upgrade code (msiinfo), the exe
+#   4. voice entries: no mingw runtime DLL imported, a real Whisper model loaded and a
+#      recording transcribed (`transcribe`), an entry made from it (`add --audio`);
+#   5. the installer: its tables, file, shortcut and upgrade code (msiinfo), the exe
 #      inside (PE32+, GUI subsystem, the version from Cargo.toml), an install under Wine
 #      that puts a runnable exe where the shortcut points, an upgrade, a refused
 #      downgrade, and an uninstall that removes the program and leaves the journal.
@@ -141,7 +143,32 @@ pass "the window closed cleanly when asked"
   || fail "the journal changed after the window closed"
 pass "the journal is intact after the window"
 
-# 4. The installer.
+# 4. Voice entries: whisper.cpp inside the exe loads a real model and transcribes a real
+#    recording; an entry is made from it; the exe needs no mingw runtime DLL.
+if x86_64-w64-mingw32-objdump -p "$exe" | grep -i -E "DLL Name: (libstdc\+\+|libgcc_s|libwinpthread)"; then
+  fail "the exe needs a mingw runtime DLL that Windows does not have"
+fi
+pass "the exe needs no mingw runtime DLL"
+shared="${MINDSAGE_SHARED_DIR:-$root/../shared}"
+model=$(bash "$shared/whisper-model/fetch-model.sh")
+sample="$shared/whisper-model/samples/knee.wav"
+win_model=$("$WINE" winepath -w "$model" 2>/dev/null | tr -d '\r')
+win_sample=$("$WINE" winepath -w "$sample" 2>/dev/null | tr -d '\r')
+win --data-dir "$win_journal" --json transcribe "$win_sample" --model "$win_model" >"$work/win.json" 2>"$work/voice.err" \
+  || fail "transcribe failed under Wine: $(tail -5 "$work/voice.err")"
+python3 - "$work/win.json" <<'PY' || fail "the transcript misses the recording's words: $(cat "$work/win.json")"
+import json, sys
+text = json.load(open(sys.argv[1]))["text"].lower()
+assert all(word in text for word in ("run", "morning", "left knee", "hurting")), text
+PY
+pass "whisper.cpp transcribed a recording under Wine: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["text"])' "$work/win.json")"
+win --data-dir "$win_journal" --json add --audio "$win_sample" --model "$win_model" >"$work/win.json" 2>>"$work/voice.err" \
+  || fail "add --audio failed under Wine: $(tail -5 "$work/voice.err")"
+voice_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/win.json")
+win --data-dir "$win_journal" --json show "$voice_id" | grep -q "left knee" || fail "the voice entry does not hold its transcript"
+pass "add --audio made entry $voice_id from the recording"
+
+# 5. The installer.
 tables=$(msiinfo tables "$msi")
 for table in File Component Directory Feature Shortcut Upgrade Property Icon Registry RemoveFile Media; do
   grep -qx "$table" <<<"$tables" || fail "the installer has no $table table"

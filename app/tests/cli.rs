@@ -4,6 +4,9 @@
 #[path = "../../core/tests/ollama_server/mod.rs"]
 mod ollama_server;
 
+#[path = "../../core/tests/whisper_model/mod.rs"]
+mod whisper_model;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -305,4 +308,69 @@ fn a_closed_pipe_ends_a_command_quietly() {
         assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn a_recording_is_transcribed_and_becomes_an_entry_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = whisper_model::samples().remove(0);
+    let wav = clip.path.to_str().unwrap();
+
+    // No model anywhere: a message that says where one goes, and nothing written.
+    let missing = mindsage(dir.path(), &["transcribe", wav]);
+    assert!(!missing.status.success());
+    let told = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        told.contains("no Whisper model") && told.contains("models"),
+        "{told}"
+    );
+
+    let model = whisper_model::tiny_en();
+    let model = model.to_str().unwrap();
+    let text = mindsage(dir.path(), &["transcribe", wav, "--model", model]);
+    assert!(text.status.success(), "{}", String::from_utf8_lossy(&text.stderr));
+    let heard = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        mindsage_core::voice::score::missing_keywords(&heard, &clip.keywords).is_empty(),
+        "{heard}"
+    );
+
+    let detail = json(&mindsage(
+        dir.path(),
+        &["transcribe", wav, "--model", model, "--json"],
+    ));
+    assert_eq!(detail["language"], "en");
+    let segments = detail["segments"].as_array().unwrap();
+    assert!(
+        !segments.is_empty() && segments[0]["end_ms"].as_u64().unwrap() > 0,
+        "{detail}"
+    );
+
+    // The models folder is where the app and the CLI look by default.
+    std::fs::create_dir_all(dir.path().join("models")).unwrap();
+    std::fs::copy(
+        whisper_model::tiny_en(),
+        dir.path().join("models/ggml-tiny.en.bin"),
+    )
+    .unwrap();
+    let added = json(&mindsage(
+        dir.path(),
+        &["add", "--audio", wav, "--tag", "voice", "--json"],
+    ));
+    let id = added["id"].as_i64().unwrap().to_string();
+    let shown = json(&mindsage(dir.path(), &["show", &id, "--json"]));
+    assert!(
+        mindsage_core::voice::score::missing_keywords(shown["body"].as_str().unwrap(), &clip.keywords)
+            .is_empty()
+    );
+    assert_eq!(shown["tags"][0], "voice");
+
+    // What a person might open by mistake: a clear error, nothing saved.
+    let not_sound = dir.path().join("notes.wav");
+    std::fs::write(&not_sound, "shopping list").unwrap();
+    let refused = mindsage(dir.path(), &["add", "--audio", not_sound.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not a WAV file"));
+    let listed = json(&mindsage(dir.path(), &["list", "--json"]));
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
 }
