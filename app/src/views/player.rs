@@ -43,11 +43,7 @@ impl RecordingPlayer {
                 return;
             }
             let playing = player.is_playing();
-            let label = if playing {
-                "⏸ Pause"
-            } else {
-                "▶ Play recording"
-            };
+            let label = if playing { "Pause" } else { "▶ Play recording" };
             if ui.button(label).clicked() {
                 if playing {
                     player.pause();

@@ -210,8 +210,11 @@ impl RecorderView {
             VoiceEvent::Saved { recording, id } => {
                 self.waiting.retain(|r| *r != recording);
                 if self.shows(&recording) {
+                    // The entry on screen says the rest; what was told about the
+                    // recording (a maximum length, a lost device) is done with.
                     self.stage = Stage::Idle;
                     self.open = false;
+                    self.message = None;
                     actions.push(Action::OpenEntry(id));
                 }
             }
@@ -237,16 +240,17 @@ impl RecorderView {
     pub fn indicator_ui(&mut self, ui: &mut egui::Ui) {
         let text = match &self.stage {
             Stage::Recording { recording, .. } if recording.is_paused() => {
-                format!("⏸ Paused {}", format_duration(recording.meter().elapsed()))
+                format!("Paused {}", format_duration(recording.meter().elapsed()))
             }
             Stage::Recording { recording, .. } => {
-                format!("● REC {}", format_duration(recording.meter().elapsed()))
+                format!("REC {}", format_duration(recording.meter().elapsed()))
             }
-            Stage::Opening(_) => "● REC".to_owned(),
+            Stage::Opening(_) => "REC".to_owned(),
             Stage::Recorded { .. } | Stage::Transcribing { .. } => "Transcribing…".to_owned(),
             Stage::Idle => return,
         };
         let color = if self.is_recording() {
+            light(ui, RECORDING_RED);
             RECORDING_RED
         } else {
             ui.visuals().text_color()
@@ -303,8 +307,9 @@ impl RecorderView {
 
     fn idle_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
+            light(ui, RECORDING_RED);
             if ui
-                .button(RichText::new("● Record").color(RECORDING_RED))
+                .button(RichText::new("Record").color(RECORDING_RED))
                 .on_hover_text("Ctrl+R")
                 .clicked()
             {
@@ -346,8 +351,9 @@ fn recording_ui(ui: &mut egui::Ui, recording: &Recording, input: &str, max: Dura
     let elapsed = meter.elapsed();
     let paused = recording.is_paused();
     ui.horizontal(|ui| {
-        let light = if paused { "⏸ Paused" } else { "● Recording" };
-        ui.label(RichText::new(light).color(RECORDING_RED).strong());
+        light(ui, RECORDING_RED);
+        let state = if paused { "Paused" } else { "Recording" };
+        ui.label(RichText::new(state).color(RECORDING_RED).strong());
         ui.monospace(format!("{} / {}", format_duration(elapsed), format_duration(max)));
         let level = if paused { 0.0 } else { meter.level() };
         ui.add(
@@ -421,6 +427,13 @@ fn transcribing_ui(ui: &mut egui::Ui, percent: u8, segments: &[Segment], cancell
             }
         });
     cancel
+}
+
+/// The round red light of a recording, painted: the UI's font has no round bullet.
+fn light(ui: &mut egui::Ui, color: Color32) {
+    let side = ui.text_style_height(&egui::TextStyle::Body);
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::hover());
+    ui.painter().circle_filled(rect.center(), side * 0.32, color);
 }
 
 /// "m:ss", or "h:mm:ss" past an hour.
