@@ -42,13 +42,13 @@ fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
 }
 
 fn app_with(data_dir: &Path, view: View, ai: AiSettings) -> Harness<'static, MindSageApp> {
-    app_from(Startup::on_view(data_dir.to_path_buf(), view), ai)
+    app_from(Startup::on_view(data_dir.to_path_buf(), view), ai, 800.0)
 }
 
-fn app_from(startup: Startup, ai: AiSettings) -> Harness<'static, MindSageApp> {
+fn app_from(startup: Startup, ai: AiSettings, height: f32) -> Harness<'static, MindSageApp> {
     let database = paths::database_path(&startup.data_dir);
     Harness::builder()
-        .with_size([1200.0, 800.0])
+        .with_size([1200.0, height])
         .build_eframe(move |cc| {
             let backend = Backend::spawn(
                 database,
@@ -905,7 +905,8 @@ fn app_recording(data_dir: &Path, sample: &Path, view: View) -> Harness<'static,
         host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
         ..AiSettings::default()
     };
-    app_from(startup, offline)
+    // Tall enough that Settings' voice fields show above the recorder's panel.
+    app_from(startup, offline, 1400.0)
 }
 
 /// The data folder's `models/` with the real tiny.en model in it, as a person puts it.

@@ -291,10 +291,10 @@ impl SettingsView {
                 ));
             }
             Some(Err(problem)) => {
-                ui.label(format!("Status: not ready. {problem}"));
+                ui.label(format!("Speech recognition: not ready. {problem}"));
             }
             None => {
-                ui.label(RichText::new("Status: checking…").weak());
+                ui.label(RichText::new("Speech recognition: checking…").weak());
             }
         }
     }
