@@ -18,11 +18,12 @@
 //!   follow.
 //! * `M.transcribe_60s`, `M.first_segment`, `M.real_time_factor.p50` and `.p95`,
 //!   `M.word_error_rate_60s`: one recording of at least a minute, the samples joined
-//!   with half a second of silence between them and the set repeated until it is long
-//!   enough (whisper.cpp pads every clip to a 30-second window, so a short clip would
-//!   measure the padding), transcribed [`REPEATS`] times. `first_segment` runs from
-//!   the call until the first decoded segment reaches the progress callback: what a
-//!   person waits for after pressing Stop. The real-time factor is the recording's
+//!   with half a second of silence between them, the set starting over until it is long
+//!   enough, so it ends at most one sample past the minute (whisper.cpp pads every
+//!   clip to a 30-second window, so a short clip would measure the padding),
+//!   transcribed [`REPEATS`] times. `first_segment` runs from the call until the
+//!   first decoded segment reaches the progress callback: what a person waits for
+//!   after pressing Stop. The real-time factor is the recording's
 //!   seconds over the transcription's (higher is better), once from the p50 time and
 //!   once from the p95 time, the slow end the board tracks.
 //!
@@ -108,18 +109,19 @@ impl Stage for Stt {
             Unit::Count,
             format!(
                 "threads given to whisper.cpp: every core up to 8, as voice::transcribe chooses \
-                 ({} logical cores here)",
-                std::thread::available_parallelism().map_or(1, |n| n.get())
+                 ({} logical cores here; load average {} at the stage's start)",
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                load_average().as_deref().unwrap_or("unknown")
             ),
         ));
-        let (recording, passes) = join_clips(&audio, RECORDING_MIN_S, GAP_S);
-        let said: Vec<&str> = clips.iter().map(|c| c.text.as_str()).collect();
-        let said = vec![said.join(" "); passes].join(" ");
+        let (recording, order) = join_clips(&audio, RECORDING_MIN_S, GAP_S);
+        let said: Vec<&str> = order.iter().map(|&i| clips[i].text.as_str()).collect();
+        let said = said.join(" ");
         let long = Long {
             samples: &recording,
             said: &said,
             seconds: recording.len() as f64 / f64::from(SAMPLE_RATE),
-            passes,
+            joined: order.len(),
             clips: clips.len(),
         };
         for (size, path) in MODELS.iter().zip(&paths) {
@@ -136,7 +138,8 @@ struct Long<'a> {
     samples: &'a [f32],
     said: &'a str,
     seconds: f64,
-    passes: usize,
+    /// Samples joined, the set's repeats included.
+    joined: usize,
     clips: usize,
 }
 
@@ -231,9 +234,9 @@ fn measure_model(
         heard = transcript.text();
     }
     let recording = format!(
-        "a {:.1}-second recording ({} passes over the {} samples, {GAP_S} s of silence between \
+        "a {:.1}-second recording ({} of the {} samples in turn, {GAP_S} s of silence between \
          them), {REPEATS} transcriptions after the samples' own",
-        long.seconds, long.passes, long.clips
+        long.seconds, long.joined, long.clips
     );
     // Less than half of what was said is not a transcript of this recording.
     let payload = Some(Payload::of(1, heard.len() as u64));
@@ -293,23 +296,27 @@ fn transcribe(model: &Whisper, samples: &[f32]) -> anyhow::Result<(Duration, Opt
     Ok((elapsed, first.get().map(|t| t - started), transcript))
 }
 
-/// The clips one after another, `gap_s` of silence between two, the whole set repeated
-/// until the recording lasts at least `min_s`; and how many passes that took.
-fn join_clips(clips: &[Vec<f32>], min_s: f64, gap_s: f64) -> (Vec<f32>, usize) {
+/// The clips one after another in turn, `gap_s` of silence between two, the set
+/// starting over until the recording lasts at least `min_s` (so it ends no more than a
+/// clip past it); and which clip went where.
+fn join_clips(clips: &[Vec<f32>], min_s: f64, gap_s: f64) -> (Vec<f32>, Vec<usize>) {
     let min_len = (min_s * f64::from(SAMPLE_RATE)).ceil() as usize;
     let gap = (gap_s * f64::from(SAMPLE_RATE)).round() as usize;
-    let mut joined = Vec::new();
-    let mut passes = 0;
-    while joined.len() < min_len && clips.iter().any(|c| !c.is_empty()) {
-        for clip in clips {
-            if !joined.is_empty() {
-                joined.extend(std::iter::repeat_n(0.0, gap));
-            }
-            joined.extend_from_slice(clip);
-        }
-        passes += 1;
+    let (mut joined, mut order) = (Vec::new(), Vec::new());
+    if clips.iter().all(Vec::is_empty) {
+        return (joined, order);
     }
-    (joined, passes)
+    for (i, clip) in clips.iter().enumerate().cycle() {
+        if joined.len() >= min_len {
+            break;
+        }
+        if !joined.is_empty() {
+            joined.extend(std::iter::repeat_n(0.0, gap));
+        }
+        joined.extend_from_slice(clip);
+        order.push(i);
+    }
+    (joined, order)
 }
 
 /// Seconds of audio per second of transcription.
@@ -320,6 +327,14 @@ fn real_time_factor(audio_s: f64, transcription_ms: f64) -> f64 {
 /// Threads `voice::transcribe` gives whisper.cpp: every core, up to the eight it scales to.
 fn whisper_threads() -> usize {
     std::thread::available_parallelism().map_or(4, |n| n.get().min(8))
+}
+
+/// The 1-, 5- and 15-minute load averages (Linux): whisper.cpp's threads wait for each
+/// other at every step, so a busy machine slows it far more than its share of the CPU.
+fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let averages: Vec<&str> = text.split_whitespace().take(3).collect();
+    (averages.len() == 3).then(|| averages.join(" "))
 }
 
 /// The `shared/` folder: `MINDSAGE_SHARED_DIR`, else beside the workspace (the rule the
@@ -448,19 +463,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_recording_repeats_the_whole_set_with_gaps_until_it_is_long_enough() {
+    fn the_recording_takes_the_samples_in_turn_with_gaps_until_it_is_long_enough() {
         let rate = SAMPLE_RATE as usize;
         let clips = vec![vec![1.0; 4 * rate], vec![2.0; 3 * rate]];
-        let (joined, passes) = join_clips(&clips, 20.0, 0.5);
-        // 7 s and a gap per pass, passes joined by a gap: 7.5 s, 15.5 s, 23.5 s.
-        assert_eq!(passes, 3);
-        assert_eq!(joined.len(), 21 * rate + 5 * rate / 2);
-        assert!(joined.len() >= 20 * rate);
+        let (joined, order) = join_clips(&clips, 20.0, 0.5);
+        // 4, 7.5, 12, 15.5 s, then the first clip again reaches 20 s: 18 s of speech
+        // and four gaps.
+        assert_eq!(order, [0, 1, 0, 1, 0]);
+        assert_eq!(joined.len(), 18 * rate + 4 * rate / 2);
         // The silence sits between the clips, never at the ends.
         assert_eq!(joined[4 * rate..4 * rate + rate / 2], vec![0.0; rate / 2][..]);
-        assert_eq!((joined[0], *joined.last().unwrap()), (1.0, 2.0));
+        assert_eq!((joined[0], *joined.last().unwrap()), (1.0, 1.0));
+        // Long enough already after the first clip.
+        assert_eq!(join_clips(&clips, 1.0, 0.5).1, [0]);
         // Nothing to join is no recording, not an endless loop.
-        assert_eq!(join_clips(&[Vec::new()], 60.0, 0.5), (Vec::new(), 0));
+        assert_eq!(join_clips(&[Vec::new()], 60.0, 0.5), (Vec::new(), Vec::new()));
     }
 
     #[test]
