@@ -234,8 +234,8 @@ fn measure_model(
         heard = transcript.text();
     }
     let recording = format!(
-        "a {:.1}-second recording ({} of the {} samples in turn, {GAP_S} s of silence between \
-         them), {REPEATS} transcriptions after the samples' own",
+        "a {:.1}-second recording ({} clips: the {} samples in turn, {GAP_S} s of silence \
+         between two), {REPEATS} transcriptions after the samples' own",
         long.seconds, long.joined, long.clips
     );
     // Less than half of what was said is not a transcript of this recording.
