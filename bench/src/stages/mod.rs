@@ -1,7 +1,7 @@
 //! Stages: the plug-ins a run is made of.
 //!
-//! A stage measures one part of the app (the database, the binary's size; later
-//! issues add import, vector search, retrieval, AI, speech and the app's frames) and
+//! A stage measures one part of the app (the database, vector search, retrieval, AI,
+//! the model queue, speech to text, the app's frames, the binary's size) and
 //! records scenarios through a [`Recorder`]. Stages are looked up by name in
 //! [`registry`]; asking for one that is not there is an error naming those that are,
 //! never a silent skip, so a run can't quietly measure less than it claims.
@@ -12,6 +12,7 @@ mod backfill;
 mod db;
 mod retrieval;
 mod size;
+mod stt;
 mod vector;
 mod window;
 
@@ -152,6 +153,7 @@ pub fn registry() -> Vec<Box<dyn Stage>> {
         Box::new(retrieval::Retrieval),
         Box::new(ai::Ai),
         Box::new(backfill::Backfill),
+        Box::new(stt::Stt),
         Box::new(app::App),
         Box::new(size::Size),
     ]
@@ -226,13 +228,16 @@ mod tests {
 
     #[test]
     fn an_unknown_stage_is_an_error_listing_the_available_ones() {
-        let err = resolve(&["db".into(), "stt".into()]).err().unwrap().to_string();
+        let err = resolve(&["db".into(), "import".into()])
+            .err()
+            .unwrap()
+            .to_string();
         let available: Vec<&str> = registry().iter().map(|s| s.name()).collect();
-        assert!(available.contains(&"db") && available.contains(&"size"));
+        assert!(available.contains(&"db") && available.contains(&"size") && available.contains(&"stt"));
         assert_eq!(
             err,
             format!(
-                "stage stt not implemented; available stages: {}",
+                "stage import not implemented; available stages: {}",
                 available.join(", ")
             )
         );
