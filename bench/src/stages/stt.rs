@@ -102,7 +102,7 @@ impl Stage for Stt {
                 .collect(),
         );
 
-        let threads = whisper_threads();
+        let threads = mindsage_core::voice::transcribe::threads();
         out.push(value(
             "threads",
             threads as f64,
@@ -322,11 +322,6 @@ fn join_clips(clips: &[Vec<f32>], min_s: f64, gap_s: f64) -> (Vec<f32>, Vec<usiz
 /// Seconds of audio per second of transcription.
 fn real_time_factor(audio_s: f64, transcription_ms: f64) -> f64 {
     audio_s / (transcription_ms / 1000.0)
-}
-
-/// Threads `voice::transcribe` gives whisper.cpp: every core, up to the eight it scales to.
-fn whisper_threads() -> usize {
-    std::thread::available_parallelism().map_or(4, |n| n.get().min(8))
 }
 
 /// The 1-, 5- and 15-minute load averages (Linux): whisper.cpp's threads wait for each

@@ -241,7 +241,7 @@ impl Model {
             .create_state()
             .map_err(|e| TranscribeError::Whisper(e.to_string()))?;
         let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
-        params.set_n_threads(threads());
+        params.set_n_threads(threads() as i32);
         params.set_language(Some(code.as_str()));
         params.set_print_progress(false);
         params.set_print_realtime(false);
@@ -330,9 +330,11 @@ fn segment(start: i64, end: i64, text: String) -> Segment {
     }
 }
 
-/// Threads for whisper.cpp: every core, up to the eight it scales to.
-fn threads() -> i32 {
-    std::thread::available_parallelism().map_or(4, |n| n.get().min(8)) as i32
+/// Threads for whisper.cpp: every core, up to the eight it scales to. (Its threads wait
+/// for each other at every step, so on a busy machine it slows far more than its share
+/// of the CPU: see the `stt` stage in docs/optimisation-log.md.)
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get().min(8))
 }
 
 #[cfg(test)]
