@@ -324,8 +324,13 @@ fn add_recording(
     model: Option<&std::path::Path>,
 ) -> Result<()> {
     let transcript = transcribe_file(args, file, model, false)?;
-    let samples = voice::wav::read_file(file)?;
-    let id = voice::save_entry(conn, DEFAULT_USER, entry, &samples, &transcript.transcript)?;
+    let id = voice::save_entry(
+        conn,
+        DEFAULT_USER,
+        entry,
+        &transcript.samples,
+        &transcript.transcript,
+    )?;
     print(
         args,
         &serde_json::json!({ "id": id, "duration_ms": transcript.duration_ms, "language": transcript.transcript.language }),
@@ -347,6 +352,9 @@ struct FileTranscript {
     #[serde(flatten)]
     transcript: voice::transcribe::Transcript,
     text: String,
+    /// The recording as 16 kHz mono, read once for both the transcript and the entry.
+    #[serde(skip)]
+    samples: Vec<f32>,
 }
 
 /// Transcribes a WAV file with the model from `--model`, Settings or the models folder,
@@ -387,6 +395,7 @@ fn transcribe_file(
         duration_ms: voice::duration_ms(samples.len()),
         text: transcript.text(),
         transcript,
+        samples,
     })
 }
 
