@@ -1012,6 +1012,9 @@ fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() 
     harness
         .get_by_role_and_label(Role::Button, "Save settings")
         .click();
+    wait_until(&mut harness, "the settings saved", |h| {
+        shows(h, "Saved. Ollama settings")
+    });
     wait_at_most(
         &mut harness,
         "the waiting recording saved as an entry",
