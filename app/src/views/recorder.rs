@@ -389,6 +389,14 @@ fn recording_ui(ui: &mut egui::Ui, recording: &Recording, input: &str, max: Dura
             .color(ui.visuals().warn_fg_color),
         );
     }
+    if meter.dropped() > 0 {
+        ui.label(
+            RichText::new(
+                "Some sound was lost: the computer fell behind the microphone. Closing other programs helps.",
+            )
+            .color(ui.visuals().warn_fg_color),
+        );
+    }
     let left = max.saturating_sub(elapsed);
     if left <= WARN_BEFORE_END {
         ui.label(
