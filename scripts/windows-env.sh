@@ -20,6 +20,18 @@ export CXXFLAGS_x86_64_pc_windows_gnu="-D_WIN32_WINNT=0x0601"
 #   every CMAKE_* variable to cmake).
 export CMAKE_STATIC_LIBRARY_PREFIX_CXX=lib
 # - The bindings whisper-rs-sys ships are Linux's (their struct layouts are wrong on
-#   Windows): generate them for the target with libclang.
-export BINDGEN_EXTRA_CLANG_ARGS_x86_64_pc_windows_gnu="--target=x86_64-w64-mingw32 -I/usr/x86_64-w64-mingw32/include"
+#   Windows): generate them for the target with libclang. bindgen takes the newest
+#   libclang it finds anywhere, and that one may have no compiler headers beside it
+#   ('stdbool.h' file not found); so name the libclang from Debian's libclang-dev
+#   (scripts/install-deps.sh) and its own header folder.
+bindgen_args="--target=x86_64-w64-mingw32 -I/usr/x86_64-w64-mingw32/include"
+for header in $(ls -d /usr/lib/llvm-*/lib/clang/*/include/stdbool.h 2>/dev/null | sort -V -r); do
+  llvm_lib="${header%%/clang/*}"
+  if ls "$llvm_lib"/libclang*.so* >/dev/null 2>&1; then
+    export LIBCLANG_PATH="$llvm_lib"
+    bindgen_args="$bindgen_args -isystem ${header%/stdbool.h}"
+    break
+  fi
+done
+export BINDGEN_EXTRA_CLANG_ARGS_x86_64_pc_windows_gnu="$bindgen_args"
 unset WHISPER_DONT_GENERATE_BINDINGS
