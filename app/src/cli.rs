@@ -157,6 +157,15 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         model: Option<PathBuf>,
     },
+    /// Bring in entries from another app: Day One's JSON export (the zip, or its JSON
+    /// unzipped), jrnl's (`jrnl --export json`), or a folder of Markdown files (or one).
+    /// Importing the same export again adds nothing; every problem is reported per entry.
+    Import {
+        path: PathBuf,
+        /// Say what would be added, skipped as already there, or refused; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -262,6 +271,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             crate::index::run(&path, &options, &ai_settings(args)?, wait, args.json)
         }
         Command::Search { query, limit } => search(args, &conn, &query, limit),
+        Command::Import { path, dry_run } => crate::import::run(&mut conn, &path, dry_run, args.json),
         Command::Info => {
             let info = serde_json::json!({
                 "database": path,

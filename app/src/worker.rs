@@ -354,7 +354,7 @@ impl Reader {
                 let result = writer.call(move |conn| {
                     let tx = conn.transaction()?;
                     for image in &prepared {
-                        gallery::attach_image(&tx, USER, entry, image)?;
+                        gallery::attach_image(&tx, USER, entry, image, &clock::now_utc())?;
                     }
                     tx.commit()?;
                     Ok(prepared.len())

@@ -7,6 +7,9 @@ mod ollama_server;
 #[path = "../../core/tests/whisper_model/mod.rs"]
 mod whisper_model;
 
+#[path = "../../core/tests/exports/mod.rs"]
+mod exports;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -373,4 +376,74 @@ fn a_recording_is_transcribed_and_becomes_an_entry_from_the_command_line() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("not a WAV file"));
     let listed = json(&mindsage(dir.path(), &["list", "--json"]));
     assert_eq!(listed.as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn a_day_one_export_is_imported_from_the_command_line_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("Day One export.zip");
+    exports::write_dayone_zip(&zip);
+    let zip = zip.to_str().unwrap();
+
+    // The preview first: what would happen, nothing written.
+    let dry = mindsage(dir.path(), &["import", zip, "--dry-run"]);
+    assert!(dry.status.success(), "{}", String::from_utf8_lossy(&dry.stderr));
+    let dry_text = String::from_utf8_lossy(&dry.stdout);
+    assert!(dry_text.contains("nothing written"), "{dry_text}");
+    assert!(
+        dry_text.contains(&format!("{} entries would be added", exports::DAYONE_ADDED)),
+        "{dry_text}"
+    );
+    assert_eq!(
+        json(&mindsage(dir.path(), &["list", "--json"]))
+            .as_array()
+            .map(Vec::len),
+        Some(0)
+    );
+
+    let report = json(&mindsage(dir.path(), &["import", zip, "--json"]));
+    assert_eq!(report["added"], exports::DAYONE_ADDED);
+    assert_eq!(report["rejected"], exports::DAYONE_REJECTED);
+    let problems = report["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["reason"].as_str().unwrap().contains("no creationDate"))
+    );
+    let listed = json(&mindsage(dir.path(), &["list", "--json", "--limit", "50"]));
+    let titles: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.contains(&"Pastéis in Belém"), "{titles:?}");
+    assert_eq!(titles.len(), exports::DAYONE_ADDED);
+    // Imported entries are found by search like any other.
+    let found = json(&mindsage(dir.path(), &["search", "fado", "--json"]));
+    assert!(found.to_string().contains("Second note of the minute"), "{found}");
+
+    // The same export again: nothing doubled, and the text says so.
+    let again = mindsage(dir.path(), &["import", zip]);
+    let again_text = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again_text.contains(&format!(
+            "0 entries added, {} already in the journal",
+            exports::DAYONE_ADDED
+        )),
+        "{again_text}"
+    );
+    assert_eq!(
+        json(&mindsage(dir.path(), &["list", "--json", "--limit", "50"]))
+            .as_array()
+            .map(Vec::len),
+        Some(exports::DAYONE_ADDED)
+    );
+
+    // Something that is not an export: a clear error, nothing written.
+    let wrong = dir.path().join("holiday.zip");
+    std::fs::write(&wrong, "a text file named like a zip").unwrap();
+    let refused = mindsage(dir.path(), &["import", wrong.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a zip archive"));
 }

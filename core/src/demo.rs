@@ -12,7 +12,7 @@ use rusqlite::Connection;
 
 use crate::db::entries::{self, NewEntry};
 use crate::db::{EntryId, Result, UserId, gallery};
-use crate::media;
+use crate::{clock, media};
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -348,7 +348,7 @@ pub fn seed(conn: &mut Connection, user: UserId, options: &DemoOptions) -> Resul
             if let Some(photo) = item.photo {
                 let prepared = media::prepare_image(photo)
                     .map_err(|e| crate::db::DbError::Invalid(format!("demo photo: {e}")))?;
-                gallery::attach_image(&tx, user, id, &prepared)?;
+                gallery::attach_image(&tx, user, id, &prepared, &clock::now_utc())?;
                 report.photos += 1;
             }
             report.first_id.get_or_insert(id);

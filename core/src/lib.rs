@@ -8,6 +8,7 @@
 //!   screen uses, and the background writer thread.
 //! * [`search`]: keyword, vector and hybrid search, and dates in questions.
 //! * [`media`]: photos attached to entries (decoding, thumbnails, hashes).
+//! * [`import`]: journals from Day One, jrnl and Markdown files, without doubles.
 //! * [`demo`]: a deterministic journal generator for tests, the bench and `--demo`.
 //! * [`timing`]: the registry of named-query timings the profiler overlay shows.
 //! * [`paths`]: where the journal lives on each platform.
@@ -19,6 +20,7 @@ pub mod ai;
 pub mod clock;
 pub mod db;
 pub mod demo;
+pub mod import;
 pub mod media;
 pub mod paths;
 pub mod search;

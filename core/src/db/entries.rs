@@ -4,7 +4,7 @@
 //! its time under the catalogue name. Writes take `&mut Connection` because they run in
 //! a transaction; in the app they run on the writer thread.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::jobs::{self, JobKind};
@@ -319,10 +319,22 @@ pub fn create(conn: &mut Connection, user: UserId, entry: &NewEntry) -> Result<E
 /// runner finds such entries when it starts (`ai::jobs`), so their work is queued in one
 /// statement instead of two inserts per entry.
 pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
-    validate_mood(entry.mood_score)?;
     let created = entry.created_at.unwrap_or_else(Utc::now);
+    insert_entry_lived(conn, user, entry, created, clock::local_date_of(created))
+}
+
+/// [`insert_entry`] for an entry written on `day` where it was written, which may not be
+/// this computer's day for `created` (an import from another time zone).
+pub fn insert_entry_lived(
+    conn: &Connection,
+    user: UserId,
+    entry: &NewEntry,
+    created: DateTime<Utc>,
+    day: NaiveDate,
+) -> Result<EntryId> {
+    validate_mood(entry.mood_score)?;
     let created_at = clock::format_utc(created);
-    let local_date = clock::format_date(clock::local_date_of(created));
+    let local_date = clock::format_date(day);
     let title = entry.title.trim();
     conn.prepare_cached(WRITE_CREATE.sql)?.execute(params![
         user,

@@ -6,7 +6,6 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use super::entries::Cursor;
 use super::queries::*;
 use super::{EntryId, Result, UserId};
-use crate::clock;
 use crate::media::PreparedImage;
 use crate::timing;
 
@@ -91,8 +90,15 @@ pub fn random(conn: &Connection, user: UserId, n: usize, rng: &mut impl Rng) -> 
 }
 
 /// Attaches a prepared photo to an entry; returns the media id. Runs inside the
-/// caller's transaction, if any.
-pub fn attach_image(conn: &Connection, user: UserId, entry: EntryId, image: &PreparedImage) -> Result<i64> {
+/// caller's transaction, if any. `taken_at` (a stored timestamp) places it in the
+/// gallery: now for a photo added today, the entry's time for an imported one.
+pub fn attach_image(
+    conn: &Connection,
+    user: UserId,
+    entry: EntryId,
+    image: &PreparedImage,
+    taken_at: &str,
+) -> Result<i64> {
     timing::timed(MEDIA_INSERT.name, || {
         conn.prepare_cached(MEDIA_INSERT.sql)?.execute(params![
             user,
@@ -104,7 +110,7 @@ pub fn attach_image(conn: &Connection, user: UserId, entry: EntryId, image: &Pre
             image.width,
             image.height,
             Option::<i64>::None,
-            clock::now_utc(),
+            taken_at,
             image.thumbnail_jpeg,
         ])?;
         let media_id = conn.last_insert_rowid();

@@ -64,6 +64,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_voice_segments",
         sql: include_str!("../../../migrations/0009_voice_segments.sql"),
     },
+    Migration {
+        version: 10,
+        name: "0010_imported_entries",
+        sql: include_str!("../../../migrations/0010_imported_entries.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -14,6 +14,7 @@ pub mod audio;
 pub mod chats;
 pub mod entries;
 pub mod gallery;
+pub mod imports;
 pub mod jobs;
 pub mod migrate;
 pub mod plan;

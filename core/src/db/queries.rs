@@ -272,6 +272,25 @@ pub const MEDIA_INSERT: NamedQuery = q(
      duration_ms, created_at, thumbnail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 );
 
+/// Whether an entry from this source with this id was imported before. ?1 source,
+/// ?2 the source's id for it.
+pub const IMPORT_SEEN_EXTERNAL: NamedQuery = q(
+    "import.seen_external",
+    "SELECT entry_id FROM imported_entries WHERE source = ?1 AND external_id = ?2",
+);
+
+/// Whether an entry with this time, title and body was imported before, from any source.
+pub const IMPORT_SEEN_HASH: NamedQuery = q(
+    "import.seen_hash",
+    "SELECT entry_id FROM imported_entries WHERE content_hash = ?1 LIMIT 1",
+);
+
+pub const IMPORT_RECORD: NamedQuery = q(
+    "import.record",
+    "INSERT INTO imported_entries (entry_id, source, external_id, content_hash, imported_at) \
+     VALUES (?1, ?2, ?3, ?4, ?5)",
+);
+
 pub const MEDIA_BLOB_INSERT: NamedQuery = q(
     "media.blob_insert",
     "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
@@ -702,6 +721,9 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_RANDOM,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
+    &IMPORT_SEEN_EXTERNAL,
+    &IMPORT_SEEN_HASH,
+    &IMPORT_RECORD,
     &AUDIO_INSERT,
     &AUDIO_SEGMENT_INSERT,
     &AUDIO_OF_ENTRY,

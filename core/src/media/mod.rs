@@ -5,7 +5,7 @@
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageFormat, ImageReader};
+use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 
 /// Longest side of a stored thumbnail, in pixels: sharp in a gallery cell on a
@@ -15,6 +15,13 @@ pub const THUMBNAIL_SIDE: u32 = 256;
 /// Photos larger than this are refused rather than decoded (a 50 MB file is not a
 /// journal photo, and decoding it would take seconds and hundreds of MB).
 pub const MAX_IMAGE_BYTES: usize = 40 * 1024 * 1024;
+
+/// Longest side a photo may have: beyond any camera's (a 200-megapixel phone photo is
+/// about 16,000 pixels wide).
+pub const MAX_IMAGE_SIDE: u32 = 20_000;
+
+/// Memory the decoder may use for one photo.
+const MAX_DECODED_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Why a file could not be attached.
 #[derive(Debug, thiserror::Error)]
@@ -47,9 +54,10 @@ pub fn prepare_image(data: Vec<u8>) -> Result<PreparedImage, MediaError> {
             max: MAX_IMAGE_BYTES,
         });
     }
-    let reader = ImageReader::new(Cursor::new(&data))
+    let mut reader = ImageReader::new(Cursor::new(&data))
         .with_guessed_format()
         .map_err(|e| MediaError::Unsupported(e.to_string()))?;
+    reader.limits(decoder_limits());
     let mime = match reader.format() {
         Some(ImageFormat::Png) => "image/png",
         Some(ImageFormat::Jpeg) => "image/jpeg",
@@ -67,6 +75,16 @@ pub fn prepare_image(data: Vec<u8>) -> Result<PreparedImage, MediaError> {
         data,
         thumbnail_jpeg,
     })
+}
+
+/// What a photo may declare before it is decoded: a small file can claim enormous
+/// dimensions (a decompression bomb), and the decoder would allocate for them.
+fn decoder_limits() -> Limits {
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(MAX_DECODED_BYTES);
+    limits
 }
 
 fn thumbnail(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {

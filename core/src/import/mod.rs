@@ -1,0 +1,437 @@
+//! Bringing a journal in from another app: Day One's export, jrnl's JSON export and a
+//! folder of Markdown files, one file per source (as atuin keeps its importers).
+//!
+//! An import is two steps, so nothing is written before the whole export has been read
+//! and every item judged: [`open`] reads the export into [`Item`]s (each source's rules
+//! for dates, titles and tags applied) and the [`Problem`]s of what could not be read;
+//! [`run`] writes the items in batched transactions, or with `dry_run` only says what it
+//! would do. Each item is written inside its own savepoint, so an item that fails
+//! leaves nothing behind, and each batch is one transaction, so an interrupted import
+//! leaves whole entries only; `imported_entries` (see `db::imports`) makes a second run
+//! skip what the first one wrote and finish the rest.
+//!
+//! Nothing is written outside the journal: archives are read in memory, never
+//! unpacked, and every read has a size limit (a decompression bomb is a per-item error).
+
+pub mod dayone;
+pub mod jrnl;
+pub mod markdown;
+mod text;
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::Connection;
+
+use crate::clock;
+use crate::db::entries::{self, NewEntry};
+use crate::db::{DbError, UserId, gallery, imports, jobs};
+use crate::media;
+
+/// Entries written per transaction: large enough that commits are a small part of the
+/// cost, small enough that a cancelled import stops within a moment.
+pub const BATCH: usize = 1_000;
+
+/// Largest entry imported, in bytes of text. Longer is not a journal entry (a book, a
+/// log file, a mistake) and would make every search that finds it slow to show.
+pub const MAX_ENTRY_BYTES: usize = 8 * 1024 * 1024;
+
+/// Largest file read from an export (a journal's JSON, a Markdown file), whatever its
+/// archive claims: the limit a decompression bomb runs into.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// The apps MindSage imports from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    DayOne,
+    Jrnl,
+    Markdown,
+}
+
+impl Source {
+    /// The name stored with each imported entry (`imported_entries.source`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::DayOne => "dayone",
+            Source::Jrnl => "jrnl",
+            Source::Markdown => "markdown",
+        }
+    }
+
+    /// The name a person knows the app by.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Source::DayOne => "Day One",
+            Source::Jrnl => "jrnl",
+            Source::Markdown => "Markdown files",
+        }
+    }
+}
+
+/// One entry read from an export, in MindSage's terms, before anything is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// How the report names it: the file, and the entry in it.
+    pub label: String,
+    /// The source's own id for it (Day One's uuid, a file's path in the folder).
+    pub external_id: String,
+    /// Title, body and tags; `created_at` is always set.
+    pub entry: NewEntry,
+    /// The day it was written where it was written.
+    pub day: NaiveDate,
+    /// Photos to attach, as paths inside the export.
+    pub photos: Vec<String>,
+}
+
+impl Item {
+    /// An item written at `created` and lived on `day`.
+    fn new(
+        label: String,
+        external_id: String,
+        entry: NewEntry,
+        created: DateTime<Utc>,
+        day: NaiveDate,
+    ) -> Item {
+        Item {
+            label,
+            external_id,
+            entry: NewEntry {
+                created_at: Some(created),
+                ..entry
+            },
+            day,
+            photos: Vec::new(),
+        }
+    }
+
+    fn created(&self) -> DateTime<Utc> {
+        self.entry.created_at.expect("importers set every item's time")
+    }
+
+    fn content_hash(&self) -> String {
+        imports::content_hash(
+            &clock::format_utc(self.created()),
+            self.entry.title.trim(),
+            &self.entry.body,
+        )
+    }
+}
+
+/// Something in an export that could not be brought in, or not wholly.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// The file and entry, as in [`Item::label`].
+    pub item: String,
+    pub reason: String,
+    /// Whether the entry itself was left out (a photo that could not be read leaves the
+    /// entry in, without it).
+    pub rejected: bool,
+}
+
+impl Problem {
+    fn rejected(item: impl Into<String>, reason: impl Into<String>) -> Problem {
+        Problem {
+            item: item.into(),
+            reason: reason.into(),
+            rejected: true,
+        }
+    }
+
+    fn partial(item: impl Into<String>, reason: impl Into<String>) -> Problem {
+        Problem {
+            item: item.into(),
+            reason: reason.into(),
+            rejected: false,
+        }
+    }
+}
+
+/// Why an export could not be read at all (one entry that cannot is a [`Problem`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("cannot read {path}: {error}")]
+    Read { path: PathBuf, error: std::io::Error },
+    #[error("{path} is not an export MindSage can import: {detail}")]
+    Unknown { path: PathBuf, detail: String },
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// Where an export's photos are read from: the zip it came in, or the folder.
+pub trait Files {
+    /// The bytes of `path` inside the export, at most `limit` of them.
+    fn read(&mut self, path: &str, limit: u64) -> Result<Vec<u8>, String>;
+}
+
+/// Files read from a folder, never outside it.
+struct FolderFiles {
+    root: PathBuf,
+}
+
+impl Files for FolderFiles {
+    fn read(&mut self, path: &str, limit: u64) -> Result<Vec<u8>, String> {
+        let relative = Path::new(path);
+        if !relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err("its path leads outside the export".into());
+        }
+        let file = File::open(self.root.join(relative)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => "it is not in the export".to_string(),
+            _ => format!("cannot read it ({e})"),
+        })?;
+        read_limited(file.take(limit + 1), limit)
+    }
+}
+
+/// An export read and judged, ready for [`run`].
+pub struct Export {
+    pub source: Source,
+    pub items: Vec<Item>,
+    /// What could not be read, found while reading (more are found while writing).
+    pub problems: Vec<Problem>,
+    files: Box<dyn Files>,
+}
+
+/// Reads the export at `path`, whichever of the known kinds it is: a Day One zip or
+/// JSON, a jrnl JSON export, a Markdown file or a folder of them. Decides by content
+/// (a zip is a zip whatever its name), so a file that is not what its extension says
+/// gets a message saying what it is.
+pub fn open(path: &Path) -> Result<Export, ImportError> {
+    puffin::profile_function!();
+    let read_error = |error| ImportError::Read {
+        path: path.to_path_buf(),
+        error,
+    };
+    let unknown = |detail: String| ImportError::Unknown {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let meta = std::fs::metadata(path).map_err(read_error)?;
+    if meta.is_dir() {
+        return markdown::read_folder(path).map_err(read_error);
+    }
+    let mut head = [0u8; 4];
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(read_error)?;
+    if head[..n].starts_with(b"PK\x03\x04") || head[..n].starts_with(b"PK\x05\x06") {
+        return dayone::read_zip(path).map_err(unknown);
+    }
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if extension == "zip" {
+        return Err(unknown("the file is not a zip archive".into()));
+    }
+    let bytes = read_limited(File::open(path).map_err(read_error)?, MAX_FILE_BYTES).map_err(unknown)?;
+    if matches!(extension.as_str(), "md" | "markdown" | "txt") {
+        return markdown::read_file(path, bytes).map_err(unknown);
+    }
+    let json: serde_json::Value = serde_json::from_slice(text::strip_bom(&bytes))
+        .map_err(|e| unknown(format!("it is not JSON ({e})")))?;
+    let name = file_stem(path);
+    if dayone::looks_like(&json) {
+        Ok(dayone::read_json(
+            &name,
+            json,
+            path.parent().unwrap_or(Path::new(".")),
+        ))
+    } else if jrnl::looks_like(&json) {
+        Ok(jrnl::read(&name, json))
+    } else {
+        Err(unknown(
+            "a JSON file that is neither a Day One nor a jrnl export (expected an \"entries\" list)".into(),
+        ))
+    }
+}
+
+impl Export {
+    fn new(source: Source, files: Box<dyn Files>) -> Export {
+        Export {
+            source,
+            items: Vec::new(),
+            problems: Vec::new(),
+            files,
+        }
+    }
+}
+
+/// How to run an import.
+#[derive(Debug, Default)]
+pub struct Options<'a> {
+    /// Judge every item against the journal, write nothing.
+    pub dry_run: bool,
+    /// Set from another thread to stop after the batch being written.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Where an import is, after each batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub elapsed: Duration,
+}
+
+/// What an import did (or, in a dry run, would do).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Report {
+    pub source: Source,
+    pub dry_run: bool,
+    /// Entries written (would be written).
+    pub added: usize,
+    /// Photos attached to them.
+    pub photos: usize,
+    /// Entries already in the journal from an earlier import, or twice in the export.
+    pub duplicates: usize,
+    /// Entries left out, each with a problem saying why.
+    pub rejected: usize,
+    /// Every problem, per item.
+    pub problems: Vec<Problem>,
+    /// Stopped by the person before the end (what was written is whole and kept).
+    pub cancelled: bool,
+}
+
+/// Writes an export's items into the journal (see the module comment), calling
+/// `progress` after each batch. The model's work for every new entry is queued in the
+/// same transaction, as a save queues it.
+pub fn run(
+    conn: &mut Connection,
+    user: UserId,
+    export: &mut Export,
+    options: &Options,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, DbError> {
+    puffin::profile_function!();
+    let start = Instant::now();
+    let source = export.source.as_str();
+    let mut report = Report {
+        source: export.source,
+        dry_run: options.dry_run,
+        added: 0,
+        photos: 0,
+        duplicates: 0,
+        rejected: export.problems.iter().filter(|p| p.rejected).count(),
+        problems: std::mem::take(&mut export.problems),
+        cancelled: false,
+    };
+    let total = export.items.len();
+    // Items twice in the same export: by the source's id and by content.
+    let mut seen_ids = HashSet::new();
+    let mut seen_hashes = HashSet::new();
+    let items = std::mem::take(&mut export.items);
+    for (batch_no, batch) in items.chunks(BATCH).enumerate() {
+        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            report.cancelled = true;
+            break;
+        }
+        let mut tx = conn.transaction()?;
+        for item in batch {
+            let hash = item.content_hash();
+            let repeated = !seen_ids.insert(item.external_id.clone()) | !seen_hashes.insert(hash.clone());
+            if repeated || imports::already_imported(&tx, source, &item.external_id, &hash)?.is_some() {
+                report.duplicates += 1;
+                continue;
+            }
+            if item.entry.body.len() > MAX_ENTRY_BYTES {
+                report.rejected += 1;
+                report.problems.push(Problem::rejected(
+                    &item.label,
+                    format!(
+                        "the entry is {:.1} MB of text; entries up to {} MB are imported",
+                        item.entry.body.len() as f64 / 1e6,
+                        MAX_ENTRY_BYTES / (1024 * 1024)
+                    ),
+                ));
+                continue;
+            }
+            let photos = read_photos(export.files.as_mut(), item, &mut report.problems);
+            if options.dry_run {
+                report.added += 1;
+                report.photos += photos.len();
+                continue;
+            }
+            let sp = tx.savepoint()?;
+            let written = (|| {
+                let created = item.created();
+                let id = entries::insert_entry_lived(&sp, user, &item.entry, created, item.day)?;
+                let taken_at = clock::format_utc(created);
+                for photo in &photos {
+                    gallery::attach_image(&sp, user, id, photo, &taken_at)?;
+                }
+                imports::record(&sp, id, source, &item.external_id, &hash)?;
+                jobs::enqueue_all(&sp, user, id)
+            })();
+            match written {
+                Ok(()) => {
+                    sp.commit()?;
+                    report.added += 1;
+                    report.photos += photos.len();
+                }
+                Err(DbError::Sqlite(e)) => return Err(DbError::Sqlite(e)),
+                Err(e) => {
+                    drop(sp);
+                    report.rejected += 1;
+                    report
+                        .problems
+                        .push(Problem::rejected(&item.label, e.to_string()));
+                }
+            }
+        }
+        tx.commit()?;
+        progress(Progress {
+            done: (batch_no * BATCH + batch.len()).min(total),
+            total,
+            elapsed: start.elapsed(),
+        });
+    }
+    Ok(report)
+}
+
+/// An item's photos decoded and thumbnailed; each one that cannot be is a problem, and
+/// the entry goes in without it.
+fn read_photos(files: &mut dyn Files, item: &Item, problems: &mut Vec<Problem>) -> Vec<media::PreparedImage> {
+    let mut photos = Vec::new();
+    for path in &item.photos {
+        let prepared = files
+            .read(path, media::MAX_IMAGE_BYTES as u64)
+            .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()));
+        match prepared {
+            Ok(photo) => photos.push(photo),
+            Err(reason) => problems.push(Problem::partial(
+                &item.label,
+                format!("photo {path} was not imported: {reason}"),
+            )),
+        }
+    }
+    photos
+}
+
+/// Reads at most `limit` bytes; more is an error rather than memory spent.
+fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, String> {
+    let mut data = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| format!("reading failed: {e}"))?;
+    if data.len() as u64 > limit {
+        return Err(format!("it is larger than {} MB", limit / (1024 * 1024)));
+    }
+    Ok(data)
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
