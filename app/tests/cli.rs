@@ -428,7 +428,7 @@ fn a_day_one_export_is_imported_from_the_command_line_once() {
     let again_text = String::from_utf8_lossy(&again.stdout);
     assert!(
         again_text.contains(&format!(
-            "0 entries added, {} already in the journal",
+            "0 entries added, {} entries already in the journal",
             exports::DAYONE_ADDED
         )),
         "{again_text}"

@@ -135,6 +135,11 @@ fn day_one_zip_arrives_whole_with_photos_tags_and_days_and_only_once() {
 
     let again = import_path(&mut conn, &zip, false);
     assert_eq!((again.added, again.duplicates), (0, exports::DAYONE_ADDED));
+    assert!(
+        again.problems.iter().all(|p| p.rejected),
+        "notes on entries already in: {:#?}",
+        again.problems
+    );
     assert_eq!(all_entries(&conn).len(), exports::DAYONE_ADDED);
     assert_eq!(count(&conn, "SELECT count(*) FROM media"), 2);
 }

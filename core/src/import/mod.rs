@@ -330,6 +330,8 @@ pub fn run(
     let mut seen_ids = HashSet::new();
     let mut seen_hashes = HashSet::new();
     let items = std::mem::take(&mut export.items);
+    // What reading noted about an entry already in the journal is no news.
+    let mut duplicate_labels = HashSet::new();
     for (batch_no, batch) in items.chunks(BATCH).enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             report.cancelled = true;
@@ -341,6 +343,7 @@ pub fn run(
             let repeated = !seen_ids.insert(item.external_id.clone()) | !seen_hashes.insert(hash.clone());
             if repeated || imports::already_imported(&tx, source, &item.external_id, &hash)?.is_some() {
                 report.duplicates += 1;
+                duplicate_labels.insert(item.label.as_str());
                 continue;
             }
             if item.entry.body.len() > MAX_ENTRY_BYTES {
@@ -395,6 +398,9 @@ pub fn run(
             elapsed: start.elapsed(),
         });
     }
+    report
+        .problems
+        .retain(|p| p.rejected || !duplicate_labels.contains(p.item.as_str()));
     Ok(report)
 }
 
