@@ -18,6 +18,7 @@ use mindsage_core::ai::{AiSettings, OllamaClient, search_box};
 use mindsage_core::clock;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
+use mindsage_core::export;
 use mindsage_core::paths;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchMode, Searcher};
@@ -166,6 +167,14 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Take the journal out: MindSage's JSON (everything, photos and recordings included;
+    /// `import` reads it back) or a folder of Markdown files with the media beside them.
+    /// The form follows the name (`.json`, else a folder) unless --format says.
+    Export {
+        path: PathBuf,
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
+    },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -173,6 +182,13 @@ pub enum Command {
         #[arg(long)]
         timings: bool,
     },
+}
+
+/// The forms `mindsage export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Json,
+    Markdown,
 }
 
 fn parse_day(text: &str) -> Result<chrono::NaiveDate, String> {
@@ -272,6 +288,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         }
         Command::Search { query, limit } => search(args, &conn, &query, limit),
         Command::Import { path, dry_run } => crate::import::run(&mut conn, &path, dry_run, args.json),
+        Command::Export { path, format } => export(args, &conn, &path, format),
         Command::Info => {
             let info = serde_json::json!({
                 "database": path,
@@ -306,6 +323,30 @@ fn list(args: &Args, conn: &rusqlite::Connection, filter: &entries::ListFilter, 
             return "no entries".to_owned();
         }
         page.rows.iter().map(format_row).collect::<Vec<_>>().join("\n")
+    })
+}
+
+fn export(
+    args: &Args,
+    conn: &rusqlite::Connection,
+    path: &std::path::Path,
+    format: Option<ExportFormat>,
+) -> Result<()> {
+    let format = match format {
+        Some(ExportFormat::Json) => export::Format::Json,
+        Some(ExportFormat::Markdown) => export::Format::Markdown,
+        None => export::Format::for_path(path),
+    };
+    let report = export::run(conn, DEFAULT_USER, path, format)?;
+    print(args, &report, || {
+        format!(
+            "Exported {} entries ({} photos, {} recordings, {:.1} MB) to {}",
+            report.entries,
+            report.photos,
+            report.recordings,
+            report.bytes as f64 / 1e6,
+            report.path.display()
+        )
     })
 }
 

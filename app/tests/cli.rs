@@ -447,3 +447,48 @@ fn a_day_one_export_is_imported_from_the_command_line_once() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a zip archive"));
 }
+
+#[test]
+fn a_journal_exported_from_the_command_line_imports_into_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let elsewhere = dir.path().join("elsewhere");
+    json(&mindsage(&home, &["seed", "--entries", "40", "--json"]));
+    let file = dir.path().join("my journal.json");
+    let exported = json(&mindsage(&home, &["export", file.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (exported["entries"].as_u64(), exported["format"].as_str()),
+        (Some(40), Some("json"))
+    );
+    let folder = dir.path().join("notes");
+    let as_markdown = json(&mindsage(&home, &["export", folder.to_str().unwrap(), "--json"]));
+    assert_eq!(as_markdown["format"], "markdown");
+    assert!(folder.read_dir().unwrap().count() > 40);
+
+    let imported = json(&mindsage(
+        &elsewhere,
+        &["import", file.to_str().unwrap(), "--json"],
+    ));
+    assert_eq!(
+        (imported["added"].as_u64(), imported["rejected"].as_u64()),
+        (Some(40), Some(0))
+    );
+    let rows = |data: &Path| json(&mindsage(data, &["list", "--limit", "100", "--json"]));
+    let strip_ids = |v: serde_json::Value| -> Vec<serde_json::Value> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().remove("id");
+                r
+            })
+            .collect()
+    };
+    assert_eq!(strip_ids(rows(&home)), strip_ids(rows(&elsewhere)));
+
+    // Exporting over a folder that holds other files is refused, and says why.
+    let refused = mindsage(&home, &["export", folder.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("new or empty folder"));
+}

@@ -9,6 +9,7 @@
 //! * [`search`]: keyword, vector and hybrid search, and dates in questions.
 //! * [`media`]: photos attached to entries (decoding, thumbnails, hashes).
 //! * [`import`]: journals from Day One, jrnl and Markdown files, without doubles.
+//! * [`export`]: the journal out, as MindSage's JSON or a folder of Markdown files.
 //! * [`demo`]: a deterministic journal generator for tests, the bench and `--demo`.
 //! * [`timing`]: the registry of named-query timings the profiler overlay shows.
 //! * [`paths`]: where the journal lives on each platform.
@@ -20,6 +21,7 @@ pub mod ai;
 pub mod clock;
 pub mod db;
 pub mod demo;
+pub mod export;
 pub mod import;
 pub mod media;
 pub mod paths;

@@ -279,7 +279,7 @@ fn files_that_are_not_exports_are_refused_with_what_they_are() {
         (
             "other.json",
             b"{\"items\": []}",
-            "neither a Day One nor a jrnl export",
+            "not a MindSage, Day One or jrnl export",
         ),
         (
             "empty.zip",

@@ -46,14 +46,21 @@ pub fn create_entry(
         let tx = conn.transaction()?;
         let id = entries::insert_entry(&tx, user, entry)?;
         jobs::enqueue_all(&tx, user, id)?;
-        attach(&tx, user, id, recording)?;
+        attach(&tx, user, id, recording, &clock::now_utc())?;
         tx.commit()?;
         Ok(id)
     })
 }
 
-/// Attaches a recording to an entry inside the caller's transaction; returns its media id.
-fn attach(conn: &Connection, user: UserId, entry: EntryId, recording: &NewRecording<'_>) -> Result<i64> {
+/// Attaches a recording to an entry inside the caller's transaction; returns its media
+/// id. `recorded_at` is a stored timestamp (now, or the original's in an import).
+pub fn attach(
+    conn: &Connection,
+    user: UserId,
+    entry: EntryId,
+    recording: &NewRecording<'_>,
+    recorded_at: &str,
+) -> Result<i64> {
     conn.prepare_cached(AUDIO_INSERT.sql)?.execute(params![
         user,
         entry,
@@ -61,7 +68,7 @@ fn attach(conn: &Connection, user: UserId, entry: EntryId, recording: &NewRecord
         recording.wav.len() as i64,
         recording.duration_ms as i64,
         recording.language,
-        clock::now_utc(),
+        recorded_at,
     ])?;
     let media_id = conn.last_insert_rowid();
     conn.prepare_cached(MEDIA_BLOB_INSERT.sql)?

@@ -290,6 +290,20 @@ pub(crate) fn write_enrichment(
     Ok(())
 }
 
+/// Carries over what the model wrote about an entry (and whether its title was typed)
+/// from MindSage's own export, inside the importer's transaction.
+pub fn keep_model_work(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    title_by_user: bool,
+    summary: Option<&str>,
+) -> Result<()> {
+    conn.prepare_cached(IMPORT_MODEL_WORK.sql)?
+        .execute(params![user, id, title_by_user, summary])?;
+    Ok(())
+}
+
 /// Every tag name the user has, alphabetically.
 pub fn all_tags(conn: &Connection, user: UserId) -> Result<Vec<String>> {
     timing::timed(TAGS_ALL.name, || {

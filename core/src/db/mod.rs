@@ -10,6 +10,7 @@
 //! thread that applies every change. WAL mode lets readers proceed while the writer
 //! commits.
 
+pub mod archive;
 pub mod audio;
 pub mod chats;
 pub mod entries;

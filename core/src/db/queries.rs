@@ -291,6 +291,27 @@ pub const IMPORT_RECORD: NamedQuery = q(
      VALUES (?1, ?2, ?3, ?4, ?5)",
 );
 
+/// A page of live entries in id order, for an export. ?1 user, ?2 after this id, ?3 rows.
+pub const ARCHIVE_PAGE: NamedQuery = q(
+    "archive.page",
+    "SELECT id, local_date FROM journal_entries \
+     WHERE user_id = ?1 AND is_deleted = 0 AND id > ?2 ORDER BY id LIMIT ?3",
+);
+
+/// An entry's photos and recordings with their bytes, for an export. ?1 entry.
+pub const ARCHIVE_MEDIA: NamedQuery = q(
+    "archive.media",
+    "SELECT m.id, m.kind, m.mime, m.created_at, m.duration_ms, m.language, b.data \
+     FROM media AS m JOIN media_blobs AS b ON b.media_id = m.id WHERE m.entry_id = ?1 ORDER BY m.id",
+);
+
+/// What the model wrote about an entry, carried over from MindSage's own export: whether
+/// the person typed the title, and the summary. ?1 user, ?2 entry, ?3 typed, ?4 summary.
+pub const IMPORT_MODEL_WORK: NamedQuery = q(
+    "import.model_work",
+    "UPDATE journal_entries SET title_by_user = ?3, summary = ?4 WHERE id = ?2 AND user_id = ?1",
+);
+
 pub const MEDIA_BLOB_INSERT: NamedQuery = q(
     "media.blob_insert",
     "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
@@ -724,6 +745,9 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &IMPORT_SEEN_EXTERNAL,
     &IMPORT_SEEN_HASH,
     &IMPORT_RECORD,
+    &IMPORT_MODEL_WORK,
+    &ARCHIVE_PAGE,
+    &ARCHIVE_MEDIA,
     &AUDIO_INSERT,
     &AUDIO_SEGMENT_INSERT,
     &AUDIO_OF_ENTRY,

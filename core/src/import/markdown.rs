@@ -5,7 +5,8 @@
 //! file name that starts `YYYY-MM-DD` (noon that day on this computer's clock). The title
 //! comes from front matter, else a leading `# H1` line, else the rest of the file name.
 //! Tags come from front matter (`tags`: a list, or words split at commas or spaces),
-//! `mood` (1–10) too. Photos are the Markdown images with a relative path to a file
+//! `mood` (1–10) too, and `day` (the day the entry counts for, as MindSage's export
+//! writes it). Photos are the Markdown images with a relative path to a file
 //! inside the folder (and front matter's `photos` list); the text is kept as written.
 //! A file's path in the folder is its id. CRLF line ends and a byte order mark are
 //! undone; a file that is not UTF-8 text is refused, never guessed at.
@@ -117,7 +118,12 @@ fn item(relative: &str, bytes: Vec<u8>) -> Result<(Item, Vec<String>), String> {
         .find_map(|key| scalar(&front[key]));
     let (created, day) = match (&date_key, named) {
         (Some(date), _) => {
-            text::parse_time(date).ok_or_else(|| format!("its date {date:?} is not a date"))?
+            let (created, day) =
+                text::parse_time(date).ok_or_else(|| format!("its date {date:?} is not a date"))?;
+            // MindSage's own export names the day the entry counts for beside its time.
+            let lived =
+                scalar(&front["day"]).and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+            (created, lived.unwrap_or(day))
         }
         (None, Some((day, _))) => (text::noon_of(day), day),
         (None, None) => {
@@ -147,6 +153,12 @@ fn item(relative: &str, bytes: Vec<u8>) -> Result<(Item, Vec<String>), String> {
         Yaml::Array(list) => list.iter().filter_map(scalar).collect(),
         _ => Vec::new(),
     };
+    if let Yaml::Array(recordings) = &front["recordings"] {
+        notes.push(format!(
+            "{} recordings beside it are not imported from Markdown (MindSage's JSON export keeps them)",
+            recordings.len()
+        ));
+    }
     for link in listed.into_iter().chain(image_links(&body)) {
         match inside(folder, &link) {
             Some(path) if !photos.contains(&path) => photos.push(path),

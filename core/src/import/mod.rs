@@ -16,6 +16,7 @@
 pub mod dayone;
 pub mod jrnl;
 pub mod markdown;
+pub mod mindsage;
 mod text;
 
 use std::collections::HashSet;
@@ -30,7 +31,8 @@ use rusqlite::Connection;
 
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
-use crate::db::{DbError, UserId, gallery, imports, jobs};
+use crate::db::jobs::{self, JobKind};
+use crate::db::{DbError, EntryId, UserId, audio, gallery, imports};
 use crate::media;
 
 /// Entries written per transaction: large enough that commits are a small part of the
@@ -52,6 +54,7 @@ pub enum Source {
     DayOne,
     Jrnl,
     Markdown,
+    MindSage,
 }
 
 impl Source {
@@ -61,6 +64,7 @@ impl Source {
             Source::DayOne => "dayone",
             Source::Jrnl => "jrnl",
             Source::Markdown => "markdown",
+            Source::MindSage => "mindsage",
         }
     }
 
@@ -70,6 +74,7 @@ impl Source {
             Source::DayOne => "Day One",
             Source::Jrnl => "jrnl",
             Source::Markdown => "Markdown files",
+            Source::MindSage => "a MindSage export",
         }
     }
 }
@@ -87,6 +92,28 @@ pub struct Item {
     pub day: NaiveDate,
     /// Photos to attach, as paths inside the export.
     pub photos: Vec<String>,
+    /// What only MindSage's own export carries.
+    pub carried: Option<Carried>,
+}
+
+/// What MindSage's own export carries beyond text, tags and photos: the model's work,
+/// when each photo was added, and recordings with what was heard in them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    pub title_by_user: bool,
+    pub summary: Option<String>,
+    /// When each of [`Item::photos`] was added (stored timestamps), in order.
+    pub photo_times: Vec<String>,
+    pub recordings: Vec<CarriedRecording>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CarriedRecording {
+    pub wav: Vec<u8>,
+    pub duration_ms: u64,
+    pub language: String,
+    pub recorded_at: String,
+    pub segments: Vec<crate::voice::transcribe::Segment>,
 }
 
 impl Item {
@@ -107,6 +134,7 @@ impl Item {
             },
             day,
             photos: Vec::new(),
+            carried: None,
         }
     }
 
@@ -240,7 +268,9 @@ pub fn open(path: &Path) -> Result<Export, ImportError> {
     let json: serde_json::Value = serde_json::from_slice(text::strip_bom(&bytes))
         .map_err(|e| unknown(format!("it is not JSON ({e})")))?;
     let name = file_stem(path);
-    if dayone::looks_like(&json) {
+    if mindsage::looks_like(&json) {
+        mindsage::read(&name, json).map_err(unknown)
+    } else if dayone::looks_like(&json) {
         Ok(dayone::read_json(
             &name,
             json,
@@ -250,7 +280,8 @@ pub fn open(path: &Path) -> Result<Export, ImportError> {
         Ok(jrnl::read(&name, json))
     } else {
         Err(unknown(
-            "a JSON file that is neither a Day One nor a jrnl export (expected an \"entries\" list)".into(),
+            "a JSON file that is not a MindSage, Day One or jrnl export (expected an \"entries\" list)"
+                .into(),
         ))
     }
 }
@@ -368,12 +399,17 @@ pub fn run(
             let written = (|| {
                 let created = item.created();
                 let id = entries::insert_entry_lived(&sp, user, &item.entry, created, item.day)?;
-                let taken_at = clock::format_utc(created);
-                for photo in &photos {
-                    gallery::attach_image(&sp, user, id, photo, &taken_at)?;
+                let entry_time = clock::format_utc(created);
+                let carried = item.carried.as_ref();
+                for (n, photo) in photos.iter().enumerate() {
+                    let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
+                    gallery::attach_image(&sp, user, id, photo, taken_at)?;
                 }
                 imports::record(&sp, id, source, &item.external_id, &hash)?;
-                jobs::enqueue_all(&sp, user, id)
+                match carried {
+                    Some(carried) => write_carried(&sp, user, id, carried),
+                    None => jobs::enqueue_all(&sp, user, id),
+                }
             })();
             match written {
                 Ok(()) => {
@@ -402,6 +438,26 @@ pub fn run(
         .problems
         .retain(|p| p.rejected || !duplicate_labels.contains(p.item.as_str()));
     Ok(report)
+}
+
+/// The model's work and the recordings of an entry from MindSage's own export; only
+/// the work it lacks is queued.
+fn write_carried(conn: &Connection, user: UserId, id: EntryId, carried: &Carried) -> Result<(), DbError> {
+    entries::keep_model_work(conn, user, id, carried.title_by_user, carried.summary.as_deref())?;
+    for r in &carried.recordings {
+        let recording = audio::NewRecording {
+            wav: &r.wav,
+            duration_ms: r.duration_ms,
+            language: &r.language,
+            segments: &r.segments,
+        };
+        audio::attach(conn, user, id, &recording, &r.recorded_at)?;
+    }
+    jobs::enqueue(conn, user, id, JobKind::Embed)?;
+    if carried.summary.is_none() {
+        jobs::enqueue(conn, user, id, JobKind::Enrich)?;
+    }
+    Ok(())
 }
 
 /// An item's photos decoded and thumbnailed; each one that cannot be is a problem, and

@@ -1,0 +1,86 @@
+//! Reads for an export: every live entry in id order, a page at a time, with its
+//! photos' and recordings' bytes and what was heard in each recording.
+
+use rusqlite::{Connection, params};
+
+use super::entries::{self, Entry};
+use super::queries::{ARCHIVE_MEDIA, ARCHIVE_PAGE};
+use super::{EntryId, Result, UserId, audio};
+use crate::timing;
+use crate::voice::transcribe::Segment;
+
+/// An entry as an export holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchivedEntry {
+    pub entry: Entry,
+    /// The day it counts for (`local_date`).
+    pub day: String,
+    pub media: Vec<ArchivedMedia>,
+}
+
+/// A photo or a recording, with its bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchivedMedia {
+    /// `image` or `audio`.
+    pub kind: String,
+    pub mime: String,
+    pub created_at: String,
+    pub duration_ms: Option<u64>,
+    pub language: Option<String>,
+    pub data: Vec<u8>,
+    /// What was heard, for a recording.
+    pub segments: Vec<Segment>,
+}
+
+/// Up to `limit` live entries after `after` (an id; 0 for the first page), whole.
+pub fn page(conn: &Connection, user: UserId, after: EntryId, limit: usize) -> Result<Vec<ArchivedEntry>> {
+    let ids: Vec<(EntryId, String)> = timing::timed(ARCHIVE_PAGE.name, || {
+        let mut stmt = conn.prepare_cached(ARCHIVE_PAGE.sql)?;
+        let rows = stmt
+            .query_map(params![user, after, limit as i64], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok::<_, super::DbError>(rows)
+    })?;
+    ids.into_iter()
+        .map(|(id, day)| {
+            Ok(ArchivedEntry {
+                entry: entries::get(conn, user, id)?,
+                day,
+                media: media_of(conn, id)?,
+            })
+        })
+        .collect()
+}
+
+fn media_of(conn: &Connection, entry: EntryId) -> Result<Vec<ArchivedMedia>> {
+    let rows: Vec<(i64, ArchivedMedia)> = timing::timed(ARCHIVE_MEDIA.name, || {
+        let mut stmt = conn.prepare_cached(ARCHIVE_MEDIA.sql)?;
+        let rows = stmt
+            .query_map(params![entry], |row| {
+                Ok((
+                    row.get(0)?,
+                    ArchivedMedia {
+                        kind: row.get(1)?,
+                        mime: row.get(2)?,
+                        created_at: row.get(3)?,
+                        duration_ms: row.get::<_, Option<i64>>(4)?.map(|d| d.max(0) as u64),
+                        language: row.get(5)?,
+                        data: row.get(6)?,
+                        segments: Vec::new(),
+                    },
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok::<_, super::DbError>(rows)
+    })?;
+    rows.into_iter()
+        .map(|(media_id, mut media)| {
+            if media.kind == "audio" {
+                media.segments = audio::segments(conn, media_id)?;
+            }
+            Ok(media)
+        })
+        .collect()
+}

@@ -1,0 +1,133 @@
+//! MindSage's own JSON export: the whole journal in one file, full fidelity, in one
+//! documented, versioned schema (docs/export-format.md). The importer reads the same
+//! types back (`import::mindsage`).
+//!
+//! Written an entry at a time, so a journal larger than memory exports in constant
+//! memory; media bytes are base64 inside their entry.
+
+use std::io::Write;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde::{Deserialize, Serialize};
+
+use crate::db::archive::{ArchivedEntry, ArchivedMedia};
+use crate::voice::transcribe::Segment;
+
+/// The `format` field that says a JSON file is a MindSage export.
+pub const FORMAT: &str = "mindsage-journal";
+
+/// The schema version this build writes; it reads this one and every earlier one.
+pub const VERSION: u32 = 1;
+
+/// One entry as the export holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedEntry {
+    /// The entry's id in the journal it came from (an import's key for it).
+    pub id: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    /// The day it counts for where it was written (`YYYY-MM-DD`).
+    pub day: String,
+    pub title: String,
+    /// Whether a person typed the title (else the model wrote it).
+    pub title_by_user: bool,
+    pub body: String,
+    pub tags: Vec<String>,
+    pub mood_score: Option<u8>,
+    /// The model's summary, if it wrote one.
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub media: Vec<ExportedMedia>,
+}
+
+/// A photo or a recording, with its bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedMedia {
+    /// `image` or `audio`.
+    pub kind: String,
+    pub mime: String,
+    pub created_at: String,
+    pub duration_ms: Option<u64>,
+    pub language: Option<String>,
+    /// The file's bytes, base64 (standard alphabet, padded).
+    pub data_base64: String,
+    /// What was heard in a recording, with times.
+    #[serde(default)]
+    pub segments: Vec<Segment>,
+}
+
+impl ExportedEntry {
+    pub fn from_archived(archived: &ArchivedEntry) -> ExportedEntry {
+        let e = &archived.entry;
+        ExportedEntry {
+            id: e.id,
+            created_at: e.created_at.clone(),
+            updated_at: e.updated_at.clone(),
+            day: archived.day.clone(),
+            title: e.title.clone(),
+            title_by_user: e.title_by_user,
+            body: e.body.clone(),
+            tags: e.tags.clone(),
+            mood_score: e.mood_score,
+            summary: e.summary.clone(),
+            media: archived.media.iter().map(ExportedMedia::from_archived).collect(),
+        }
+    }
+}
+
+impl ExportedMedia {
+    fn from_archived(media: &ArchivedMedia) -> ExportedMedia {
+        ExportedMedia {
+            kind: media.kind.clone(),
+            mime: media.mime.clone(),
+            created_at: media.created_at.clone(),
+            duration_ms: media.duration_ms,
+            language: media.language.clone(),
+            data_base64: STANDARD.encode(&media.data),
+            segments: media.segments.clone(),
+        }
+    }
+
+    /// The file's bytes.
+    pub fn data(&self) -> Result<Vec<u8>, String> {
+        STANDARD
+            .decode(&self.data_base64)
+            .map_err(|e| format!("its data is not base64 ({e})"))
+    }
+}
+
+/// Writes the export a piece at a time: [`JsonWriter::entry`] per entry, then
+/// [`JsonWriter::finish`].
+pub struct JsonWriter<W: Write> {
+    out: W,
+    first: bool,
+}
+
+impl<W: Write> JsonWriter<W> {
+    pub fn start(mut out: W, exported_at: &str) -> std::io::Result<JsonWriter<W>> {
+        write!(
+            out,
+            "{{\"format\":{},\"version\":{VERSION},\"exported_at\":{},\"entries\":[",
+            serde_json::to_string(FORMAT)?,
+            serde_json::to_string(exported_at)?
+        )?;
+        Ok(JsonWriter { out, first: true })
+    }
+
+    pub fn entry(&mut self, entry: &ExportedEntry) -> std::io::Result<()> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        self.out.write_all(b"\n")?;
+        serde_json::to_writer(&mut self.out, entry)?;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.write_all(b"\n]}\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
