@@ -127,8 +127,14 @@ pub enum Command {
     Show { id: i64 },
     /// Move an entry to the trash.
     Delete { id: i64 },
-    /// Bring an entry back from the trash.
-    Restore { id: i64 },
+    /// Bring an entry back from the trash (an id), or replace the journal with a backup
+    /// (a file): the backup is checked first (a whole MindSage journal this version can
+    /// open), the current journal is set aside until the restored one opens and put back
+    /// if it does not. Close the app before restoring a backup.
+    Restore {
+        #[arg(value_name = "ID|FILE")]
+        target: String,
+    },
     /// Erase an entry permanently (its text is overwritten on disk).
     Purge { id: i64 },
     /// Totals, streaks and words.
@@ -175,6 +181,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<ExportFormat>,
     },
+    /// Copy the journal into FILE, whole, while the app may be running (SQLite's online
+    /// backup); the copy is checked before it takes the name.
+    Backup { file: PathBuf },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -224,6 +233,20 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
     }
     let path = database_path(args)?;
     let options = storage_options(args);
+    if let Command::Restore { target } = &command
+        && target.parse::<i64>().is_err()
+    {
+        let file = std::path::Path::new(target);
+        let report = db::backup::restore(&path, file, &options)?;
+        return print(args, &report, || {
+            format!(
+                "Restored {} entries from {} into {}",
+                report.entries,
+                file.display(),
+                report.path.display()
+            )
+        });
+    }
     let mut conn = db::open(&path, &options)?;
     match command {
         Command::Seed { entries: n, seed } => seed_demo(args, &mut conn, n, seed),
@@ -272,7 +295,10 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
                 format!("moved entry {id} to the trash (mindsage restore {id} brings it back)")
             })
         }
-        Command::Restore { id } => {
+        Command::Restore { target } => {
+            let id: i64 = target
+                .parse()
+                .expect("a backup file is restored before the journal opens");
             entries::restore(&mut conn, DEFAULT_USER, id)?;
             print(args, &serde_json::json!({ "id": id, "restored": true }), || {
                 format!("restored entry {id}")
@@ -289,6 +315,17 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Search { query, limit } => search(args, &conn, &query, limit),
         Command::Import { path, dry_run } => crate::import::run(&mut conn, &path, dry_run, args.json),
         Command::Export { path, format } => export(args, &conn, &path, format),
+        Command::Backup { file } => {
+            let report = db::backup::backup(&conn, &file)?;
+            print(args, &report, || {
+                format!(
+                    "Backed up {} entries into {} ({} bytes)",
+                    report.entries,
+                    file.display(),
+                    report.bytes
+                )
+            })
+        }
         Command::Info => {
             let info = serde_json::json!({
                 "database": path,

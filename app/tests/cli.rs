@@ -492,3 +492,36 @@ fn a_journal_exported_from_the_command_line_imports_into_another() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("new or empty folder"));
 }
+
+#[test]
+fn backup_and_restore_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    json(&mindsage(&data, &["seed", "--entries", "20", "--json"]));
+    let file = dir.path().join("before the trip.db");
+    let backed_up = json(&mindsage(&data, &["backup", file.to_str().unwrap(), "--json"]));
+    assert_eq!(backed_up["entries"], 20);
+    add(&data, "After the backup", "Written later.");
+    assert_eq!(json(&mindsage(&data, &["stats", "--json"]))["total_entries"], 21);
+
+    let restored = mindsage(&data, &["restore", file.to_str().unwrap()]);
+    assert!(
+        restored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restored.stderr)
+    );
+    assert!(String::from_utf8_lossy(&restored.stdout).contains("Restored 20 entries"));
+    assert_eq!(json(&mindsage(&data, &["stats", "--json"]))["total_entries"], 20);
+
+    // A file that is not a backup: refused, the journal as it was.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "shopping list").unwrap();
+    let refused = mindsage(&data, &["restore", notes.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("left untouched"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(json(&mindsage(&data, &["stats", "--json"]))["total_entries"], 20);
+}

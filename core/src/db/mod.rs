@@ -12,6 +12,7 @@
 
 pub mod archive;
 pub mod audio;
+pub mod backup;
 pub mod chats;
 pub mod entries;
 pub mod gallery;
@@ -157,7 +158,7 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     Ok(conn)
 }
 
-fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
+pub(crate) fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
     let not_a_journal = |detail: String| DbError::NotAJournal {
         path: path.to_path_buf(),
         detail,

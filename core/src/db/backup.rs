@@ -1,0 +1,156 @@
+//! Backups made while the app runs, and restoring one without risking the journal.
+//!
+//! A backup is SQLite's online backup API copying the open journal page by page into a
+//! temporary file beside the target (other connections keep reading and writing), then
+//! checked and renamed, so a backup under its name is always whole. Restoring checks the
+//! backup first (a MindSage journal, `integrity_check` ok, a schema this build knows), so
+//! a bad backup changes nothing; then it sets the current journal aside, puts the backup
+//! in its place and opens it (which upgrades an older schema), and only when that
+//! succeeds erases the copy set aside. If the restored journal does not open, the
+//! current one is put back.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::backup::Progress;
+use rusqlite::{Connection, MAIN_DB, OpenFlags};
+
+use super::{DEFAULT_USER, DbError, Result, StorageOptions, entries};
+use crate::voice::recordings;
+
+/// What a backup or a restore leaves.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BackupReport {
+    pub path: PathBuf,
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+/// Copies the journal `conn` is open on into `dest`, whole or not at all.
+pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
+    let partial = beside(dest, "partial");
+    let copied = conn
+        .backup(MAIN_DB, &partial, None::<fn(Progress)>)
+        .map_err(|source| DbError::Open {
+            path: partial.clone(),
+            source,
+        })
+        .and_then(|()| check(&partial))
+        .and_then(|entries| {
+            std::fs::rename(&partial, dest)
+                .map_err(|e| DbError::Invalid(format!("cannot write {}: {e}", dest.display())))?;
+            Ok(entries)
+        });
+    match copied {
+        Ok(entries) => Ok(BackupReport {
+            path: dest.to_path_buf(),
+            entries,
+            bytes: std::fs::metadata(dest).map(|m| m.len()).unwrap_or(0),
+        }),
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            Err(e)
+        }
+    }
+}
+
+/// Checks that `path` is a whole MindSage journal this build can open, without writing
+/// to it; returns how many entries it holds.
+pub fn check(path: &Path) -> Result<u64> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    super::check_before_writing(&conn, path)?;
+    let not_a_journal = |detail: String| DbError::NotAJournal {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let verdict: String = conn
+        .query_row("PRAGMA integrity_check(1)", [], |row| row.get(0))
+        .map_err(|e| not_a_journal(e.to_string()))?;
+    if verdict != "ok" {
+        return Err(not_a_journal(format!("its integrity check failed: {verdict}")));
+    }
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if version == 0 {
+        return Err(not_a_journal("it holds no journal".into()));
+    }
+    entries::count(&conn, DEFAULT_USER)
+}
+
+/// Replaces the journal at `journal` with the backup at `from` (see the module
+/// comment). The app must not have the journal open meanwhile.
+pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<BackupReport> {
+    check(from)?;
+    let staged = beside(journal, "restoring");
+    let source = Connection::open_with_flags(
+        from,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    if let Err(source) = source.backup(MAIN_DB, &staged, None::<fn(Progress)>) {
+        let _ = std::fs::remove_file(&staged);
+        return Err(DbError::Open { path: staged, source });
+    }
+    drop(source);
+    let aside: Vec<(PathBuf, PathBuf)> = ["", "-wal", "-shm"]
+        .iter()
+        .map(|suffix| {
+            (
+                with_suffix(journal, suffix),
+                with_suffix(&beside(journal, "before-restore"), suffix),
+            )
+        })
+        .filter(|(current, _)| current.exists())
+        .collect();
+    let moved = aside
+        .iter()
+        .try_for_each(|(current, kept)| std::fs::rename(current, kept));
+    let opened = moved
+        .map_err(|e| DbError::Invalid(format!("cannot set the current journal aside: {e}")))
+        .and_then(|()| {
+            std::fs::rename(&staged, journal)
+                .map_err(|e| DbError::Invalid(format!("cannot put the backup in place: {e}")))
+        })
+        .and_then(|()| super::open(journal, options).and_then(|conn| entries::count(&conn, DEFAULT_USER)));
+    match opened {
+        Ok(entries) => {
+            for (_, kept) in &aside {
+                recordings::erase(kept)
+                    .map_err(|e| DbError::Invalid(format!("cannot erase {}: {e}", kept.display())))?;
+            }
+            Ok(BackupReport {
+                path: journal.to_path_buf(),
+                entries,
+                bytes: std::fs::metadata(journal).map(|m| m.len()).unwrap_or(0),
+            })
+        }
+        Err(e) => {
+            // Put the current journal back as it was.
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(with_suffix(journal, suffix));
+            }
+            let _ = std::fs::remove_file(&staged);
+            for (current, kept) in &aside {
+                let _ = std::fs::rename(kept, current);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// `journal.db` → `.journal.db.WHAT` in the same folder.
+fn beside(path: &Path, what: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.{what}"))
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}{suffix}", path.display()))
+}

@@ -1,0 +1,122 @@
+//! Backups of a journal in use, and restores that never lose the journal they replace.
+
+mod common;
+
+use common::TempJournal;
+use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::writer::Writer;
+use mindsage_core::db::{self, DEFAULT_USER, DbError, StorageOptions, backup};
+use mindsage_core::demo::{self, DemoOptions};
+
+fn entry_count(journal: &TempJournal) -> u64 {
+    entries::count(&journal.open(), DEFAULT_USER).unwrap()
+}
+
+#[test]
+fn a_backup_taken_while_the_writer_saves_is_whole() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(300, 4)).unwrap();
+    let writer = Writer::spawn(&journal.path, &StorageOptions::default()).unwrap();
+    let saving = std::thread::spawn(move || {
+        for i in 0..200 {
+            let entry = NewEntry {
+                body: format!("saved during the backup {i}"),
+                ..NewEntry::default()
+            };
+            writer
+                .call(move |c| entries::create(c, DEFAULT_USER, &entry))
+                .unwrap();
+        }
+    });
+    let file = journal.dir.path().join("backup.db");
+    let report = backup::backup(&conn, &file).unwrap();
+    saving.join().unwrap();
+    assert!((300..=500).contains(&report.entries), "{report:?}");
+    assert_eq!(backup::check(&file).unwrap(), report.entries);
+    assert!(!journal.dir.path().join(".backup.db.partial").exists());
+}
+
+#[test]
+fn restore_replaces_the_journal_and_leaves_no_copy_behind() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(50, 5)).unwrap();
+    let file = journal.dir.path().join("monday.db");
+    backup::backup(&conn, &file).unwrap();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(25, 6)).unwrap();
+    drop(conn);
+    assert_eq!(entry_count(&journal), 75);
+
+    let report = backup::restore(&journal.path, &file, &StorageOptions::default()).unwrap();
+    assert_eq!(report.entries, 50);
+    assert_eq!(entry_count(&journal), 50);
+    let left: Vec<_> = std::fs::read_dir(journal.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("restor"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    assert!(file.exists(), "the backup itself is kept");
+}
+
+#[test]
+fn a_bad_backup_changes_nothing() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(30, 7)).unwrap();
+    db::checkpoint(
+        &conn,
+        db::Checkpoint::Truncate,
+        std::time::Duration::from_secs(1),
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(&journal.path).unwrap();
+
+    let good = journal.dir.path().join("good.db");
+    backup::backup(&journal.open(), &good).unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let truncated = journal.dir.path().join("truncated.db");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let garbage = journal.dir.path().join("garbage.db");
+    std::fs::write(&garbage, "not a database at all, just words").unwrap();
+    let newer = journal.dir.path().join("newer.db");
+    std::fs::copy(&good, &newer).unwrap();
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 999")
+        .unwrap();
+    let other = journal.dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
+
+    for bad in [
+        &truncated,
+        &garbage,
+        &newer,
+        &other,
+        &journal.dir.path().join("missing.db"),
+    ] {
+        let error = backup::restore(&journal.path, bad, &StorageOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                DbError::NotAJournal { .. } | DbError::TooNew { .. } | DbError::Open { .. }
+            ),
+            "{}: {error}",
+            bad.display()
+        );
+        assert!(error.to_string().contains(&bad.display().to_string()), "{error}");
+        assert_eq!(
+            std::fs::read(&journal.path).unwrap(),
+            before,
+            "{} changed the journal",
+            bad.display()
+        );
+    }
+    assert_eq!(entry_count(&journal), 30);
+}
