@@ -24,6 +24,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::ListFilter;
+use mindsage_core::export;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
@@ -36,6 +37,7 @@ use crate::queue::QueueBar;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::gallery::GalleryView;
+use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
 use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
@@ -50,6 +52,9 @@ pub struct Startup {
     pub entry: Option<EntryId>,
     /// Open the profiler overlay.
     pub profiler: bool,
+    /// An export to import, previewed in the import window once the window is up (as
+    /// if it had been dropped on it).
+    pub import: Option<PathBuf>,
     pub settings: Settings,
     /// Why the settings file could not be used (defaults are in force), if it could not.
     pub settings_damaged: Option<String>,
@@ -72,6 +77,7 @@ impl Startup {
             view,
             entry: None,
             profiler: false,
+            import: None,
             settings,
             settings_damaged,
             data_dir,
@@ -100,6 +106,7 @@ pub fn run(args: &Args) -> Result<()> {
     startup.demo = args.demo;
     startup.entry = args.entry;
     startup.profiler = args.profiler;
+    startup.import = args.import.clone();
     let mut options = cli::storage_options(args);
     if args.mmap_size.is_none() {
         options.mmap_size = startup.settings.mmap_size;
@@ -202,8 +209,10 @@ pub struct MindSageApp {
     overlay: Overlay,
     queue: QueueBar,
     frames: FrameTimes,
-    /// Files chosen in the system's file dialog for an entry, arriving from its thread.
-    picked: Option<Receiver<(EntryId, Vec<PathBuf>)>>,
+    /// What was chosen in the system's file dialog, arriving from its thread.
+    picked: Option<Receiver<Chosen>>,
+    /// The import window (a dropped or chosen export, judged, confirmed, written).
+    importer: Importer,
     /// Set when the journal could not be opened: the window explains instead of listing.
     open_error: Option<String>,
     /// The last outcome worth telling (a failure, photos added), until the next one.
@@ -249,6 +258,7 @@ impl MindSageApp {
             queue: QueueBar::default(),
             frames: FrameTimes::default(),
             picked: None,
+            importer: Importer::default(),
             open_error: None,
             stopped: None,
             closing: Closing::Open,
@@ -262,6 +272,9 @@ impl MindSageApp {
         app.journal.reload(&mut actions);
         if let Some(id) = startup.entry {
             actions.push(Action::OpenEntry(id));
+        }
+        if let Some(path) = startup.import {
+            app.importer.start(path, &mut actions);
         }
         app.act(actions);
         app
@@ -336,7 +349,7 @@ impl MindSageApp {
                     self.view = View::Journal;
                     self.journal.new_entry(&mut more);
                 }
-                Action::PickPhotos(entry) => self.pick_photos(entry),
+                Action::PickPhotos(entry) => self.pick_files(FileChoice::Photos(entry)),
                 Action::Voice(request) => self.backend.send_voice(request),
                 Action::CancelTranscription => self.backend.cancel_transcription(),
             }
@@ -429,6 +442,25 @@ impl MindSageApp {
             Response::Chats(chats) => self.ask.on_chats(chats),
             Response::ChatMessages(messages) => self.ask.on_chat_messages(messages),
             Response::ChatSaved => self.ask.on_chat_saved(actions),
+            Response::ImportProgress { done, total } => self.importer.on_progress(done, total),
+            Response::Imported(outcome) => {
+                if self.importer.on_finished(outcome) {
+                    self.journal_changed();
+                    self.journal.reload(actions);
+                }
+            }
+            Response::Exported(outcome) => {
+                self.status = Some(match outcome {
+                    Ok(report) => format!(
+                        "Exported {} entries ({} photos, {} recordings) to {}.",
+                        report.entries,
+                        report.photos,
+                        report.recordings,
+                        report.path.display()
+                    ),
+                    Err(e) => format!("The export failed: {e}"),
+                })
+            }
             Response::Seeded(report) => {
                 self.status = Some(format!("Added {} demo entries.", report.entries));
                 self.journal_changed();
@@ -590,12 +622,21 @@ impl MindSageApp {
         }
     }
 
-    /// Photos dropped on the window, or chosen in the file dialog, go to the entry they
-    /// were meant for.
-    fn arriving_photos(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        if let Some((entry, paths)) = self.picked.as_ref().and_then(|r| r.try_recv().ok()) {
-            actions.push(Action::Send(Request::AttachPhotos { entry, paths }));
+    /// Files dropped on the window, or chosen in a file dialog: an export (a zip, a JSON
+    /// file, a Markdown file or a folder) goes to the import window, photos to the entry
+    /// they were meant for.
+    fn arriving_files(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if let Some(chosen) = self.picked.as_ref().and_then(|r| r.try_recv().ok()) {
             self.picked = None;
+            match chosen {
+                Chosen::Photos(entry, paths) => {
+                    actions.push(Action::Send(Request::AttachPhotos { entry, paths }))
+                }
+                Chosen::Import(path) => self.importer.start(path, actions),
+                Chosen::Export(path, format) => {
+                    actions.push(Action::Send(Request::ExportJournal { path, format }))
+                }
+            }
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
@@ -604,14 +645,15 @@ impl MindSageApp {
                 .filter_map(|f| f.path.clone())
                 .collect()
         });
-        if dropped.is_empty() {
+        let (exports, photos): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| is_export(p));
+        if let Some(path) = exports.into_iter().next() {
+            self.importer.start(path, actions);
+        }
+        if photos.is_empty() {
             return;
         }
         match self.journal.entry_id() {
-            Some(entry) => actions.push(Action::Send(Request::AttachPhotos {
-                entry,
-                paths: dropped,
-            })),
+            Some(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, paths: photos })),
             None => {
                 self.status =
                     Some("Open an entry first: dropped photos are added to the open entry.".to_owned())
@@ -620,19 +662,42 @@ impl MindSageApp {
     }
 
     /// Opens the system's file dialog on a thread of its own (it blocks until the person
-    /// chooses); what was chosen arrives in [`MindSageApp::arriving_photos`].
-    fn pick_photos(&mut self, entry: EntryId) {
+    /// chooses); what was chosen arrives in [`MindSageApp::arriving_files`].
+    fn pick_files(&mut self, choice: FileChoice) {
         let (send, receive) = mpsc::channel();
         let ctx = self.ctx.clone();
         let spawned = std::thread::Builder::new()
             .name("mindsage-file-dialog".into())
             .spawn(move || {
-                let files = rfd::FileDialog::new()
-                    .set_title("Add photos to the entry")
-                    .add_filter("Photos", &["png", "jpg", "jpeg"])
-                    .pick_files();
-                if let Some(files) = files {
-                    let _ = send.send((entry, files));
+                let dialog = rfd::FileDialog::new();
+                let chosen = match choice {
+                    FileChoice::Photos(entry) => dialog
+                        .set_title("Add photos to the entry")
+                        .add_filter("Photos", &["png", "jpg", "jpeg"])
+                        .pick_files()
+                        .map(|files| Chosen::Photos(entry, files)),
+                    FileChoice::ImportFile => dialog
+                        .set_title("Import a journal: Day One, jrnl, MindSage or Markdown")
+                        .add_filter("Exports", &["zip", "json", "md", "markdown"])
+                        .pick_file()
+                        .map(Chosen::Import),
+                    FileChoice::ImportFolder => dialog
+                        .set_title("Import a folder of Markdown files")
+                        .pick_folder()
+                        .map(Chosen::Import),
+                    FileChoice::ExportJson => dialog
+                        .set_title("Export the journal")
+                        .set_file_name("MindSage journal.json")
+                        .add_filter("MindSage export", &["json"])
+                        .save_file()
+                        .map(|path| Chosen::Export(path, export::Format::Json)),
+                    FileChoice::ExportMarkdown => dialog
+                        .set_title("Export the journal as Markdown into a new or empty folder")
+                        .pick_folder()
+                        .map(|path| Chosen::Export(path, export::Format::Markdown)),
+                };
+                if let Some(chosen) = chosen {
+                    let _ = send.send(chosen);
                 }
                 ctx.request_repaint();
             });
@@ -682,6 +747,18 @@ impl MindSageApp {
             if ui.button(record).clicked() {
                 self.recorder.toggle();
             }
+            ui.separator();
+            for (label, choice) in [
+                ("Import a journal…", FileChoice::ImportFile),
+                ("Import a Markdown folder…", FileChoice::ImportFolder),
+                ("Export as JSON…", FileChoice::ExportJson),
+                ("Export as Markdown…", FileChoice::ExportMarkdown),
+            ] {
+                if ui.button(label).clicked() {
+                    self.pick_files(choice);
+                }
+            }
+            ui.separator();
             if ui.button("Light or dark theme (Ctrl+Shift+L)").clicked() {
                 self.settings.toggle_theme(ui.ctx(), actions);
             }
@@ -704,7 +781,10 @@ impl MindSageApp {
         egui::TopBottomPanel::bottom("status_bar").show(ctx, |ui| {
             ui.horizontal(|ui| {
                 if hovering {
-                    ui.label(RichText::new("Drop photos to add them to the open entry.").strong());
+                    ui.label(
+                        RichText::new("Drop photos to add them to the open entry, or an export (Day One zip, JSON, Markdown) to import it.")
+                            .strong(),
+                    );
                 } else if let Some(status) = &self.status {
                     ui.label(status);
                     if ui.small_button("Dismiss").clicked() {
@@ -763,12 +843,13 @@ impl MindSageApp {
         self.handle_responses(&mut actions);
         self.closing(ctx, &mut actions);
         self.shortcuts(ctx, &mut actions);
-        self.arriving_photos(ctx, &mut actions);
+        self.arriving_files(ctx, &mut actions);
         self.top_bar_ui(ctx, &mut actions);
         self.stopped_banner_ui(ctx, &mut actions);
         self.status_bar_ui(ctx);
         self.recorder_ui(ctx, &mut actions);
         self.central_ui(ctx, &mut actions);
+        self.importer.ui(ctx, &mut actions);
         self.journal.tick(ctx, &mut actions);
         self.recorder.tick(ctx, &mut actions);
         self.act(actions);
@@ -788,4 +869,32 @@ impl MindSageApp {
             }
         }
     }
+}
+
+/// What a file dialog is opened for.
+#[derive(Debug, Clone, Copy)]
+enum FileChoice {
+    Photos(EntryId),
+    ImportFile,
+    ImportFolder,
+    ExportJson,
+    ExportMarkdown,
+}
+
+/// What the person chose in it.
+enum Chosen {
+    Photos(EntryId, Vec<PathBuf>),
+    Import(PathBuf),
+    Export(PathBuf, export::Format),
+}
+
+/// Whether a dropped path is an export to import rather than a photo: a folder, or a
+/// file named like one of the exports `mindsage_core::import` reads.
+fn is_export(path: &std::path::Path) -> bool {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    path.is_dir() || matches!(extension.as_str(), "zip" | "json" | "md" | "markdown")
 }

@@ -52,6 +52,11 @@ pub struct Args {
     #[arg(long, value_name = "ID")]
     pub entry: Option<i64>,
 
+    /// Open the window with this export (a Day One zip, a JSON export, a Markdown file
+    /// or folder) in the import window, previewed, as if it had been dropped on it.
+    #[arg(long, value_name = "PATH")]
+    pub import: Option<PathBuf>,
+
     /// Open the profiler overlay when the window starts (F12 toggles it).
     #[arg(long)]
     pub profiler: bool,

@@ -15,6 +15,8 @@ use rusqlite::Connection;
 use mindsage_core::db::DEFAULT_USER;
 use mindsage_core::import::{self, Options, Report};
 
+use crate::views::importing::entries;
+
 pub fn run(conn: &mut Connection, path: &Path, dry_run: bool, json: bool) -> Result<()> {
     let mut export = import::open(path)?;
     let bar = ProgressBar::new(export.items.len() as u64).with_style(
@@ -80,11 +82,4 @@ pub fn describe(report: &Report) -> String {
         );
     }
     text
-}
-
-fn entries(n: usize) -> String {
-    match n {
-        1 => "1 entry".to_string(),
-        n => format!("{n} entries"),
-    }
 }

@@ -12,6 +12,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
 use mindsage_core::ai::ask::{AskAnswer, AskEvent};
@@ -24,6 +25,7 @@ use mindsage_core::demo::SeedReport;
 use mindsage_core::search::SearchOutcome;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::transcribe::{Segment, Transcript};
+use mindsage_core::{export, import};
 
 /// What the UI asks the reader thread (which passes writes on to the writer thread).
 #[derive(Debug)]
@@ -71,6 +73,18 @@ pub enum Request {
     GalleryShuffle {
         generation: u64,
         count: usize,
+    },
+    /// Bring in another app's journal (`mindsage_core::import`), or with `dry_run` only
+    /// say what would happen. `cancel` stops it after the batch being written.
+    ImportJournal {
+        path: PathBuf,
+        dry_run: bool,
+        cancel: Arc<AtomicBool>,
+    },
+    /// Take the journal out as MindSage's JSON or a Markdown folder.
+    ExportJournal {
+        path: PathBuf,
+        format: export::Format,
     },
     /// Read, check and attach photo files to an entry.
     AttachPhotos {
@@ -241,6 +255,15 @@ pub enum Response {
         /// Where the next page starts; `None` at the end and for a shuffle.
         next: Option<Cursor>,
     },
+    /// An import has written (or judged) `done` of `total` entries.
+    ImportProgress {
+        done: usize,
+        total: usize,
+    },
+    /// An import (or its dry run) ended: its report, or why the export could not be read.
+    Imported(Result<import::Report, String>),
+    /// An export ended: what it wrote, or why it could not.
+    Exported(Result<export::ExportReport, String>),
     PhotosAdded {
         entry: EntryId,
         added: usize,

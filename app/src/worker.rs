@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 
 use chrono::{Datelike, Local, NaiveDate};
@@ -29,6 +30,7 @@ use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::media;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher};
 use mindsage_core::voice::{self, transcribe::Transcript};
+use mindsage_core::{export, import};
 
 use crate::protocol::{Fault, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
 
@@ -64,6 +66,10 @@ struct Reader {
     reply: Reply,
     data_dir: PathBuf,
     busy_timeout: std::time::Duration,
+    /// The journal and its settings, for the threads that open their own connection
+    /// (imports and exports, so a long one never holds up the writer's queue).
+    journal: PathBuf,
+    options: StorageOptions,
 }
 
 const USER: UserId = DEFAULT_USER;
@@ -98,6 +104,8 @@ pub(crate) fn serve(
         reply,
         data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
         busy_timeout: options.busy_timeout,
+        journal: path,
+        options,
     };
     for request in inbox {
         puffin::profile_scope!("worker.request");
@@ -191,6 +199,12 @@ impl Reader {
                     .write(move |conn| entries::purge(conn, USER, id, busy).map(|_| Response::Purged(id)));
             }
             Request::AttachPhotos { entry, paths } => return self.attach_photos(entry, paths),
+            Request::ImportJournal {
+                path,
+                dry_run,
+                cancel,
+            } => return self.import_journal(path, dry_run, cancel),
+            Request::ExportJournal { path, format } => return self.export_journal(path, format),
             Request::SaveChat(answer) => return self.save_chat(*answer),
             Request::DemoIfEmpty => match entries::count(conn, USER) {
                 Ok(0) => {
@@ -330,6 +344,57 @@ impl Reader {
     /// Reads and thumbnails the files on an import thread (decoding a large photo takes
     /// a while and must hold up neither reads nor other writes), then attaches them all
     /// in one transaction on the writer.
+    /// Runs an import on a thread of its own with its own connection: batches of
+    /// entries take the write lock in turn with the app's saves, progress goes to the UI
+    /// after each, and the model's queue is looked at when it is done.
+    fn import_journal(&self, path: PathBuf, dry_run: bool, cancel: Arc<AtomicBool>) {
+        let (journal, options) = (self.journal.clone(), self.options.clone());
+        let (reply, enrichment) = (self.reply.clone(), self.enrichment.clone());
+        self.spawn_file_thread("import", move || {
+            let outcome = import::open(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|mut export| {
+                    let mut conn = db::open(&journal, &options).map_err(|e| e.to_string())?;
+                    let options = import::Options {
+                        dry_run,
+                        cancel: Some(&cancel),
+                    };
+                    let progress = &mut |p: import::Progress| {
+                        reply.send(Response::ImportProgress {
+                            done: p.done,
+                            total: p.total,
+                        })
+                    };
+                    import::run(&mut conn, USER, &mut export, &options, progress).map_err(|e| e.to_string())
+                });
+            if let Some(runner) = enrichment.filter(|_| !dry_run) {
+                runner.wake();
+            }
+            reply.send(Response::Imported(outcome));
+        });
+    }
+
+    /// Writes an export on a thread of its own, reading through its own connection.
+    fn export_journal(&self, path: PathBuf, format: export::Format) {
+        let (journal, options, reply) = (self.journal.clone(), self.options.clone(), self.reply.clone());
+        self.spawn_file_thread("export", move || {
+            let outcome = db::open(&journal, &options)
+                .map_err(|e| e.to_string())
+                .and_then(|conn| export::run(&conn, USER, &path, format).map_err(|e| e.to_string()));
+            reply.send(Response::Exported(outcome));
+        });
+    }
+
+    fn spawn_file_thread(&self, what: &str, work: impl FnOnce() + Send + 'static) {
+        let spawned = std::thread::Builder::new()
+            .name(format!("mindsage-{what}"))
+            .spawn(work);
+        if let Err(e) = spawned {
+            self.reply
+                .send(Response::Failed(format!("could not start the {what}: {e}")));
+        }
+    }
+
     fn attach_photos(&self, entry: EntryId, paths: Vec<PathBuf>) {
         let writer = Arc::clone(&self.writer);
         let reply = self.reply.clone();

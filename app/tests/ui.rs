@@ -29,6 +29,10 @@ mod ollama_server;
 #[path = "../../core/tests/whisper_model/mod.rs"]
 mod whisper_model;
 
+/// Other apps' exports, written as those apps write them.
+#[path = "../../core/tests/exports/mod.rs"]
+mod exports;
+
 /// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
 const PATIENCE: Duration = Duration::from_secs(30);
 
@@ -399,6 +403,53 @@ fn a_dropped_photo_appears_in_the_gallery_and_opens_its_entry() {
     wait_until(&mut harness, "its entry in the journal", |h| {
         h.state().view() == View::Journal && shows(h, "Move to trash")
     });
+}
+
+#[test]
+fn a_dropped_day_one_export_is_previewed_then_imported_into_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("Day One export.zip");
+    exports::write_dayone_zip(&zip);
+    let mut harness = app(&dir.path().join("data"), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+
+    harness.input_mut().dropped_files.push(egui::DroppedFile {
+        path: Some(zip.clone()),
+        ..Default::default()
+    });
+    let preview = format!("From Day One: {} entries to add", exports::DAYONE_ADDED);
+    wait_until(&mut harness, "the import's preview", |h| shows(h, &preview));
+    assert!(
+        shows(&harness, "no creationDate"),
+        "the preview lists what cannot be imported"
+    );
+    assert!(
+        shows(&harness, "No entries yet."),
+        "nothing is written before the person confirms"
+    );
+
+    let import = format!("Import {} entries", exports::DAYONE_ADDED);
+    harness.get_by_role_and_label(Role::Button, &import).click();
+    let done = format!("Imported {} entries from Day One", exports::DAYONE_ADDED);
+    wait_until(&mut harness, "the import to finish", |h| shows(h, &done));
+    harness.get_by_role_and_label(Role::Button, "Close").click();
+    wait_until(&mut harness, "the imported entries in the list", |h| {
+        shows(h, "Pastéis in Belém") && shows(h, "Quiet evening")
+    });
+
+    // The same export dropped again: nothing to add, nothing doubled.
+    harness.input_mut().dropped_files.push(egui::DroppedFile {
+        path: Some(zip),
+        ..Default::default()
+    });
+    let again = format!(
+        "0 entries to add, {} entries already in your journal",
+        exports::DAYONE_ADDED
+    );
+    wait_until(&mut harness, "the second preview", |h| shows(h, &again));
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    harness.run_steps(2);
+    assert!(!shows(&harness, "entries to add"), "Cancel closes the preview");
 }
 
 #[test]
