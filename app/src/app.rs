@@ -99,6 +99,9 @@ impl Startup {
 /// shutdown): the window then saves and closes as on a close request.
 static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
 
+/// How often an open window asks whether the automatic backup is due.
+const BACKUP_CHECK_EVERY: Duration = Duration::from_secs(3600);
+
 pub fn run(args: &Args) -> Result<()> {
     let path = cli::database_path(args)?;
     let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
@@ -222,6 +225,8 @@ pub struct MindSageApp {
     closing: Closing,
     /// Whether the model's background work was told to start (see [`Request::StartModelWork`]).
     model_work_started: bool,
+    /// When the automatic backup was last looked at.
+    backup_checked: Option<Instant>,
     /// `--report-startup`: times the first frames, then closes the window.
     launch_report: Option<LaunchReport>,
 }
@@ -263,6 +268,7 @@ impl MindSageApp {
             stopped: None,
             closing: Closing::Open,
             model_work_started: false,
+            backup_checked: None,
             launch_report: None,
         };
         let mut actions = Vec::new();
@@ -449,6 +455,11 @@ impl MindSageApp {
                     self.journal.reload(actions);
                 }
             }
+            Response::BackedUp(outcome) => match outcome {
+                Ok(Some(report)) => self.settings.on_backed_up(&report),
+                Ok(None) => {}
+                Err(e) => self.status = Some(format!("The backup failed: {e}")),
+            },
             Response::Exported(outcome) => {
                 self.status = Some(match outcome {
                     Ok(report) => format!(
@@ -532,6 +543,22 @@ impl MindSageApp {
         if !self.model_work_started && !waiting_for_rows {
             self.backend.send(Request::StartModelWork);
             self.model_work_started = true;
+            self.backup_checked = None;
+        }
+        // The automatic backup: once the journal is on screen, then hourly while the
+        // window stays open (the reader decides whether one is due).
+        if self.model_work_started
+            && self
+                .backup_checked
+                .is_none_or(|t| t.elapsed() >= BACKUP_CHECK_EVERY)
+        {
+            let (every_days, keep) = self.settings.backup_schedule();
+            self.backend.send(Request::Backup {
+                every_days,
+                keep,
+                now: false,
+            });
+            self.backup_checked = Some(Instant::now());
         }
     }
 

@@ -81,6 +81,13 @@ pub enum Request {
         dry_run: bool,
         cancel: Arc<AtomicBool>,
     },
+    /// The automatic backup into the data folder's `backups/` when one is due (every
+    /// `every_days`, keeping `keep`), or with `now` at once.
+    Backup {
+        every_days: u32,
+        keep: u32,
+        now: bool,
+    },
     /// Take the journal out as MindSage's JSON or a Markdown folder.
     ExportJournal {
         path: PathBuf,
@@ -262,6 +269,8 @@ pub enum Response {
     },
     /// An import (or its dry run) ended: its report, or why the export could not be read.
     Imported(Result<import::Report, String>),
+    /// A backup was made (`Some`), was not due (`None`), or failed.
+    BackedUp(Result<Option<db::backup::BackupReport>, String>),
     /// An export ended: what it wrote, or why it could not.
     Exported(Result<export::ExportReport, String>),
     PhotosAdded {

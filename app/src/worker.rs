@@ -205,6 +205,11 @@ impl Reader {
                 cancel,
             } => return self.import_journal(path, dry_run, cancel),
             Request::ExportJournal { path, format } => return self.export_journal(path, format),
+            Request::Backup {
+                every_days,
+                keep,
+                now,
+            } => return self.backup(every_days, keep, now),
             Request::SaveChat(answer) => return self.save_chat(*answer),
             Request::DemoIfEmpty => match entries::count(conn, USER) {
                 Ok(0) => {
@@ -382,6 +387,21 @@ impl Reader {
                 .map_err(|e| e.to_string())
                 .and_then(|conn| export::run(&conn, USER, &path, format).map_err(|e| e.to_string()));
             reply.send(Response::Exported(outcome));
+        });
+    }
+
+    /// The automatic backup (or one asked for now), on a thread of its own: SQLite's
+    /// online backup reads while the writer goes on writing.
+    fn backup(&self, every_days: u32, keep: u32, now: bool) {
+        let (journal, options, reply) = (self.journal.clone(), self.options.clone(), self.reply.clone());
+        let data_dir = self.data_dir.clone();
+        self.spawn_file_thread("backup", move || {
+            let outcome = db::open(&journal, &options)
+                .and_then(|conn| {
+                    db::backup::backup_if_due(&conn, &data_dir, every_days, keep, chrono::Utc::now(), now)
+                })
+                .map_err(|e| e.to_string());
+            reply.send(Response::BackedUp(outcome));
         });
     }
 

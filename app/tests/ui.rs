@@ -453,6 +453,35 @@ fn a_dropped_day_one_export_is_previewed_then_imported_into_the_list() {
 }
 
 #[test]
+fn the_journal_is_backed_up_when_the_window_opens_and_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let backups = dir.path().join("backups");
+    let count = || std::fs::read_dir(&backups).map_or(0, |d| d.filter(|e| e.is_ok()).count());
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    write_entry(&mut harness, "Worth keeping", "A day to remember.");
+    let start = Instant::now();
+    while count() == 0 {
+        harness.step();
+        assert!(
+            start.elapsed() < PATIENCE,
+            "no automatic backup in {}",
+            backups.display()
+        );
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    assert_eq!(count(), 1, "one backup a day, however often the window asks");
+
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    wait_until(&mut harness, "the backup settings", |h| shows(h, "Back up now"));
+    harness.get_by_role_and_label(Role::Button, "Back up now").click();
+    wait_until(&mut harness, "the backup asked for", |h| {
+        shows(h, "Last backup: 1 entry,")
+    });
+    assert_eq!(count(), 2);
+}
+
+#[test]
 fn f12_opens_the_profiler_overlay_with_the_query_table() {
     let dir = tempfile::tempdir().unwrap();
     let mut harness = app(dir.path(), View::Journal);

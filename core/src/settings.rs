@@ -50,6 +50,10 @@ pub struct Settings {
     pub input_device: String,
     /// Longest recording, in minutes; the recorder warns before it and stops there.
     pub max_recording_minutes: u32,
+    /// Days between the automatic backups into the data folder's `backups/`; 0 for none.
+    pub backup_every_days: u32,
+    /// Automatic backups kept; older ones are erased.
+    pub backups_kept: u32,
 }
 
 impl Default for Settings {
@@ -64,6 +68,8 @@ impl Default for Settings {
             voice_language: String::new(),
             input_device: String::new(),
             max_recording_minutes: DEFAULT_MAX_RECORDING_MINUTES,
+            backup_every_days: 1,
+            backups_kept: 7,
         }
     }
 }

@@ -35,6 +35,12 @@ fn a_backup_taken_while_the_writer_saves_is_whole() {
     assert!((300..=500).contains(&report.entries), "{report:?}");
     assert_eq!(backup::check(&file).unwrap(), report.entries);
     assert!(!journal.dir.path().join(".backup.db.partial").exists());
+    for beside in ["backup.db-wal", "backup.db-shm"] {
+        assert!(
+            !journal.dir.path().join(beside).exists(),
+            "{beside} left beside the backup"
+        );
+    }
 }
 
 #[test]
@@ -119,4 +125,57 @@ fn a_bad_backup_changes_nothing() {
         );
     }
     assert_eq!(entry_count(&journal), 30);
+}
+
+#[test]
+fn automatic_backups_come_when_due_and_the_oldest_go() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(10, 8)).unwrap();
+    let data = journal.dir.path();
+    let day = |n: i64| {
+        chrono::DateTime::parse_from_rfc3339("2026-12-01T09:00:00Z")
+            .unwrap()
+            .to_utc()
+            + chrono::Duration::days(n)
+    };
+    let hours = chrono::Duration::hours;
+
+    assert!(
+        backup::backup_if_due(&conn, data, 1, 3, day(0), false)
+            .unwrap()
+            .is_some(),
+        "the first one is due"
+    );
+    assert!(
+        backup::backup_if_due(&conn, data, 1, 3, day(0) + hours(5), false)
+            .unwrap()
+            .is_none(),
+        "not again the same day"
+    );
+    for n in 1..=4 {
+        let report = backup::backup_if_due(&conn, data, 1, 3, day(n), false)
+            .unwrap()
+            .expect("a day later, due");
+        assert_eq!(backup::check(&report.path).unwrap(), 10);
+    }
+    let mut names: Vec<_> = std::fs::read_dir(data.join(backup::BACKUPS_FOLDER))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "journal-2026-12-03T090000.000.db",
+            "journal-2026-12-04T090000.000.db",
+            "journal-2026-12-05T090000.000.db"
+        ]
+    );
+    assert!(
+        backup::backup_if_due(&conn, data, 0, 3, day(30), false)
+            .unwrap()
+            .is_none(),
+        "0 days: never"
+    );
 }

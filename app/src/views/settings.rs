@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use egui::RichText;
 
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::EffectivePragmas;
+use mindsage_core::db::{self, EffectivePragmas};
 use mindsage_core::settings::{Settings, Theme};
 
 use mindsage_core::voice::recordings;
@@ -37,6 +37,8 @@ pub struct SettingsView {
     /// in force in memory only and nothing is saved: the file stays as the person left
     /// it until they choose to replace it.
     damaged: Option<String>,
+    /// The last backup made while the window was open: where, and how many entries.
+    last_backup: Option<String>,
 }
 
 impl SettingsView {
@@ -53,7 +55,22 @@ impl SettingsView {
             devices: Vec::new(),
             whisper: None,
             damaged,
+            last_backup: None,
         }
+    }
+
+    /// Days between automatic backups (0: none) and how many are kept.
+    pub fn backup_schedule(&self) -> (u32, u32) {
+        (self.settings.backup_every_days, self.settings.backups_kept)
+    }
+
+    pub fn on_backed_up(&mut self, report: &db::backup::BackupReport) {
+        self.last_backup = Some(format!(
+            "Last backup: {}, {} (at {}).",
+            super::importing::entries(report.entries as usize),
+            report.path.display(),
+            chrono::Local::now().format("%H:%M")
+        ));
     }
 
     /// Saves the settings, unless the file on disk is damaged and the person has not
@@ -112,6 +129,8 @@ impl SettingsView {
                     ui.heading("Settings");
                     self.damaged_file_ui(ui, actions);
                     self.storage_ui(ui);
+                    ui.add_space(8.0);
+                    self.backups_ui(ui, actions);
                     ui.add_space(8.0);
                     self.local_model_ui(ui);
                     ui.add_space(8.0);
@@ -190,6 +209,39 @@ impl SettingsView {
                     .small(),
             );
         });
+    }
+
+    fn backups_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        ui.label(RichText::new("Backups").strong());
+        egui::Grid::new("backup_settings").num_columns(2).show(ui, |ui| {
+            let label = ui.label("Back up every (days, 0 for never)");
+            self.dirty |= ui
+                .add(egui::DragValue::new(&mut self.settings.backup_every_days).range(0..=365))
+                .labelled_by(label.id)
+                .changed();
+            ui.end_row();
+            let label = ui.label("Backups kept");
+            self.dirty |= ui
+                .add(egui::DragValue::new(&mut self.settings.backups_kept).range(1..=365))
+                .labelled_by(label.id)
+                .changed();
+            ui.end_row();
+        });
+        ui.horizontal(|ui| {
+            if ui.button("Back up now").clicked() {
+                let (every_days, keep) = self.backup_schedule();
+                actions.push(Action::Send(Request::Backup {
+                    every_days,
+                    keep,
+                    now: true,
+                }));
+            }
+            let folder = self.data_dir.join(db::backup::BACKUPS_FOLDER);
+            ui.label(RichText::new(format!("into {}", folder.display())).weak().small());
+        });
+        if let Some(last) = &self.last_backup {
+            ui.label(last);
+        }
     }
 
     fn local_model_ui(&mut self, ui: &mut egui::Ui) {

@@ -34,6 +34,7 @@ pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
             path: partial.clone(),
             source,
         })
+        .and_then(|()| self_contained(&partial))
         .and_then(|()| check(&partial))
         .and_then(|entries| {
             std::fs::rename(&partial, dest)
@@ -51,6 +52,17 @@ pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
             Err(e)
         }
     }
+}
+
+/// Makes a copy one file with no -wal beside it (the copied header asks for WAL, and
+/// every later open would leave -wal and -shm files next to the backup).
+fn self_contained(path: &Path) -> Result<()> {
+    let conn = Connection::open(path).map_err(|source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let _mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |row| row.get(0))?;
+    Ok(())
 }
 
 /// Checks that `path` is a whole MindSage journal this build can open, without writing
@@ -140,6 +152,69 @@ pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<
             Err(e)
         }
     }
+}
+
+/// The folder of the automatic backups, inside the data folder.
+pub const BACKUPS_FOLDER: &str = "backups";
+
+/// The automatic backup: when the newest one in `backups/` is `every_days` old or more
+/// (or there is none), a new one named by the time (`journal-2026-12-02T153000.250.db`), then
+/// the oldest erased until `keep` are left. Nothing when `every_days` is 0, unless
+/// `forced` (the person asked for one now).
+pub fn backup_if_due(
+    conn: &Connection,
+    data_dir: &Path,
+    every_days: u32,
+    keep: u32,
+    now: chrono::DateTime<chrono::Utc>,
+    forced: bool,
+) -> Result<Option<BackupReport>> {
+    if every_days == 0 && !forced {
+        return Ok(None);
+    }
+    let folder = data_dir.join(BACKUPS_FOLDER);
+    std::fs::create_dir_all(&folder).map_err(|source| DbError::CreateFolder {
+        path: folder.clone(),
+        source,
+    })?;
+    let mut kept = automatic_backups(&folder);
+    let due = forced
+        || match kept.last() {
+            Some((taken, _)) => now.naive_utc() - *taken >= chrono::Duration::days(i64::from(every_days)),
+            None => true,
+        };
+    if !due {
+        return Ok(None);
+    }
+    let path = folder.join(format!("journal-{}.db", now.format(BACKUP_TIME)));
+    let report = backup(conn, &path)?;
+    kept.push((now.naive_utc(), path));
+    let excess = kept.len().saturating_sub(keep.max(1) as usize);
+    for (_, old) in kept.drain(..excess) {
+        recordings::erase(&old)
+            .map_err(|e| DbError::Invalid(format!("cannot erase the old backup {}: {e}", old.display())))?;
+    }
+    Ok(Some(report))
+}
+
+/// How an automatic backup's name gives its time.
+const BACKUP_TIME: &str = "%Y-%m-%dT%H%M%S%.3f";
+
+/// The automatic backups in `folder`, oldest first, with the time their name gives.
+fn automatic_backups(folder: &Path) -> Vec<(chrono::NaiveDateTime, PathBuf)> {
+    let mut found: Vec<_> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let time = name.strip_prefix("journal-")?.strip_suffix(".db")?;
+            let taken = chrono::NaiveDateTime::parse_from_str(time, BACKUP_TIME).ok()?;
+            Some((taken, e.path()))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// `journal.db` → `.journal.db.WHAT` in the same folder.
