@@ -376,6 +376,14 @@ impl MindSageApp {
             Response::Page { generation, page } => self.journal.on_page(generation, page),
             Response::Count(total) => self.journal.on_count(total),
             Response::Entry(entry) => self.journal.on_entry(*entry, actions),
+            Response::History { entry, versions } => self.journal.on_versions(entry, versions),
+            Response::BroughtBack { entry, versions } => {
+                let id = entry.id;
+                self.journal.on_refreshed(*entry);
+                self.journal.on_versions(id, versions);
+                self.status =
+                    Some("The earlier version is back; the text it replaced is kept as a version.".into());
+            }
             Response::Refreshed(entry) => self.journal.on_refreshed(*entry),
             Response::Search { generation, outcome } => self.journal.on_search(generation, outcome),
             Response::MeaningUnavailable { generation, reason } => {

@@ -93,6 +93,13 @@ pub enum Request {
         path: PathBuf,
         format: export::Format,
     },
+    /// An entry's earlier versions.
+    History(EntryId),
+    /// Bring an earlier version of an entry back (the current text is kept as one).
+    BringBack {
+        entry: EntryId,
+        version: i64,
+    },
     /// Read, check and attach photo files to an entry.
     AttachPhotos {
         entry: EntryId,
@@ -261,6 +268,16 @@ pub enum Response {
         thumbnails: Vec<Thumbnail>,
         /// Where the next page starts; `None` at the end and for a shuffle.
         next: Option<Cursor>,
+    },
+    /// An entry's earlier versions, newest first.
+    History {
+        entry: EntryId,
+        versions: Vec<db::history::Version>,
+    },
+    /// A version was brought back: the entry as it now is, and its versions.
+    BroughtBack {
+        entry: Box<Entry>,
+        versions: Vec<db::history::Version>,
     },
     /// An import has written (or judged) `done` of `total` entries.
     ImportProgress {

@@ -199,6 +199,18 @@ impl Reader {
                     .write(move |conn| entries::purge(conn, USER, id, busy).map(|_| Response::Purged(id)));
             }
             Request::AttachPhotos { entry, paths } => return self.attach_photos(entry, paths),
+            Request::History(entry) => {
+                db::history::versions(conn, entry).map(|versions| Response::History { entry, versions })
+            }
+            Request::BringBack { entry, version } => {
+                return self.write(move |conn| {
+                    db::history::bring_back(conn, USER, entry, version)?;
+                    Ok(Response::BroughtBack {
+                        entry: Box::new(entries::get(conn, USER, entry)?),
+                        versions: db::history::versions(conn, entry)?,
+                    })
+                });
+            }
             Request::ImportJournal {
                 path,
                 dry_run,

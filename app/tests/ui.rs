@@ -482,6 +482,60 @@ fn the_journal_is_backed_up_when_the_window_opens_and_on_request() {
 }
 
 #[test]
+fn an_earlier_version_of_an_entry_is_brought_back_from_its_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    write_entry(&mut harness, "Harbour", "Boats at dawn.");
+    type_into(&mut harness, Role::TextInput, "Title", " at noon");
+    wait_until(&mut harness, "the edit saved", |h| {
+        h.query_by_role_and_label(Role::Button, "Harbour at noon")
+            .is_some()
+            && h.query_by_label("Saved").is_some()
+    });
+
+    harness.get_by_label("Earlier versions").click();
+    wait_until(&mut harness, "the versions", |h| {
+        h.query_by_role_and_label(Role::Button, "Bring back").is_some()
+    });
+    assert!(
+        shows(&harness, "Harbour"),
+        "the version before the edit is listed by its title"
+    );
+    harness.get_by_role_and_label(Role::Button, "Bring back").click();
+    wait_until(&mut harness, "the old title back in the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Harbour").is_some()
+            && shows(h, "The earlier version is back")
+    });
+    harness.run_steps(2);
+    assert_eq!(
+        harness
+            .get_by_role_and_label(Role::TextInput, "Title")
+            .value()
+            .as_deref(),
+        Some("Harbour")
+    );
+    // The text it replaced is a version now, so it can come back in turn (read off the
+    // UI thread, where the app forbids queries).
+    let path = paths::database_path(dir.path());
+    let kept = std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let id = entries::list(&conn, DEFAULT_USER, &Default::default(), None, 5)
+            .unwrap()
+            .rows[0]
+            .id;
+        db::history::versions(&conn, id)
+            .unwrap()
+            .into_iter()
+            .map(|v| v.title)
+            .collect::<Vec<String>>()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(kept, ["Harbour at noon", "Harbour"]);
+}
+
+#[test]
 fn f12_opens_the_profiler_overlay_with_the_query_table() {
     let dir = tempfile::tempdir().unwrap();
     let mut harness = app(dir.path(), View::Journal);

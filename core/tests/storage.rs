@@ -370,6 +370,15 @@ fn purge_leaves_no_trace_of_the_text_in_any_file() {
         &entry(&format!("Title {marker}"), &body, &["zqxprivatetag"]),
     )
     .unwrap();
+    // An edit keeps the marked text in the entry's history, which purge must erase too.
+    let edit = entries::EntryEdit {
+        title: "Edited".into(),
+        body: "Nothing to see.".into(),
+        tags: vec!["zqxprivatetag".into()],
+        mood_score: None,
+    };
+    entries::update(&mut conn, USER, secret, &edit).unwrap();
+    assert_eq!(db::history::versions(&conn, secret).unwrap().len(), 1);
     // A second connection, as the app's reader holds one open.
     let reader = journal.open();
     assert_eq!(

@@ -25,6 +25,7 @@ use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry};
 use mindsage_core::voice::transcribe::Segment;
 
+use super::history::History;
 use super::player::RecordingPlayer;
 use super::{Action, display_time};
 use crate::protocol::Request;
@@ -215,6 +216,8 @@ pub struct Editor {
     urgent: bool,
     /// The open entry's recording, once read (voice entries).
     recording: Option<RecordingPlayer>,
+    /// The open entry's earlier versions.
+    history: History,
 }
 
 impl Editor {
@@ -251,6 +254,11 @@ impl Editor {
         self.leave(actions);
         actions.push(Action::Send(Request::Recording(entry.id)));
         self.doc = Some(Doc::entry(entry));
+    }
+
+    /// An entry's earlier versions, read when the person opened them.
+    pub fn on_versions(&mut self, entry: EntryId, versions: Vec<mindsage_core::db::history::Version>) {
+        self.history.on_versions(entry, versions);
     }
 
     /// An entry's recording, read after the entry: kept if that entry is still open.
@@ -530,6 +538,9 @@ impl Editor {
         }
         if let Some(recording) = self.recording.as_mut().filter(|r| doc.id() == Some(r.entry)) {
             recording.ui(ui);
+        }
+        if let Some(id) = doc.id() {
+            self.history.ui(ui, id, !doc.save.unsaved(), actions);
         }
         ui.separator();
         changed |= body_ui(ui, &mut doc.fields.body, std::mem::take(&mut doc.focus_body));

@@ -196,6 +196,11 @@ impl JournalView {
         }
     }
 
+    /// An entry's earlier versions arrived; the editor shows them if it is open.
+    pub fn on_versions(&mut self, entry: EntryId, versions: Vec<mindsage_core::db::history::Version>) {
+        self.editor.on_versions(entry, versions);
+    }
+
     /// An entry's recording arrived; the editor plays it if that entry is open.
     pub fn on_recording(
         &mut self,
@@ -214,6 +219,7 @@ impl JournalView {
             row.tags.clone_from(&entry.tags);
             row.mood_score = entry.mood_score;
             row.word_count = entry.word_count;
+            row.preview = mindsage_core::db::entries::preview_of(&entry.body);
         }
         self.editor.refresh(entry);
     }

@@ -14,6 +14,7 @@ pub mod ask;
 pub mod dashboard;
 pub mod editor;
 pub mod gallery;
+pub mod history;
 pub mod importing;
 pub mod journal;
 pub mod paged;

@@ -7,6 +7,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::history;
 use super::jobs::{self, JobKind};
 use super::queries::*;
 use super::{Checkpoint, DbError, EntryId, Result, UserId};
@@ -394,6 +395,15 @@ pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit
         let tags_changed =
             tag_set(&normalise_tags(&edit.tags)) != tag_set(&split_tags(Some(old.tag_names.clone())));
         let text_changed = title != old.title || edit.body != old.body || tags_changed;
+        if text_changed {
+            let kept = history::Kept {
+                written_at: &old.updated_at,
+                title: &old.title,
+                body: &old.body,
+                tag_names: &old.tag_names,
+            };
+            history::keep(&tx, id, &kept, false)?;
+        }
         tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
             user,
             id,
@@ -428,6 +438,7 @@ struct StoredText {
     title_by_user: bool,
     body: String,
     tag_names: String,
+    updated_at: String,
 }
 
 fn stored_text(conn: &Connection, id: EntryId) -> Result<StoredText> {
@@ -439,6 +450,7 @@ fn stored_text(conn: &Connection, id: EntryId) -> Result<StoredText> {
                 title_by_user: row.get(1)?,
                 body: row.get(2)?,
                 tag_names: row.get(3)?,
+                updated_at: row.get(4)?,
             })
         })?)
 }

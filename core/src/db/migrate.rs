@@ -69,6 +69,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0010_imported_entries",
         sql: include_str!("../../../migrations/0010_imported_entries.sql"),
     },
+    Migration {
+        version: 11,
+        name: "0011_entry_history",
+        sql: include_str!("../../../migrations/0011_entry_history.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -16,6 +16,7 @@ pub mod backup;
 pub mod chats;
 pub mod entries;
 pub mod gallery;
+pub mod history;
 pub mod imports;
 pub mod jobs;
 pub mod migrate;

@@ -312,6 +312,42 @@ pub const IMPORT_MODEL_WORK: NamedQuery = q(
     "UPDATE journal_entries SET title_by_user = ?3, summary = ?4 WHERE id = ?2 AND user_id = ?1",
 );
 
+/// When an entry's last version was kept. ?1 entry.
+pub const HISTORY_LAST_KEPT: NamedQuery = q(
+    "history.last_kept",
+    "SELECT kept_at FROM entry_versions WHERE entry_id = ?1 ORDER BY kept_at DESC LIMIT 1",
+);
+
+/// Keeps an entry's text before a save replaces it. ?1 entry, ?2 written, ?3 kept,
+/// ?4 title, ?5 body, ?6 tag names.
+pub const HISTORY_KEEP: NamedQuery = q(
+    "history.keep",
+    "INSERT INTO entry_versions (entry_id, written_at, kept_at, title, body, tag_names) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+);
+
+/// Thins an entry's versions kept before ?2 to the newest of each month of writing.
+/// ?1 entry, ?2 the oldest time all versions are kept from.
+pub const HISTORY_THIN: NamedQuery = q(
+    "history.thin",
+    "DELETE FROM entry_versions WHERE entry_id = ?1 AND kept_at < ?2 AND id NOT IN \
+     (SELECT max(id) FROM entry_versions WHERE entry_id = ?1 AND kept_at < ?2 \
+      GROUP BY substr(written_at, 1, 7))",
+);
+
+/// An entry's versions, newest first. ?1 entry.
+pub const HISTORY_OF_ENTRY: NamedQuery = q(
+    "history.of_entry",
+    "SELECT id, written_at, title, body, tag_names FROM entry_versions \
+     WHERE entry_id = ?1 ORDER BY kept_at DESC, id DESC",
+);
+
+/// One version of an entry. ?1 entry, ?2 version.
+pub const HISTORY_VERSION: NamedQuery = q(
+    "history.version",
+    "SELECT id, written_at, title, body, tag_names FROM entry_versions WHERE entry_id = ?1 AND id = ?2",
+);
+
 pub const MEDIA_BLOB_INSERT: NamedQuery = q(
     "media.blob_insert",
     "INSERT INTO media_blobs (media_id, data) VALUES (?1, ?2)",
@@ -426,7 +462,7 @@ pub const AI_BACKFILL_EMBED: NamedQuery = q(
 /// text (and so needs the model's work again). ?1 entry.
 pub const ENTRY_TEXT: NamedQuery = q(
     "entry.text",
-    "SELECT title, title_by_user, body, tag_names FROM journal_entries WHERE id = ?1",
+    "SELECT title, title_by_user, body, tag_names, updated_at FROM journal_entries WHERE id = ?1",
 );
 
 /// Writes a live entry's full-text row once its tags are known. ?1 id, ?2 title,
@@ -745,6 +781,11 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &IMPORT_SEEN_EXTERNAL,
     &IMPORT_SEEN_HASH,
     &IMPORT_RECORD,
+    &HISTORY_LAST_KEPT,
+    &HISTORY_KEEP,
+    &HISTORY_THIN,
+    &HISTORY_OF_ENTRY,
+    &HISTORY_VERSION,
     &IMPORT_MODEL_WORK,
     &ARCHIVE_PAGE,
     &ARCHIVE_MEDIA,

@@ -1,0 +1,125 @@
+//! Entry history: the text a save replaced, kept so a person can see and bring back an
+//! earlier version (migration 11).
+//!
+//! One version per editing session, not per autosave: a save within
+//! [`SESSION_GAP`] of the last version kept adds none, so the version is the entry as it
+//! was before the person sat down to change it. Bounded: every version of the last
+//! [`KEEP_ALL_DAYS`] days, then the newest of each month of writing. Bringing a version
+//! back keeps the current text as a version first, so nothing is lost either way.
+
+use chrono::{Duration, Utc};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::entries::{self, EntryEdit};
+use super::queries::{HISTORY_KEEP, HISTORY_LAST_KEPT, HISTORY_OF_ENTRY, HISTORY_THIN, HISTORY_VERSION};
+use super::{DbError, EntryId, Result, UserId};
+use crate::{clock, timing};
+
+/// Saves closer together than this are one editing session.
+pub const SESSION_GAP: Duration = Duration::minutes(10);
+
+/// Days in which every version is kept; before that, one a month.
+pub const KEEP_ALL_DAYS: i64 = 90;
+
+/// A version of an entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Version {
+    pub id: i64,
+    /// When this text was saved.
+    pub written_at: String,
+    pub title: String,
+    pub body: String,
+    pub tags: Vec<String>,
+}
+
+/// The text a save is about to replace.
+pub(crate) struct Kept<'a> {
+    pub written_at: &'a str,
+    pub title: &'a str,
+    pub body: &'a str,
+    pub tag_names: &'a str,
+}
+
+/// Keeps `text` as a version of entry `id` unless a version was kept within the
+/// session gap (always with `forced`), then thins the old ones; in the caller's
+/// transaction.
+pub(crate) fn keep(conn: &Connection, id: EntryId, text: &Kept<'_>, forced: bool) -> Result<()> {
+    let now = Utc::now();
+    if !forced {
+        let last: Option<String> = conn
+            .prepare_cached(HISTORY_LAST_KEPT.sql)?
+            .query_row(params![id], |row| row.get(0))
+            .optional()?;
+        let recent = last
+            .and_then(|t| clock::parse_utc(&t))
+            .is_some_and(|t| now - t < SESSION_GAP);
+        if recent {
+            return Ok(());
+        }
+    }
+    conn.prepare_cached(HISTORY_KEEP.sql)?.execute(params![
+        id,
+        text.written_at,
+        clock::format_utc(now),
+        text.title,
+        text.body,
+        text.tag_names
+    ])?;
+    let keep_all_from = clock::format_utc(now - Duration::days(KEEP_ALL_DAYS));
+    conn.prepare_cached(HISTORY_THIN.sql)?
+        .execute(params![id, keep_all_from])?;
+    Ok(())
+}
+
+/// An entry's versions, newest first.
+pub fn versions(conn: &Connection, id: EntryId) -> Result<Vec<Version>> {
+    timing::timed(HISTORY_OF_ENTRY.name, || {
+        let mut stmt = conn.prepare_cached(HISTORY_OF_ENTRY.sql)?;
+        let rows = stmt
+            .query_map(params![id], version_of_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    })
+}
+
+/// Brings version `version` of entry `id` back: the current text is kept as a version
+/// first, then the entry is saved with the version's title, body and tags (its mood
+/// stays), as the editor saves it.
+pub fn bring_back(conn: &mut Connection, user: UserId, id: EntryId, version: i64) -> Result<()> {
+    let old = conn
+        .prepare_cached(HISTORY_VERSION.sql)?
+        .query_row(params![id, version], version_of_row)
+        .optional()?
+        .ok_or_else(|| DbError::Invalid(format!("entry {id} has no version {version}")))?;
+    let current = entries::get(conn, user, id)?;
+    let current_tags = current.tags.join("\u{1f}");
+    let kept = Kept {
+        written_at: &current.updated_at,
+        title: &current.title,
+        body: &current.body,
+        tag_names: &current_tags,
+    };
+    keep(conn, id, &kept, true)?;
+    let edit = EntryEdit {
+        title: old.title,
+        body: old.body,
+        tags: old.tags,
+        mood_score: current.mood_score,
+    };
+    entries::update(conn, user, id, &edit)
+}
+
+fn version_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Version> {
+    let tag_names: String = row.get(4)?;
+    Ok(Version {
+        id: row.get(0)?,
+        written_at: row.get(1)?,
+        title: row.get(2)?,
+        body: row.get(3)?,
+        tags: tag_names
+            .split('\u{1f}')
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
+}

@@ -1,0 +1,115 @@
+//! Entry history: what a save replaces is kept once per editing session, bounded, and
+//! any version can be brought back without losing the text it replaces.
+
+mod common;
+
+use common::TempJournal;
+use mindsage_core::db::entries::{self, EntryEdit, NewEntry};
+use mindsage_core::db::{DEFAULT_USER, history};
+
+fn edit(title: &str, body: &str, tags: &[&str]) -> EntryEdit {
+    EntryEdit {
+        title: title.into(),
+        body: body.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        mood_score: Some(6),
+    }
+}
+
+#[test]
+fn a_session_of_saves_keeps_one_version_and_any_version_comes_back() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let new = NewEntry {
+        title: "First draft".into(),
+        body: "The original words.".into(),
+        tags: vec!["draft".into()],
+        ..NewEntry::default()
+    };
+    let id = entries::create(&mut conn, DEFAULT_USER, &new).unwrap();
+    // Autosave while typing: three saves, one session, one version (the original).
+    for body in [
+        "The original words, then",
+        "The original words, then more",
+        "Rewritten.",
+    ] {
+        entries::update(
+            &mut conn,
+            DEFAULT_USER,
+            id,
+            &edit("Second draft", body, &["final"]),
+        )
+        .unwrap();
+    }
+    let versions = history::versions(&conn, id).unwrap();
+    assert_eq!(versions.len(), 1);
+    assert_eq!(
+        (versions[0].title.as_str(), versions[0].body.as_str()),
+        ("First draft", "The original words.")
+    );
+    assert_eq!(versions[0].tags, ["draft"]);
+    // A mood change alone keeps nothing.
+    let mut mood_only = edit("Second draft", "Rewritten.", &["final"]);
+    mood_only.mood_score = Some(9);
+    entries::update(&mut conn, DEFAULT_USER, id, &mood_only).unwrap();
+    assert_eq!(history::versions(&conn, id).unwrap().len(), 1);
+
+    // Bringing the original back keeps what it replaces.
+    history::bring_back(&mut conn, DEFAULT_USER, id, versions[0].id).unwrap();
+    let entry = entries::get(&conn, DEFAULT_USER, id).unwrap();
+    assert_eq!(
+        (entry.title.as_str(), entry.body.as_str()),
+        ("First draft", "The original words.")
+    );
+    assert_eq!(
+        (entry.tags.clone(), entry.mood_score),
+        (vec!["draft".to_string()], Some(9))
+    );
+    let after = history::versions(&conn, id).unwrap();
+    assert_eq!(after.len(), 2);
+    assert_eq!(after[0].body, "Rewritten.");
+    assert!(history::bring_back(&mut conn, DEFAULT_USER, id, 999).is_err());
+}
+
+#[test]
+fn old_versions_thin_to_one_a_month_and_a_new_session_keeps_another() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let id = entries::create(
+        &mut conn,
+        DEFAULT_USER,
+        &NewEntry {
+            body: "v0".into(),
+            ..NewEntry::default()
+        },
+    )
+    .unwrap();
+    // Versions kept long ago: three in March 2020, two in April.
+    for (n, written) in [
+        "2020-03-01",
+        "2020-03-10",
+        "2020-03-20",
+        "2020-04-02",
+        "2020-04-30",
+    ]
+    .iter()
+    .enumerate()
+    {
+        conn.execute(
+            "INSERT INTO entry_versions (entry_id, written_at, kept_at, title, body, tag_names) VALUES (?1, ?2, ?2, '', ?3, '')",
+            rusqlite::params![id, format!("{written}T10:00:00.000Z"), format!("old {n}")],
+        )
+        .unwrap();
+    }
+    entries::update(&mut conn, DEFAULT_USER, id, &edit("", "v1", &[])).unwrap();
+    let bodies: Vec<String> = history::versions(&conn, id)
+        .unwrap()
+        .into_iter()
+        .map(|v| v.body)
+        .collect();
+    assert_eq!(
+        bodies,
+        ["v0", "old 4", "old 2"],
+        "today's version, then the newest of each old month"
+    );
+}
