@@ -159,13 +159,7 @@ pub fn read_json(journal: &str, json: serde_json::Value, folder: &Path) -> Expor
 
 /// Turns one journal's entries into items, each bad one a problem.
 fn read_journal(export: &mut Export, journal: &str, file: &str, json: serde_json::Value) {
-    let entries = match json {
-        serde_json::Value::Object(mut map) => match map.remove("entries") {
-            Some(serde_json::Value::Array(entries)) => entries,
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+    let entries = super::entries_of(json);
     for (n, value) in entries.into_iter().enumerate() {
         let uuid = value.get("uuid").and_then(|u| u.as_str()).map(str::to_string);
         let label = match &uuid {

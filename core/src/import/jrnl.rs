@@ -41,13 +41,7 @@ struct JrnlEntry {
 /// Turns a jrnl export's entries into items, each bad one a problem.
 pub fn read(name: &str, json: serde_json::Value) -> Export {
     let mut export = Export::new(Source::Jrnl, Box::new(NoFiles));
-    let entries = match json {
-        serde_json::Value::Object(mut map) => match map.remove("entries") {
-            Some(serde_json::Value::Array(entries)) => entries,
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+    let entries = super::entries_of(json);
     for (n, value) in entries.into_iter().enumerate() {
         let label = format!("{name}.json: entry {}", n + 1);
         let parsed = serde_json::from_value::<JrnlEntry>(value)

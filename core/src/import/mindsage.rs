@@ -19,7 +19,7 @@ pub fn looks_like(json: &serde_json::Value) -> bool {
 }
 
 /// Turns an export's entries into items, each bad one a problem.
-pub fn read(name: &str, mut json: serde_json::Value) -> Result<Export, String> {
+pub fn read(name: &str, json: serde_json::Value) -> Result<Export, String> {
     let version = json.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
     if version == 0 || version > u64::from(VERSION) {
         return Err(format!(
@@ -28,10 +28,10 @@ pub fn read(name: &str, mut json: serde_json::Value) -> Result<Export, String> {
     }
     let mut files = MemoryFiles::default();
     let mut export = Export::new(Source::MindSage, Box::new(MemoryFiles::default()));
-    let entries = match json.get_mut("entries").map(serde_json::Value::take) {
-        Some(serde_json::Value::Array(entries)) => entries,
-        _ => return Err("it has no \"entries\" list".into()),
-    };
+    if !json.get("entries").is_some_and(|e| e.is_array()) {
+        return Err("it has no \"entries\" list".into());
+    }
+    let entries = super::entries_of(json);
     for (n, value) in entries.into_iter().enumerate() {
         let label = format!("{name}.json: entry {}", n + 1);
         let parsed = serde_json::from_value::<ExportedEntry>(value)

@@ -492,6 +492,17 @@ fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, String> {
     Ok(data)
 }
 
+/// The `entries` list of an export's JSON, taken out of it (empty when there is none).
+fn entries_of(json: serde_json::Value) -> Vec<serde_json::Value> {
+    match json {
+        serde_json::Value::Object(mut map) => match map.remove("entries") {
+            Some(serde_json::Value::Array(entries)) => entries,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
 fn file_stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
