@@ -187,8 +187,6 @@ pub enum ImportError {
     Read { path: PathBuf, error: std::io::Error },
     #[error("{path} is not an export MindSage can import: {detail}")]
     Unknown { path: PathBuf, detail: String },
-    #[error(transparent)]
-    Db(#[from] DbError),
 }
 
 /// Where an export's photos are read from: the zip it came in, or the folder.
