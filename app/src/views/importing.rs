@@ -66,21 +66,17 @@ impl Importer {
         }
     }
 
-    /// The end of the dry run or of the import; true when entries were written.
+    /// The end of the dry run or of the import; true when entries were written. An
+    /// answer for a window the person has closed meanwhile is dropped.
     pub fn on_finished(&mut self, outcome: Result<Report, String>) -> bool {
-        let judging = match &self.stage {
-            Stage::Judging { path } => Some(path.clone()),
-            _ => None,
+        let wrote =
+            matches!((&self.stage, &outcome), (Stage::Writing { .. }, Ok(report)) if report.added > 0);
+        self.stage = match (std::mem::take(&mut self.stage), outcome) {
+            (Stage::Judging { path }, Ok(report)) => Stage::Preview { path, report },
+            (Stage::Writing { .. }, Ok(report)) => Stage::Done { report },
+            (Stage::Judging { .. } | Stage::Writing { .. }, Err(message)) => Stage::Failed { message },
+            (other, _) => other,
         };
-        let (stage, wrote) = match (outcome, judging) {
-            (Ok(report), Some(path)) => (Stage::Preview { path, report }, false),
-            (Ok(report), None) => {
-                let wrote = report.added > 0;
-                (Stage::Done { report }, wrote)
-            }
-            (Err(message), _) => (Stage::Failed { message }, false),
-        };
-        self.stage = stage;
         wrote
     }
 
