@@ -1143,6 +1143,12 @@ fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() 
         "Whisper model file",
         &model.display().to_string(),
     );
+    // The button is at the foot of a long screen, under the recorder's panel: scrolled
+    // to first, as a person scrolls to it.
+    harness
+        .get_by_role_and_label(Role::Button, "Save settings")
+        .scroll_to_me();
+    harness.run_steps(3);
     harness
         .get_by_role_and_label(Role::Button, "Save settings")
         .click();
