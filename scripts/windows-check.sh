@@ -165,7 +165,7 @@ pass "whisper.cpp transcribed a recording under Wine: $(python3 -c 'import json,
 win --data-dir "$win_journal" --json add --audio "$win_sample" --model "$win_model" >"$work/win.json" 2>>"$work/voice.err" \
   || fail "add --audio failed under Wine: $(tail -5 "$work/voice.err")"
 voice_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/win.json")
-win --data-dir "$win_journal" --json show "$voice_id" | grep -q "left knee" || fail "the voice entry does not hold its transcript"
+grep -q "left knee" <<<"$(win --data-dir "$win_journal" --json show "$voice_id")" || fail "the voice entry does not hold its transcript"
 pass "add --audio made entry $voice_id from the recording"
 
 # 5. The installer.
@@ -174,11 +174,14 @@ for table in File Component Directory Feature Shortcut Upgrade Property Icon Reg
   grep -qx "$table" <<<"$tables" || fail "the installer has no $table table"
 done
 pass "the installer's tables are there"
-msiinfo export "$msi" Property | grep -q "^UpgradeCode	{A9318598-270F-40A3-8036-F41A2918381C}" || fail "wrong or missing upgrade code"
-msiinfo export "$msi" Property | grep -q "^ProductVersion	$version" || fail "the installer's version is not $version"
+# Each table is read whole before it is searched: under pipefail, `msiinfo … | grep -q`
+# fails at random when grep stops reading before msiinfo has written everything (SIGPIPE).
+properties=$(msiinfo export "$msi" Property)
+grep -q "^UpgradeCode	{A9318598-270F-40A3-8036-F41A2918381C}" <<<"$properties" || fail "wrong or missing upgrade code"
+grep -q "^ProductVersion	$version" <<<"$properties" || fail "the installer's version is not $version"
 pass "upgrade code and version $version"
-msiinfo export "$msi" File | grep -q "mindsage.exe" || fail "mindsage.exe is not in the File table"
-msiinfo export "$msi" Shortcut | grep -q "\[INSTALLDIR\]mindsage.exe" || fail "the shortcut does not point at the exe"
+grep -q "mindsage.exe" <<<"$(msiinfo export "$msi" File)" || fail "mindsage.exe is not in the File table"
+grep -q "\[INSTALLDIR\]mindsage.exe" <<<"$(msiinfo export "$msi" Shortcut)" || fail "the shortcut does not point at the exe"
 pass "the exe and its Start-menu shortcut are listed"
 mkdir -p "$work/extracted"
 (cd "$work/extracted" && msiextract "$msi" >/dev/null)

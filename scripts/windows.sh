@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh windows
 source scripts/windows-env.sh
-if ! rustup target list --installed | grep -qx "$WINDOWS_TARGET"; then
+if ! grep -qx "$WINDOWS_TARGET" <<<"$(rustup target list --installed)"; then
   rustup target add "$WINDOWS_TARGET"
 fi
 cargo build --profile dist --locked --target "$WINDOWS_TARGET" -p mindsage
