@@ -358,9 +358,6 @@ impl Reader {
         Ok(Response::Dashboard { stats, on_this_day })
     }
 
-    /// Reads and thumbnails the files on an import thread (decoding a large photo takes
-    /// a while and must hold up neither reads nor other writes), then attaches them all
-    /// in one transaction on the writer.
     /// Runs an import on a thread of its own with its own connection: batches of
     /// entries take the write lock in turn with the app's saves, progress goes to the UI
     /// after each, and the model's queue is looked at when it is done.
@@ -427,6 +424,9 @@ impl Reader {
         }
     }
 
+    /// Reads and thumbnails the files on an import thread (decoding a large photo takes
+    /// a while and must hold up neither reads nor other writes), then attaches them all
+    /// in one transaction on the writer.
     fn attach_photos(&self, entry: EntryId, paths: Vec<PathBuf>) {
         let writer = Arc::clone(&self.writer);
         let reply = self.reply.clone();
