@@ -26,7 +26,7 @@ pub fn run(conn: &mut Connection, path: &Path, dry_run: bool, json: bool) -> Res
     bar.enable_steady_tick(Duration::from_millis(250));
     let options = Options {
         dry_run,
-        cancel: None,
+        ..Options::default()
     };
     let report = import::run(conn, DEFAULT_USER, &mut export, &options, &mut |p| {
         bar.set_position(p.done as u64)

@@ -19,7 +19,7 @@ fn import_path(conn: &mut Connection, path: &std::path::Path, dry_run: bool) -> 
         &mut export,
         &Options {
             dry_run,
-            cancel: None,
+            ..Options::default()
         },
         &mut |_| {},
     )
@@ -362,8 +362,8 @@ fn an_interrupted_import_leaves_whole_entries_and_a_second_run_finishes_it() {
         DEFAULT_USER,
         &mut export,
         &Options {
-            dry_run: false,
             cancel: Some(&cancel),
+            ..Options::default()
         },
         &mut |_| cancel.store(true, Ordering::Relaxed),
     )
@@ -387,4 +387,54 @@ fn an_interrupted_import_leaves_whole_entries_and_a_second_run_finishes_it() {
         count(&conn, "SELECT count(*) FROM journal_entries") as usize,
         total
     );
+}
+
+#[test]
+fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jrnl.json");
+    std::fs::write(&file, exports::jrnl_export(1_200).to_string()).unwrap();
+    let paths = [
+        import::WritePath::defaults(500),
+        import::WritePath {
+            fts_per_batch: false,
+            ..import::WritePath::default()
+        },
+        import::WritePath::default(),
+    ];
+    let mut journals = Vec::new();
+    for write in paths {
+        let journal = TempJournal::new();
+        let mut conn = journal.open();
+        let pragma = |conn: &Connection, name: &str| count(conn, &format!("PRAGMA {name}"));
+        let before = (pragma(&conn, "cache_size"), pragma(&conn, "wal_autocheckpoint"));
+        let mut export = import::open(&file).unwrap();
+        let options = Options {
+            write,
+            ..Options::default()
+        };
+        let report = import::run(&mut conn, DEFAULT_USER, &mut export, &options, &mut |_| {}).unwrap();
+        assert_eq!(report.added, 1_200, "{write:?}");
+        assert_eq!(
+            (pragma(&conn, "cache_size"), pragma(&conn, "wal_autocheckpoint")),
+            before,
+            "{write:?} left the connection's settings raised"
+        );
+        // The -wal file a raised checkpoint interval let grow is emptied at the end.
+        let wal = format!("{}-wal", journal.path.display());
+        assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0, "{write:?}");
+        let searched: Vec<i64> = conn
+            .prepare("SELECT rowid FROM entries_fts WHERE entries_fts MATCH 'tags:work' ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let fts_rows = count(&conn, "SELECT count(*) FROM entries_fts");
+        let jobs = count(&conn, "SELECT count(*) FROM ai_jobs");
+        journals.push((all_entries(&conn), searched, fts_rows, jobs));
+    }
+    assert_eq!(journals[0].2, 1_200);
+    assert_eq!(journals[0].1.len(), 1_200, "every entry is found by its tag");
+    assert!(journals.windows(2).all(|w| w[0] == w[1]));
 }

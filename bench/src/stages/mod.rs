@@ -1,7 +1,7 @@
 //! Stages: the plug-ins a run is made of.
 //!
-//! A stage measures one part of the app (the database, vector search, retrieval, AI,
-//! the model queue, speech to text, the app's frames, the binary's size) and
+//! A stage measures one part of the app (the database, bulk import, vector search,
+//! retrieval, AI, the model queue, speech to text, the app's frames, the binary's size) and
 //! records scenarios through a [`Recorder`]. Stages are looked up by name in
 //! [`registry`]; asking for one that is not there is an error naming those that are,
 //! never a silent skip, so a run can't quietly measure less than it claims.
@@ -10,6 +10,7 @@ mod ai;
 pub mod app;
 mod backfill;
 mod db;
+mod import;
 mod retrieval;
 mod size;
 mod stt;
@@ -149,6 +150,7 @@ pub trait Stage {
 pub fn registry() -> Vec<Box<dyn Stage>> {
     vec![
         Box::new(db::Db),
+        Box::new(import::Import),
         Box::new(vector::Vector),
         Box::new(retrieval::Retrieval),
         Box::new(ai::Ai),
@@ -228,7 +230,7 @@ mod tests {
 
     #[test]
     fn an_unknown_stage_is_an_error_listing_the_available_ones() {
-        let err = resolve(&["db".into(), "import".into()])
+        let err = resolve(&["db".into(), "export".into()])
             .err()
             .unwrap()
             .to_string();
@@ -237,7 +239,7 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "stage import not implemented; available stages: {}",
+                "stage export not implemented; available stages: {}",
                 available.join(", ")
             )
         );

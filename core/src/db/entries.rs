@@ -347,6 +347,21 @@ pub fn insert_entry_lived(
     created: DateTime<Utc>,
     day: NaiveDate,
 ) -> Result<EntryId> {
+    let (id, tags) = insert_unindexed(conn, user, entry, created, day)?;
+    index_for_search(conn, id, entry.title.trim(), &entry.body, &tags)?;
+    Ok(id)
+}
+
+/// [`insert_entry_lived`] without the entry's full-text row: returns its id and the tag
+/// names stored, for [`index_for_search`], which the caller must call before its
+/// transaction ends (the importer writes a whole batch's rows together).
+pub fn insert_unindexed(
+    conn: &Connection,
+    user: UserId,
+    entry: &NewEntry,
+    created: DateTime<Utc>,
+    day: NaiveDate,
+) -> Result<(EntryId, Vec<String>)> {
     validate_mood(entry.mood_score)?;
     let created_at = clock::format_utc(created);
     let local_date = clock::format_date(day);
@@ -364,13 +379,18 @@ pub fn insert_entry_lived(
     ])?;
     let id = conn.last_insert_rowid();
     let tags = link_tags(conn, user, id, &created_at, &entry.tags)?;
-    index_for_search(conn, id, title, &entry.body, &tags)?;
-    Ok(id)
+    Ok((id, tags))
 }
 
 /// Writes an entry's full-text row: once per save, after its tags are known (version 3
 /// of the schema rewrote the row per tag link by trigger, which made saves slow).
-fn index_for_search(conn: &Connection, id: EntryId, title: &str, body: &str, tags: &[String]) -> Result<()> {
+pub fn index_for_search(
+    conn: &Connection,
+    id: EntryId,
+    title: &str,
+    body: &str,
+    tags: &[String],
+) -> Result<()> {
     conn.prepare_cached(SEARCH_INDEX_INSERT.sql)?
         .execute(params![id, title, body, tags.join(" ")])?;
     Ok(())
@@ -381,55 +401,61 @@ fn index_for_search(conn: &Connection, id: EntryId, title: &str, body: &str, tag
 /// that changes the title, body or tags of a live entry bumps its revision and queues
 /// the model's work again in the same transaction; a mood change alone does not.
 pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
-    validate_mood(edit.mood_score)?;
     timing::timed(WRITE_UPDATE.name, || {
         let tx = conn.transaction()?;
-        let (created_at, trashed) = entry_state(&tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
-        let old = stored_text(&tx, id)?;
-        let typed = edit.title.trim();
-        let (title, title_by_user) = if typed == old.title || (typed.is_empty() && !old.title_by_user) {
-            (old.title.as_str(), old.title_by_user)
-        } else {
-            (typed, !typed.is_empty())
-        };
-        let tags_changed =
-            tag_set(&normalise_tags(&edit.tags)) != tag_set(&split_tags(Some(old.tag_names.clone())));
-        let text_changed = title != old.title || edit.body != old.body || tags_changed;
-        if text_changed {
-            let kept = history::Kept {
-                written_at: &old.updated_at,
-                title: &old.title,
-                body: &old.body,
-                tag_names: &old.tag_names,
-            };
-            history::keep(&tx, id, &kept, false)?;
-        }
-        tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
-            user,
-            id,
-            clock::now_utc(),
-            title,
-            title_by_user,
-            edit.mood_score,
-            word_count(&edit.body),
-            preview_of(&edit.body),
-            edit.body,
-            i64::from(text_changed),
-        ])?;
-        let dropped = unlink_tags(&tx, id)?;
-        let tags = link_tags(&tx, user, id, &created_at, &edit.tags)?;
-        drop_unused_tags(&tx, &dropped)?;
-        // A trashed entry has no full-text row; restoring writes it again.
-        if !trashed {
-            tx.prepare_cached(SEARCH_INDEX_DELETE.sql)?.execute(params![id])?;
-            index_for_search(&tx, id, title, &edit.body, &tags)?;
-            if text_changed {
-                jobs::enqueue_all(&tx, user, id)?;
-            }
-        }
+        update_in(&tx, user, id, edit)?;
         tx.commit()?;
         Ok(())
     })
+}
+
+/// [`update`] in the caller's transaction.
+pub(crate) fn update_in(tx: &Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
+    validate_mood(edit.mood_score)?;
+    let (created_at, trashed) = entry_state(tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
+    let old = stored_text(tx, id)?;
+    let typed = edit.title.trim();
+    let (title, title_by_user) = if typed == old.title || (typed.is_empty() && !old.title_by_user) {
+        (old.title.as_str(), old.title_by_user)
+    } else {
+        (typed, !typed.is_empty())
+    };
+    let tags_changed =
+        tag_set(&normalise_tags(&edit.tags)) != tag_set(&split_tags(Some(old.tag_names.clone())));
+    let text_changed = title != old.title || edit.body != old.body || tags_changed;
+    if text_changed {
+        let kept = history::Kept {
+            written_at: &old.updated_at,
+            title: &old.title,
+            body: &old.body,
+            tag_names: &old.tag_names,
+        };
+        history::keep(tx, user, id, &kept, false)?;
+    }
+    tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
+        user,
+        id,
+        clock::now_utc(),
+        title,
+        title_by_user,
+        edit.mood_score,
+        word_count(&edit.body),
+        preview_of(&edit.body),
+        edit.body,
+        i64::from(text_changed),
+    ])?;
+    let dropped = unlink_tags(tx, id)?;
+    let tags = link_tags(tx, user, id, &created_at, &edit.tags)?;
+    drop_unused_tags(tx, &dropped)?;
+    // A trashed entry has no full-text row; restoring writes it again.
+    if !trashed {
+        tx.prepare_cached(SEARCH_INDEX_DELETE.sql)?.execute(params![id])?;
+        index_for_search(tx, id, title, &edit.body, &tags)?;
+        if text_changed {
+            jobs::enqueue_all(tx, user, id)?;
+        }
+    }
+    Ok(())
 }
 
 /// An entry's text as stored, before an edit replaces it.

@@ -302,6 +302,92 @@ pub struct Options<'a> {
     pub dry_run: bool,
     /// Set from another thread to stop after the batch being written.
     pub cancel: Option<&'a AtomicBool>,
+    /// How the entries are written; the default is what `mindsage import` and the app use.
+    pub write: WritePath,
+}
+
+/// The bulk-ingest path: how many entries go in one transaction and which of the
+/// connection's settings are raised while an import writes (each one is put back when
+/// it ends, however it ends). The default is what won in the bench's `import` stage,
+/// step by step on the same input (`docs/optimisation-log.md` says what lost); the
+/// stage measures the other settings through this same type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WritePath {
+    /// Entries per transaction.
+    pub batch: usize,
+    /// The page cache while importing, in KiB; `None` keeps the connection's.
+    pub cache_kib: Option<u32>,
+    /// Pages the -wal file may grow by before a commit copies them into the journal
+    /// (`PRAGMA wal_autocheckpoint`); `None` keeps the connection's.
+    pub wal_autocheckpoint: Option<u32>,
+    /// Write the full-text rows of a batch together at its end instead of each with
+    /// its entry (still in the batch's transaction, so an entry is never without one).
+    pub fts_per_batch: bool,
+}
+
+impl Default for WritePath {
+    fn default() -> WritePath {
+        WritePath {
+            batch: BATCH,
+            // A 64 MiB page cache measured no faster than the connection's (run
+            // `import-dec03`, step `cache`), so it is left as it is.
+            cache_kib: None,
+            wal_autocheckpoint: Some(20_000),
+            fts_per_batch: true,
+        }
+    }
+}
+
+impl WritePath {
+    /// SQLite's own settings and a row at a time: what the stage measures first.
+    pub fn defaults(batch: usize) -> WritePath {
+        WritePath {
+            batch,
+            cache_kib: None,
+            wal_autocheckpoint: None,
+            fts_per_batch: false,
+        }
+    }
+}
+
+/// The connection's settings as they were before an import raised them.
+struct Raised {
+    cache_size: i64,
+    wal_autocheckpoint: i64,
+}
+
+impl Raised {
+    fn apply(conn: &Connection, write: &WritePath) -> rusqlite::Result<Raised> {
+        let read = |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0));
+        let before = Raised {
+            cache_size: read("cache_size")?,
+            wal_autocheckpoint: read("wal_autocheckpoint")?,
+        };
+        if let Some(kib) = write.cache_kib {
+            conn.execute_batch(&format!("PRAGMA cache_size = -{kib}"))?;
+        }
+        if let Some(pages) = write.wal_autocheckpoint {
+            conn.execute_batch(&format!("PRAGMA wal_autocheckpoint = {pages}"))?;
+        }
+        Ok(before)
+    }
+
+    /// Puts the settings back, then empties the -wal file a raised checkpoint interval
+    /// let grow, if no reader is in the middle of a read (never waiting for one).
+    fn restore(self, conn: &Connection) -> Result<(), DbError> {
+        conn.execute_batch(&format!(
+            "PRAGMA cache_size = {}; PRAGMA wal_autocheckpoint = {};",
+            self.cache_size, self.wal_autocheckpoint
+        ))?;
+        let busy_ms: i64 = conn.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
+        crate::db::checkpoint(
+            conn,
+            crate::db::Checkpoint::Truncate,
+            Duration::ZERO,
+            Duration::from_millis(busy_ms.max(0) as u64),
+        )?;
+        Ok(())
+    }
 }
 
 /// Where an import is, after each batch.
@@ -310,6 +396,8 @@ pub struct Progress {
     pub done: usize,
     pub total: usize,
     pub elapsed: Duration,
+    /// Of `elapsed`, the time spent in the batches' commits.
+    pub committing: Duration,
 }
 
 /// What an import did (or, in a dry run, would do).
@@ -342,8 +430,6 @@ pub fn run(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report, DbError> {
     puffin::profile_function!();
-    let start = Instant::now();
-    let source = export.source.as_str();
     let mut report = Report {
         source: export.source,
         dry_run: options.dry_run,
@@ -354,6 +440,37 @@ pub fn run(
         problems: std::mem::take(&mut export.problems),
         cancelled: false,
     };
+    if options.dry_run {
+        write_items(conn, user, export, options, progress, &mut report)?;
+    } else {
+        let raised = Raised::apply(conn, &options.write)?;
+        let written = write_items(conn, user, export, options, progress, &mut report);
+        let restored = raised.restore(conn);
+        written?;
+        restored?;
+    }
+    Ok(report)
+}
+
+/// An entry written whose full-text row waits for the end of its batch.
+struct Unindexed<'a> {
+    id: EntryId,
+    item: &'a Item,
+    tags: Vec<String>,
+}
+
+/// [`run`]'s batches, adding to `report`.
+fn write_items(
+    conn: &mut Connection,
+    user: UserId,
+    export: &mut Export,
+    options: &Options,
+    progress: &mut dyn FnMut(Progress),
+    report: &mut Report,
+) -> Result<(), DbError> {
+    let start = Instant::now();
+    let mut committing = Duration::ZERO;
+    let source = export.source.as_str();
     let total = export.items.len();
     // Items twice in the same export: by the source's id and by content.
     let mut seen_ids = HashSet::new();
@@ -361,12 +478,14 @@ pub fn run(
     let items = std::mem::take(&mut export.items);
     // What reading noted about an entry already in the journal is no news.
     let mut duplicate_labels = HashSet::new();
-    for (batch_no, batch) in items.chunks(BATCH).enumerate() {
+    let batch_size = options.write.batch.max(1);
+    for (batch_no, batch) in items.chunks(batch_size).enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             report.cancelled = true;
             break;
         }
         let mut tx = conn.transaction()?;
+        let mut unindexed = Vec::new();
         for item in batch {
             let hash = item.content_hash();
             let repeated = !seen_ids.insert(item.external_id.clone()) | !seen_hashes.insert(hash.clone());
@@ -396,7 +515,10 @@ pub fn run(
             let sp = tx.savepoint()?;
             let written = (|| {
                 let created = item.created();
-                let id = entries::insert_entry_lived(&sp, user, &item.entry, created, item.day)?;
+                let (id, tags) = entries::insert_unindexed(&sp, user, &item.entry, created, item.day)?;
+                if !options.write.fts_per_batch {
+                    entries::index_for_search(&sp, id, item.entry.title.trim(), &item.entry.body, &tags)?;
+                }
                 let entry_time = clock::format_utc(created);
                 let carried = item.carried.as_ref();
                 for (n, photo) in photos.iter().enumerate() {
@@ -405,15 +527,19 @@ pub fn run(
                 }
                 imports::record(&sp, id, source, &item.external_id, &hash)?;
                 match carried {
-                    Some(carried) => write_carried(&sp, user, id, carried),
-                    None => jobs::enqueue_all(&sp, user, id),
+                    Some(carried) => write_carried(&sp, user, id, carried)?,
+                    None => jobs::enqueue_all(&sp, user, id)?,
                 }
+                Ok((id, tags))
             })();
             match written {
-                Ok(()) => {
+                Ok((id, tags)) => {
                     sp.commit()?;
                     report.added += 1;
                     report.photos += photos.len();
+                    if options.write.fts_per_batch {
+                        unindexed.push(Unindexed { id, item, tags });
+                    }
                 }
                 Err(DbError::Sqlite(e)) => return Err(DbError::Sqlite(e)),
                 Err(e) => {
@@ -425,17 +551,23 @@ pub fn run(
                 }
             }
         }
+        for u in &unindexed {
+            entries::index_for_search(&tx, u.id, u.item.entry.title.trim(), &u.item.entry.body, &u.tags)?;
+        }
+        let commit_started = Instant::now();
         tx.commit()?;
+        committing += commit_started.elapsed();
         progress(Progress {
-            done: (batch_no * BATCH + batch.len()).min(total),
+            done: (batch_no * batch_size + batch.len()).min(total),
             total,
             elapsed: start.elapsed(),
+            committing,
         });
     }
     report
         .problems
         .retain(|p| p.rejected || !duplicate_labels.contains(p.item.as_str()));
-    Ok(report)
+    Ok(())
 }
 
 /// The model's work and the recordings of an entry from MindSage's own export; only

@@ -1,0 +1,387 @@
+//! The `import` stage: the bulk-ingest path, measured step by step on identical input.
+//!
+//! 50,000 demo entries (titles, bodies, tags, moods) are written once as Day One's
+//! export JSON (uuids, UTC dates, IANA time zones, `# Title` first lines, a location on
+//! some). Parsing those bytes into items (`serde_json` and the Day One importer) is
+//! timed on its own. Then each write path imports the same items through
+//! `import::run` into a fresh journal, the way a careful PR changes one thing at a
+//! time: SQLite's defaults, then a larger page cache, then a larger checkpoint
+//! interval, then full-text rows written per batch; the shipped path
+//! (`WritePath::default()`) with batches of 500, 1,000 and 5,000; and plain `INSERT`s of
+//! the same rows (no tags, no search index, no import keys, no queued work) in the same
+//! run, whose rate the others are divided by, so a faster or slower machine leaves the
+//! ratios roughly where they are.
+//!
+//! Each path is imported [`ROUNDS`] times, the paths taking turns so that a machine
+//! that warms up or slows down over the stage is charged to all of them alike. Per
+//! path: entries/s (median of the rounds), the whole import's time, the commit's cost
+//! per entry (p50/p95 over every batch of every round) and the -wal file's peak size
+//! (the payload a checkpoint interval trades for speed). Every journal is opened with
+//! `StorageOptions::default()`, as `mindsage import` and the app's import thread open
+//! theirs.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use chrono::SecondsFormat;
+use mindsage_core::db::queries::WRITE_CREATE;
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+use mindsage_core::demo::{self, DemoOptions};
+use mindsage_core::import::{self, WritePath, dayone};
+use rusqlite::params;
+
+use super::{Recorder, Stage, StageContext};
+use crate::run::{Dataset, Measure, Scenario, Unit};
+
+/// Entries in the export imported.
+const ENTRIES: usize = 50_000;
+const SEED: u64 = 42;
+/// Imports of each path.
+const ROUNDS: usize = 5;
+/// The time zones the export's entries were written in, in turn.
+const ZONES: &[&str] = &[
+    "Europe/London",
+    "America/New_York",
+    "Asia/Tokyo",
+    "Australia/Sydney",
+];
+
+/// One way of writing the items, by the name its scenarios carry.
+struct Step {
+    name: &'static str,
+    /// `None`: plain `INSERT`s of the rows, the baseline.
+    write: Option<WritePath>,
+    what: &'static str,
+}
+
+fn steps() -> Vec<Step> {
+    let defaults = WritePath::defaults(import::BATCH);
+    let cache = WritePath {
+        cache_kib: Some(64 * 1024),
+        ..defaults
+    };
+    let checkpoint = WritePath {
+        wal_autocheckpoint: Some(20_000),
+        ..cache
+    };
+    let fts = WritePath {
+        fts_per_batch: true,
+        ..checkpoint
+    };
+    let shipped = WritePath::default();
+    vec![
+        Step {
+            name: "plain_inserts",
+            write: None,
+            what: "plain INSERTs of the same rows, 1,000 a transaction, SQLite's defaults",
+        },
+        Step {
+            name: "defaults",
+            write: Some(defaults),
+            what: "SQLite's defaults (the connection's page cache, wal_autocheckpoint 1000), full-text row with each entry",
+        },
+        Step {
+            name: "cache",
+            write: Some(cache),
+            what: "defaults + a 64 MiB page cache",
+        },
+        Step {
+            name: "checkpoint",
+            write: Some(checkpoint),
+            what: "+ wal_autocheckpoint 20,000 pages",
+        },
+        Step {
+            name: "fts_per_batch",
+            write: Some(fts),
+            what: "+ the batch's full-text rows written together at its end",
+        },
+        Step {
+            name: "shipped_batch_500",
+            write: Some(WritePath {
+                batch: 500,
+                ..shipped
+            }),
+            what: "the shipped path, 500 entries a transaction",
+        },
+        Step {
+            name: "shipped",
+            write: Some(shipped),
+            what: "the shipped path (WritePath::default())",
+        },
+        Step {
+            name: "shipped_batch_5000",
+            write: Some(WritePath {
+                batch: 5_000,
+                ..shipped
+            }),
+            what: "the shipped path, 5,000 entries a transaction",
+        },
+    ]
+}
+
+/// What one import of one path measured.
+struct Round {
+    elapsed: Duration,
+    /// Each batch's commit time over its entries.
+    commit_per_entry: Vec<Duration>,
+    wal_peak: u64,
+}
+
+pub struct Import;
+
+impl Stage for Import {
+    fn name(&self) -> &'static str {
+        "import"
+    }
+
+    fn run(&self, _ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+        let export = day_one_export()?;
+        out.datasets.push(Dataset {
+            stage: "import".into(),
+            entries: ENTRIES,
+            seed: SEED,
+            photos: 0,
+            schema_version: db::migrate::latest_version(),
+        });
+        out.push(value(
+            "import.export_bytes",
+            export.len() as f64,
+            Unit::Bytes,
+            "the Day One-shaped JSON imported".into(),
+        ));
+
+        let parses: Vec<Duration> = (0..ROUNDS)
+            .map(|_| {
+                let started = Instant::now();
+                parse(&export).map(|_| started.elapsed())
+            })
+            .collect::<anyhow::Result<_>>()?;
+        record_rate(
+            out,
+            "parse",
+            &parses,
+            "serde_json and the Day One importer, bytes to items",
+        );
+
+        let steps = steps();
+        let mut rounds: Vec<Vec<Round>> = steps.iter().map(|_| Vec::new()).collect();
+        for _ in 0..ROUNDS {
+            for (step, done) in steps.iter().zip(&mut rounds) {
+                let dir = tempfile::tempdir()?;
+                let journal = dir.path().join("import.db");
+                // Parsed again, untimed: an import consumes its items.
+                let items = parse(&export)?;
+                let round = match step.write {
+                    Some(write) => import_round(&journal, items, write),
+                    None => plain_round(&journal, &items, import::BATCH),
+                }
+                .with_context(|| format!("importing through the {} path", step.name))?;
+                done.push(round);
+            }
+        }
+
+        let elapsed_of = |done: &[Round]| -> Vec<Duration> { done.iter().map(|r| r.elapsed).collect() };
+        let plain_rate = median_rate(&elapsed_of(&rounds[0]));
+        for (step, done) in steps.iter().zip(&rounds) {
+            let elapsed = elapsed_of(done);
+            record_rate(out, step.name, &elapsed, step.what);
+            if step.write.is_some() {
+                out.push(value(
+                    &format!("import.{}.vs_plain_inserts", step.name),
+                    median_rate(&elapsed) / plain_rate,
+                    Unit::Score,
+                    "its entries/s over plain INSERTs' in the same run".into(),
+                ));
+            }
+            let commits: Vec<Duration> = done
+                .iter()
+                .flat_map(|r| r.commit_per_entry.iter().copied())
+                .collect();
+            out.push(Scenario::new(
+                "import",
+                Some(ENTRIES),
+                &format!("import.{}.commit_ms_per_entry", step.name),
+                super::timing_measure(&commits),
+                Some("each batch's COMMIT over the entries in it".into()),
+            ));
+            out.push(value(
+                &format!("import.{}.wal_peak_bytes", step.name),
+                done.iter().map(|r| r.wal_peak).max().unwrap_or(0) as f64,
+                Unit::Bytes,
+                "the -wal file's largest size after a commit, over every round".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The demo journal as Day One exports it: one journal's JSON.
+fn day_one_export() -> anyhow::Result<Vec<u8>> {
+    let options = DemoOptions {
+        photo_every: 0,
+        ..DemoOptions::fixed(ENTRIES, SEED)
+    };
+    let entries: Vec<serde_json::Value> = demo::generate(&options)
+        .enumerate()
+        .map(|(n, demo)| {
+            let e = demo.entry;
+            let created = e
+                .created_at
+                .expect("the demo dates every entry")
+                .to_rfc3339_opts(SecondsFormat::Secs, true);
+            let mut entry = serde_json::json!({
+                "uuid": format!("{:032X}", (n as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)),
+                "creationDate": created,
+                "modifiedDate": created,
+                "timeZone": ZONES[n % ZONES.len()],
+                "starred": n % 23 == 0,
+                "tags": e.tags,
+                "text": format!("# {}\n\n{}", e.title, e.body),
+            });
+            if n % 4 == 0 {
+                entry["location"] = serde_json::json!({"localityName": "Leeds", "latitude": 53.8, "longitude": -1.55});
+            }
+            entry
+        })
+        .collect();
+    Ok(serde_json::to_vec(&serde_json::json!({
+        "metadata": { "version": "1.0" },
+        "entries": entries,
+    }))?)
+}
+
+fn parse(export: &[u8]) -> anyhow::Result<import::Export> {
+    let json = serde_json::from_slice(export)?;
+    // No photos in it, so the folder its files would be read from is never read.
+    let parsed = dayone::read_json("Journal", json, Path::new("."));
+    if parsed.items.len() != ENTRIES {
+        bail!("the importer read {} of {ENTRIES} entries", parsed.items.len());
+    }
+    Ok(parsed)
+}
+
+/// One import of `export` through `import::run` into a new journal at `journal`.
+fn import_round(journal: &Path, mut export: import::Export, write: WritePath) -> anyhow::Result<Round> {
+    let mut conn = db::open(journal, &StorageOptions::default())?;
+    let options = import::Options {
+        write,
+        ..import::Options::default()
+    };
+    let mut last = (0, Duration::ZERO);
+    let mut commit_per_entry = Vec::new();
+    let mut wal_peak = 0;
+    let started = Instant::now();
+    let report = import::run(&mut conn, DEFAULT_USER, &mut export, &options, &mut |p| {
+        let entries = (p.done - last.0).max(1) as u32;
+        commit_per_entry.push((p.committing - last.1) / entries);
+        last = (p.done, p.committing);
+        wal_peak = wal_peak.max(wal_size(journal));
+    })?;
+    let elapsed = started.elapsed();
+    let indexed: i64 = conn.query_row("SELECT count(*) FROM entries_fts", [], |r| r.get(0))?;
+    if report.added != ENTRIES || indexed != ENTRIES as i64 {
+        bail!(
+            "{} entries added and {indexed} indexed of {ENTRIES}",
+            report.added
+        );
+    }
+    Ok(Round {
+        elapsed,
+        commit_per_entry,
+        wal_peak,
+    })
+}
+
+/// The baseline: the same rows as bare `INSERT`s, `batch` a transaction.
+fn plain_round(journal: &Path, export: &import::Export, batch: usize) -> anyhow::Result<Round> {
+    let mut conn = db::open(journal, &StorageOptions::default())?;
+    let mut commit_per_entry = Vec::new();
+    let mut wal_peak = 0;
+    let started = Instant::now();
+    for chunk in export.items.chunks(batch) {
+        let tx = conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(WRITE_CREATE.sql)?;
+            for item in chunk {
+                let e = &item.entry;
+                let created =
+                    mindsage_core::clock::format_utc(e.created_at.expect("importers date every item"));
+                insert.execute(params![
+                    DEFAULT_USER,
+                    created,
+                    mindsage_core::clock::format_date(item.day),
+                    e.title.trim(),
+                    !e.title.trim().is_empty(),
+                    e.mood_score,
+                    entries::word_count(&e.body),
+                    entries::preview_of(&e.body),
+                    e.body,
+                ])?;
+            }
+        }
+        let commit = Instant::now();
+        tx.commit()?;
+        commit_per_entry.push(commit.elapsed() / chunk.len() as u32);
+        wal_peak = wal_peak.max(wal_size(journal));
+    }
+    let elapsed = started.elapsed();
+    let rows: i64 = conn.query_row("SELECT count(*) FROM journal_entries", [], |r| r.get(0))?;
+    if rows != ENTRIES as i64 {
+        bail!("{rows} rows written of {ENTRIES}");
+    }
+    Ok(Round {
+        elapsed,
+        commit_per_entry,
+        wal_peak,
+    })
+}
+
+fn wal_size(journal: &Path) -> u64 {
+    std::fs::metadata(format!("{}-wal", journal.display())).map_or(0, |m| m.len())
+}
+
+/// Entries per second of each round, slowest first.
+fn rates(elapsed: &[Duration]) -> Vec<f64> {
+    let mut rates: Vec<f64> = elapsed.iter().map(|d| ENTRIES as f64 / d.as_secs_f64()).collect();
+    rates.sort_by(f64::total_cmp);
+    rates
+}
+
+fn median_rate(elapsed: &[Duration]) -> f64 {
+    let rates = rates(elapsed);
+    rates[rates.len() / 2]
+}
+
+/// A step's entries/s (median of its rounds) and the rounds' times.
+fn record_rate(out: &mut Recorder, name: &str, elapsed: &[Duration], what: &str) {
+    let rates = rates(elapsed);
+    out.push(value(
+        &format!("import.{name}.entries_per_second"),
+        rates[rates.len() / 2],
+        Unit::Score,
+        format!(
+            "{what}; median of {} rounds ({:.0} to {:.0})",
+            rates.len(),
+            rates[0],
+            rates[rates.len() - 1]
+        ),
+    ));
+    out.push(Scenario::new(
+        "import",
+        Some(ENTRIES),
+        &format!("import.{name}.seconds"),
+        super::timing_measure(elapsed),
+        Some(format!("{what}; each round's whole time")),
+    ));
+}
+
+fn value(name: &str, value: f64, unit: Unit, note: String) -> Scenario {
+    Scenario::new(
+        "import",
+        Some(ENTRIES),
+        name,
+        Measure::Value { value, unit },
+        Some(note),
+    )
+}
