@@ -410,9 +410,10 @@ impl Run {
         Run::load(&Run::path_for(label_or_path))
     }
 
-    /// The newest stored run of kind `run` that ran every stage in `stages` (the board's):
-    /// what the board and the docs report. A run of one stage, newer than the last full
-    /// run, would otherwise leave every other item unmeasured.
+    /// The stored run of kind `run` that ran the most of the stages in `stages` (the
+    /// board's), the newest of those: what the board and the docs report. A run of one
+    /// stage, newer than the last full run, would otherwise leave every other item
+    /// unmeasured; a stage newer than every full run leaves only its own items so.
     pub fn latest_full(stages: &[&str]) -> anyhow::Result<Run> {
         let dir = crate::paths::runs_dir();
         let mut runs = Vec::new();
@@ -420,17 +421,23 @@ impl Run {
             let path = entry?.path();
             if path.extension().is_some_and(|e| e == "json") {
                 let run = Run::load(&path)?;
-                let covers = stages.iter().all(|s| run.settings.stages.iter().any(|r| r == s));
-                if run.kind == RunKind::Run && covers {
-                    runs.push(run);
+                let covered = stages
+                    .iter()
+                    .filter(|s| run.settings.stages.iter().any(|r| r == *s))
+                    .count();
+                if run.kind == RunKind::Run && covered > 0 {
+                    runs.push((covered, run));
                 }
             }
         }
         runs.into_iter()
-            .max_by(|a, b| a.created_at.cmp(&b.created_at))
+            .max_by(|(a_covered, a), (b_covered, b)| {
+                a_covered.cmp(b_covered).then(a.created_at.cmp(&b.created_at))
+            })
+            .map(|(_, run)| run)
             .with_context(|| {
                 format!(
-                    "no stored run of kind `run` with the stages {} in {}",
+                    "no stored run of kind `run` with any of the stages {} in {}",
                     stages.join(", "),
                     dir.display()
                 )
