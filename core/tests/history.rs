@@ -113,3 +113,59 @@ fn old_versions_thin_to_one_a_month_and_a_new_session_keeps_another() {
         "today's version, then the newest of each old month"
     );
 }
+
+#[test]
+fn the_days_all_versions_are_kept_is_a_setting_and_shortening_it_thins_at_once() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let id = entries::create(
+        &mut conn,
+        DEFAULT_USER,
+        &NewEntry {
+            body: "now".into(),
+            ..NewEntry::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(history::days(&conn, DEFAULT_USER).unwrap(), history::DEFAULT_DAYS);
+    // Three versions of one month of writing, kept 40, 35 and 5 days ago.
+    let now = chrono::Utc::now();
+    for (n, (written, days_ago)) in [("2026-01-05", 40), ("2026-01-20", 35), ("2026-01-25", 5)]
+        .into_iter()
+        .enumerate()
+    {
+        let kept = mindsage_core::clock::format_utc(now - chrono::Duration::days(days_ago));
+        conn.execute(
+            "INSERT INTO entry_versions (entry_id, written_at, kept_at, title, body, tag_names) VALUES (?1, ?2, ?3, '', ?4, '')",
+            rusqlite::params![id, format!("{written}T10:00:00.000Z"), kept, format!("v{n}")],
+        )
+        .unwrap();
+    }
+    let bodies = |conn: &rusqlite::Connection| -> Vec<String> {
+        history::versions(conn, id)
+            .unwrap()
+            .into_iter()
+            .map(|v| v.body)
+            .collect()
+    };
+    assert_eq!(bodies(&conn), ["v2", "v1", "v0"]);
+
+    // Thirty days: the two older than that are one month of writing, so its newest stays.
+    assert_eq!(history::set_days(&mut conn, DEFAULT_USER, 30).unwrap(), 1);
+    assert_eq!(history::days(&conn, DEFAULT_USER).unwrap(), 30);
+    assert_eq!(bodies(&conn), ["v2", "v1"]);
+
+    // Zero days: every save's rule is one a month; a new session's save keeps its own.
+    history::set_days(&mut conn, DEFAULT_USER, 0).unwrap();
+    assert_eq!(bodies(&conn), ["v2"]);
+    entries::update(&mut conn, DEFAULT_USER, id, &edit("", "later", &[])).unwrap();
+    assert_eq!(bodies(&conn), ["now", "v2"]);
+
+    let refused = history::set_days(&mut conn, DEFAULT_USER, history::MAX_DAYS + 1).unwrap_err();
+    assert!(refused.to_string().contains("at most"), "{refused}");
+    assert_eq!(
+        history::days(&conn, DEFAULT_USER).unwrap(),
+        0,
+        "a refused setting changes nothing"
+    );
+}

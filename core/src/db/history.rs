@@ -4,22 +4,30 @@
 //! One version per editing session, not per autosave: a save within
 //! [`SESSION_GAP`] of the last version kept adds none, so the version is the entry as it
 //! was before the person sat down to change it. Bounded: every version of the last
-//! [`KEEP_ALL_DAYS`] days, then the newest of each month of writing. Bringing a version
-//! back keeps the current text as a version first, so nothing is lost either way.
+//! [`days`] days (the person's setting, [`DEFAULT_DAYS`] unless they change it), then
+//! the newest of each month of writing. Bringing a version back keeps the current text
+//! as a version first, in the same transaction, so nothing is lost either way.
 
 use chrono::{Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::entries::{self, EntryEdit};
-use super::queries::{HISTORY_KEEP, HISTORY_LAST_KEPT, HISTORY_OF_ENTRY, HISTORY_THIN, HISTORY_VERSION};
+use super::queries::{
+    HISTORY_DAYS, HISTORY_KEEP, HISTORY_LAST_KEPT, HISTORY_OF_ENTRY, HISTORY_SET_DAYS, HISTORY_THIN,
+    HISTORY_THIN_ALL, HISTORY_VERSION,
+};
 use super::{DbError, EntryId, Result, UserId};
 use crate::{clock, timing};
 
 /// Saves closer together than this are one editing session.
 pub const SESSION_GAP: Duration = Duration::minutes(10);
 
-/// Days in which every version is kept; before that, one a month.
-pub const KEEP_ALL_DAYS: i64 = 90;
+/// Days in which every version is kept unless the person sets another number (the
+/// default of `profiles.history_days`, migration 12); before that, one a month.
+pub const DEFAULT_DAYS: u32 = 90;
+
+/// The longest the setting goes: a hundred years, which keeps every version.
+pub const MAX_DAYS: u32 = 36_500;
 
 /// A version of an entry.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -41,9 +49,15 @@ pub(crate) struct Kept<'a> {
 }
 
 /// Keeps `text` as a version of entry `id` unless a version was kept within the
-/// session gap (always with `forced`), then thins the old ones; in the caller's
-/// transaction.
-pub(crate) fn keep(conn: &Connection, id: EntryId, text: &Kept<'_>, forced: bool) -> Result<()> {
+/// session gap (always with `forced`), then thins the old ones by `user`'s setting; in
+/// the caller's transaction.
+pub(crate) fn keep(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    text: &Kept<'_>,
+    forced: bool,
+) -> Result<()> {
     let now = Utc::now();
     if !forced {
         let last: Option<String> = conn
@@ -65,10 +79,41 @@ pub(crate) fn keep(conn: &Connection, id: EntryId, text: &Kept<'_>, forced: bool
         text.body,
         text.tag_names
     ])?;
-    let keep_all_from = clock::format_utc(now - Duration::days(KEEP_ALL_DAYS));
+    let keep_all_from = keep_all_from(days(conn, user)?, now);
     conn.prepare_cached(HISTORY_THIN.sql)?
         .execute(params![id, keep_all_from])?;
     Ok(())
+}
+
+/// The time from which every version is kept, `days` before `now`.
+fn keep_all_from(days: u32, now: chrono::DateTime<Utc>) -> String {
+    clock::format_utc(now - Duration::days(i64::from(days)))
+}
+
+/// Days in which every version of `user`'s entries is kept; older ones are thinned to
+/// one a month.
+pub fn days(conn: &Connection, user: UserId) -> Result<u32> {
+    Ok(conn
+        .prepare_cached(HISTORY_DAYS.sql)?
+        .query_row(params![user], |row| row.get(0))?)
+}
+
+/// Sets [`days`] and thins every entry's versions by it at once (fewer days erase the
+/// versions the new rule does not keep); returns how many versions were erased.
+pub fn set_days(conn: &mut Connection, user: UserId, days: u32) -> Result<usize> {
+    if days > MAX_DAYS {
+        return Err(DbError::Invalid(format!(
+            "history is kept for at most {MAX_DAYS} days, not {days}"
+        )));
+    }
+    let tx = conn.transaction()?;
+    tx.prepare_cached(HISTORY_SET_DAYS.sql)?
+        .execute(params![user, days])?;
+    let erased = tx
+        .prepare_cached(HISTORY_THIN_ALL.sql)?
+        .execute(params![user, keep_all_from(days, Utc::now())])?;
+    tx.commit()?;
+    Ok(erased)
 }
 
 /// An entry's versions, newest first.
@@ -86,12 +131,13 @@ pub fn versions(conn: &Connection, id: EntryId) -> Result<Vec<Version>> {
 /// first, then the entry is saved with the version's title, body and tags (its mood
 /// stays), as the editor saves it.
 pub fn bring_back(conn: &mut Connection, user: UserId, id: EntryId, version: i64) -> Result<()> {
-    let old = conn
+    let tx = conn.transaction()?;
+    let old = tx
         .prepare_cached(HISTORY_VERSION.sql)?
         .query_row(params![id, version], version_of_row)
         .optional()?
         .ok_or_else(|| DbError::Invalid(format!("entry {id} has no version {version}")))?;
-    let current = entries::get(conn, user, id)?;
+    let current = entries::get(&tx, user, id)?;
     let current_tags = current.tags.join("\u{1f}");
     let kept = Kept {
         written_at: &current.updated_at,
@@ -99,14 +145,16 @@ pub fn bring_back(conn: &mut Connection, user: UserId, id: EntryId, version: i64
         body: &current.body,
         tag_names: &current_tags,
     };
-    keep(conn, id, &kept, true)?;
+    keep(&tx, user, id, &kept, true)?;
     let edit = EntryEdit {
         title: old.title,
         body: old.body,
         tags: old.tags,
         mood_score: current.mood_score,
     };
-    entries::update(conn, user, id, &edit)
+    entries::update_in(&tx, user, id, &edit)?;
+    tx.commit()?;
+    Ok(())
 }
 
 fn version_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Version> {

@@ -74,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0011_entry_history",
         sql: include_str!("../../../migrations/0011_entry_history.sql"),
     },
+    Migration {
+        version: 12,
+        name: "0012_history_setting",
+        sql: include_str!("../../../migrations/0012_history_setting.sql"),
+    },
 ];
 
 /// The schema version this build writes.

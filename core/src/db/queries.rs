@@ -335,6 +335,30 @@ pub const HISTORY_THIN: NamedQuery = q(
       GROUP BY substr(written_at, 1, 7))",
 );
 
+/// Thins the versions of all of a person's entries kept before ?2, as
+/// [`HISTORY_THIN`] does one entry's. ?1 user, ?2 the oldest time all are kept from.
+pub const HISTORY_THIN_ALL: NamedQuery = NamedQuery {
+    name: "history.thin_all",
+    sql: "DELETE FROM entry_versions WHERE kept_at < ?2 \
+          AND (SELECT user_id FROM journal_entries WHERE id = entry_versions.entry_id) = ?1 \
+          AND id <> (SELECT max(w.id) FROM entry_versions AS w \
+                     WHERE w.entry_id = entry_versions.entry_id AND w.kept_at < ?2 \
+                     AND substr(w.written_at, 1, 7) = substr(entry_versions.written_at, 1, 7))",
+    allowed_scans: &[AllowedScan {
+        table: "entry_versions",
+        reason: "runs once when the person shortens their history, never while they wait on a screen",
+    }],
+};
+
+/// Days in which every version of a person's entries is kept. ?1 user.
+pub const HISTORY_DAYS: NamedQuery = q("history.days", "SELECT history_days FROM profiles WHERE id = ?1");
+
+/// Sets [`HISTORY_DAYS`]. ?1 user, ?2 days.
+pub const HISTORY_SET_DAYS: NamedQuery = q(
+    "history.set_days",
+    "UPDATE profiles SET history_days = ?2 WHERE id = ?1",
+);
+
 /// An entry's versions, newest first. ?1 entry.
 pub const HISTORY_OF_ENTRY: NamedQuery = q(
     "history.of_entry",
@@ -784,6 +808,9 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &HISTORY_LAST_KEPT,
     &HISTORY_KEEP,
     &HISTORY_THIN,
+    &HISTORY_THIN_ALL,
+    &HISTORY_DAYS,
+    &HISTORY_SET_DAYS,
     &HISTORY_OF_ENTRY,
     &HISTORY_VERSION,
     &IMPORT_MODEL_WORK,
