@@ -179,3 +179,72 @@ fn automatic_backups_come_when_due_and_the_oldest_go() {
         "0 days: never"
     );
 }
+
+#[test]
+fn a_backup_restored_into_the_open_journal_is_what_its_other_connections_read() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(40, 8)).unwrap();
+    let write = |conn: &mut rusqlite::Connection, body: &str| {
+        let entry = NewEntry {
+            body: body.into(),
+            ..NewEntry::default()
+        };
+        entries::create(conn, DEFAULT_USER, &entry).unwrap();
+    };
+    write(&mut conn, "A walrus on the beach before the backup.");
+    let file = journal.dir.path().join("tuesday.db");
+    backup::backup(&conn, &file).unwrap();
+    write(&mut conn, "A zebra written after the backup.");
+    // The app's reader, open all the while.
+    let reader = journal.open();
+    assert_eq!(entries::count(&reader, DEFAULT_USER).unwrap(), 42);
+    let matches = |conn: &rusqlite::Connection, word: &str| -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1",
+            [word],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+
+    let kept = journal.dir.path().join("as it was.db");
+    let report = backup::restore_into(&mut conn, &journal.path, &file, &kept).unwrap();
+    assert_eq!(report.entries, 41);
+    assert_eq!(backup::check(&kept).unwrap(), 42, "the journal as it was is kept");
+    assert_eq!(entries::count(&reader, DEFAULT_USER).unwrap(), 41);
+    assert_eq!((matches(&reader, "walrus"), matches(&reader, "zebra")), (1, 0));
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal", "the journal stays in WAL mode");
+    let left: Vec<_> = std::fs::read_dir(journal.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial") || n.starts_with("as it was.db-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+
+    // A bad backup: refused, the journal as it was.
+    let garbage = journal.dir.path().join("garbage.db");
+    std::fs::write(&garbage, "not a database at all, just words").unwrap();
+    let error = backup::restore_into(&mut conn, &journal.path, &garbage, &kept).unwrap_err();
+    assert!(
+        matches!(error, DbError::NotAJournal { .. } | DbError::Open { .. }),
+        "{error}"
+    );
+    assert_eq!(entries::count(&reader, DEFAULT_USER).unwrap(), 41);
+
+    // A backup from an older version comes in upgraded.
+    let older = journal.dir.path().join("older.db");
+    {
+        let old = rusqlite::Connection::open(&older).unwrap();
+        db::migrate::migrate_to(&old, &older, db::migrate::latest_version() - 1).unwrap();
+    }
+    let report = backup::restore_into(&mut conn, &journal.path, &older, &kept).unwrap();
+    assert_eq!(report.entries, 0);
+    let version: i64 = reader.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, db::migrate::latest_version());
+    assert_eq!(
+        db::history::days(&reader, DEFAULT_USER).unwrap(),
+        db::history::DEFAULT_DAYS
+    );
+}

@@ -154,6 +154,74 @@ pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<
     }
 }
 
+/// Replaces the journal `conn` is open on with the backup at `from` while the app runs:
+/// SQLite's backup API copies the backup's pages into the open journal in one write
+/// transaction, so the app's other connections stay open and read the restored journal
+/// once it commits (a file swap would have to close them all first). Checked first as
+/// [`restore`] checks. The journal as it was is first copied whole to `current_to` and
+/// stays there, so the person can go back; if the restored journal does not open as a
+/// journal of this version, that copy is put back. Caches built from the journal (the
+/// vector copy, the dashboard's) are the caller's to drop: the app starts its threads
+/// anew.
+pub fn restore_into(
+    conn: &mut Connection,
+    journal: &Path,
+    from: &Path,
+    current_to: &Path,
+) -> Result<BackupReport> {
+    check(from)?;
+    backup(conn, current_to)?;
+    let restored = copy_into(conn, from).and_then(|()| {
+        super::migrate::migrate(conn, journal)?;
+        entries::count(conn, DEFAULT_USER)
+    });
+    match restored {
+        Ok(entries) => Ok(BackupReport {
+            path: journal.to_path_buf(),
+            entries,
+            bytes: std::fs::metadata(journal).map(|m| m.len()).unwrap_or(0),
+        }),
+        Err(e) => {
+            let put_back = copy_into(conn, current_to)
+                .map(|()| "the journal is as it was".to_owned())
+                .unwrap_or_else(|back| format!("putting the journal back failed too ({back})"));
+            Err(DbError::Invalid(format!(
+                "{e}; {put_back}, and a copy is in {}",
+                current_to.display()
+            )))
+        }
+    }
+}
+
+/// Where the app keeps the journal as it was before a restore: with the backups, under
+/// a name the automatic backups' pruning leaves alone.
+pub fn before_restore_path(data_dir: &Path, now: chrono::DateTime<chrono::Utc>) -> PathBuf {
+    data_dir
+        .join(BACKUPS_FOLDER)
+        .join(format!("{BEFORE_RESTORE}{}.db", now.format(BACKUP_TIME)))
+}
+
+/// Copies the database at `from` over the one `conn` is open on, whole or not at all.
+fn copy_into(conn: &mut Connection, from: &Path) -> Result<()> {
+    let source = Connection::open_with_flags(
+        from,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|source| DbError::Open {
+        path: from.to_path_buf(),
+        source,
+    })?;
+    rusqlite::backup::Backup::new(&source, conn)?.run_to_completion(
+        COPY_PAGES_PER_STEP,
+        std::time::Duration::ZERO,
+        None,
+    )?;
+    Ok(())
+}
+
+/// Pages a restore copies per step: big steps, since the copy holds the writer anyway.
+const COPY_PAGES_PER_STEP: std::ffi::c_int = 4096;
+
 /// The folder of the automatic backups, inside the data folder.
 pub const BACKUPS_FOLDER: &str = "backups";
 
@@ -177,7 +245,13 @@ pub fn backup_if_due(
         path: folder.clone(),
         source,
     })?;
-    let mut kept = automatic_backups(&folder);
+    // Oldest first.
+    let mut kept: Vec<(chrono::NaiveDateTime, PathBuf)> = list(data_dir)
+        .into_iter()
+        .rev()
+        .filter(|b| b.automatic)
+        .map(|b| (b.taken, b.path))
+        .collect();
     let due = forced
         || match kept.last() {
             Some((taken, _)) => now.naive_utc() - *taken >= chrono::Duration::days(i64::from(every_days)),
@@ -186,7 +260,7 @@ pub fn backup_if_due(
     if !due {
         return Ok(None);
     }
-    let path = folder.join(format!("journal-{}.db", now.format(BACKUP_TIME)));
+    let path = folder.join(format!("{AUTOMATIC}{}.db", now.format(BACKUP_TIME)));
     let report = backup(conn, &path)?;
     kept.push((now.naive_utc(), path));
     let excess = kept.len().saturating_sub(keep.max(1) as usize);
@@ -200,20 +274,46 @@ pub fn backup_if_due(
 /// How an automatic backup's name gives its time.
 const BACKUP_TIME: &str = "%Y-%m-%dT%H%M%S%.3f";
 
-/// The automatic backups in `folder`, oldest first, with the time their name gives.
-fn automatic_backups(folder: &Path) -> Vec<(chrono::NaiveDateTime, PathBuf)> {
-    let mut found: Vec<_> = std::fs::read_dir(folder)
+/// How the automatic backups are named, before their time.
+const AUTOMATIC: &str = "journal-";
+/// How the copies kept before a restore are named, before their time.
+const BEFORE_RESTORE: &str = "before-restore-";
+
+/// A backup in the data folder's `backups/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackupFile {
+    pub path: PathBuf,
+    /// When it was made (UTC), from its name.
+    pub taken: chrono::NaiveDateTime,
+    pub bytes: u64,
+    /// Made by the schedule (and pruned by it), not kept before a restore.
+    pub automatic: bool,
+}
+
+/// The backups in the data folder's `backups/`, newest first: the automatic ones and the
+/// copies kept before a restore. Files named otherwise are not listed.
+pub fn list(data_dir: &Path) -> Vec<BackupFile> {
+    let mut found: Vec<BackupFile> = std::fs::read_dir(data_dir.join(BACKUPS_FOLDER))
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let time = name.strip_prefix("journal-")?.strip_suffix(".db")?;
+            let stem = name.strip_suffix(".db")?;
+            let (automatic, time) = match stem.strip_prefix(AUTOMATIC) {
+                Some(time) => (true, time),
+                None => (false, stem.strip_prefix(BEFORE_RESTORE)?),
+            };
             let taken = chrono::NaiveDateTime::parse_from_str(time, BACKUP_TIME).ok()?;
-            Some((taken, e.path()))
+            Some(BackupFile {
+                bytes: e.metadata().map(|m| m.len()).unwrap_or(0),
+                path: e.path(),
+                taken,
+                automatic,
+            })
         })
         .collect();
-    found.sort();
+    found.sort_by_key(|b| std::cmp::Reverse(b.taken));
     found
 }
 
