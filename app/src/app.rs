@@ -356,6 +356,12 @@ impl MindSageApp {
                     self.journal.new_entry(&mut more);
                 }
                 Action::PickPhotos(entry) => self.pick_files(FileChoice::Photos(entry)),
+                Action::PickBackup => self.pick_files(FileChoice::Backup),
+                Action::RestoreBackup(path) => {
+                    // The writer saves what the editor holds first, in order.
+                    self.journal.save_now(&mut more);
+                    more.push(Action::Send(Request::RestoreBackup(path)));
+                }
                 Action::Voice(request) => self.backend.send_voice(request),
                 Action::CancelTranscription => self.backend.cancel_transcription(),
             }
@@ -439,6 +445,7 @@ impl MindSageApp {
                 self.recorder.on_event(event, actions);
             }
             Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
+            Response::HistoryDays(days) => self.settings.on_history_days(days),
             Response::SettingsSaved => {
                 self.settings.on_saved();
                 let settings = &self.settings.settings;
@@ -464,10 +471,32 @@ impl MindSageApp {
                 }
             }
             Response::BackedUp(outcome) => match outcome {
-                Ok(Some(report)) => self.settings.on_backed_up(&report),
+                Ok(Some(report)) => {
+                    self.settings.on_backed_up(&report);
+                    actions.push(Action::Send(Request::Backups));
+                }
                 Ok(None) => {}
                 Err(e) => self.status = Some(format!("The backup failed: {e}")),
             },
+            Response::Backups(backups) => self.settings.on_backups(backups),
+            Response::BackupChecked { path, outcome } => self.settings.on_backup_checked(path, outcome),
+            Response::BackupRestored(outcome) => {
+                self.settings.on_restored(actions);
+                match outcome {
+                    Ok((report, kept)) => {
+                        self.status = Some(format!(
+                            "Restored the backup: {} in the journal now. The journal as it was is kept in {}.",
+                            crate::views::importing::entries(report.entries as usize),
+                            kept.display()
+                        ));
+                        // Threads anew: every cache of the old journal goes with them.
+                        self.restart(actions);
+                        self.journal.replaced(actions);
+                        self.ask = AskView::default();
+                    }
+                    Err(e) => self.status = Some(format!("The backup was not restored: {e}")),
+                }
+            }
             Response::Exported(outcome) => {
                 self.status = Some(match outcome {
                     Ok(report) => format!(
@@ -671,6 +700,7 @@ impl MindSageApp {
                 Chosen::Export(path, format) => {
                     actions.push(Action::Send(Request::ExportJournal { path, format }))
                 }
+                Chosen::Backup(path) => self.settings.check_backup(path, actions),
             }
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
@@ -730,6 +760,11 @@ impl MindSageApp {
                         .set_title("Export the journal as Markdown into a new or empty folder")
                         .pick_folder()
                         .map(|path| Chosen::Export(path, export::Format::Markdown)),
+                    FileChoice::Backup => dialog
+                        .set_title("Restore the journal from a backup")
+                        .add_filter("MindSage backups", &["db"])
+                        .pick_file()
+                        .map(Chosen::Backup),
                 };
                 if let Some(chosen) = chosen {
                     let _ = send.send(chosen);
@@ -914,6 +949,7 @@ enum FileChoice {
     ImportFolder,
     ExportJson,
     ExportMarkdown,
+    Backup,
 }
 
 /// What the person chose in it.
@@ -921,15 +957,17 @@ enum Chosen {
     Photos(EntryId, Vec<PathBuf>),
     Import(PathBuf),
     Export(PathBuf, export::Format),
+    Backup(PathBuf),
 }
 
-/// Whether a dropped path is an export to import rather than a photo: a folder, or a
-/// file named like one of the exports `mindsage_core::import` reads.
+/// Whether a dropped path is an export to import rather than a photo: a file named like
+/// one of the exports `mindsage_core::import` reads, or a name with no extension, which
+/// is how folders are named. Judged by the name alone, since the UI thread does not wait
+/// on the disk; the import window reads what it is.
 fn is_export(path: &std::path::Path) -> bool {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    path.is_dir() || matches!(extension.as_str(), "zip" | "json" | "md" | "markdown")
+    let Some(extension) = path.extension() else {
+        return true;
+    };
+    let extension = extension.to_string_lossy().to_ascii_lowercase();
+    matches!(extension.as_str(), "zip" | "json" | "md" | "markdown")
 }

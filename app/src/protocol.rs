@@ -88,6 +88,14 @@ pub enum Request {
         keep: u32,
         now: bool,
     },
+    /// The backups in the data folder's `backups/`, newest first.
+    Backups,
+    /// Check a backup file before the person confirms restoring it (on a thread of its
+    /// own: the integrity check of a large journal takes a while).
+    CheckBackup(PathBuf),
+    /// Replace the journal with a checked backup, through the writer, keeping the
+    /// journal as it was with the backups (`db::backup::restore_into`).
+    RestoreBackup(PathBuf),
     /// Take the journal out as MindSage's JSON or a Markdown folder.
     ExportJournal {
         path: PathBuf,
@@ -115,6 +123,9 @@ pub enum Request {
     Recording(EntryId),
     Pragmas,
     SaveSettings(Settings),
+    /// Read (`None`) or set the days in which entry history keeps every version (a
+    /// journal setting, see `db::history::days`); answered with [`Response::HistoryDays`].
+    HistoryDays(Option<u32>),
     /// Store an answered question in the chat history.
     SaveChat(Box<AskAnswer>),
     /// The most recent chats of the Ask history.
@@ -288,6 +299,15 @@ pub enum Response {
     Imported(Result<import::Report, String>),
     /// A backup was made (`Some`), was not due (`None`), or failed.
     BackedUp(Result<Option<db::backup::BackupReport>, String>),
+    Backups(Vec<db::backup::BackupFile>),
+    /// A backup file checked: how many entries it holds, or why it cannot be restored.
+    BackupChecked {
+        path: PathBuf,
+        outcome: Result<u64, String>,
+    },
+    /// A backup was restored: the journal as it now is, and where the journal as it
+    /// was is kept; or why not (the journal is then as it was).
+    BackupRestored(Result<(db::backup::BackupReport, PathBuf), String>),
     /// An export ended: what it wrote, or why it could not.
     Exported(Result<export::ExportReport, String>),
     PhotosAdded {
@@ -305,6 +325,8 @@ pub enum Response {
     Voice(VoiceEvent),
     Pragmas(Box<EffectivePragmas>),
     SettingsSaved,
+    /// The days in which entry history keeps every version, as the journal now holds.
+    HistoryDays(u32),
     /// Whether the local model is usable, or what to do about it.
     Health(Result<String, String>),
     /// A step of the answer being streamed.

@@ -171,6 +171,13 @@ impl Reader {
                 Ok(()) => Response::SettingsSaved,
                 Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
             }),
+            Request::HistoryDays(None) => db::history::days(conn, USER).map(Response::HistoryDays),
+            Request::HistoryDays(Some(days)) => {
+                return self.write(move |conn| {
+                    db::history::set_days(conn, USER, days)?;
+                    Ok(Response::HistoryDays(db::history::days(conn, USER)?))
+                });
+            }
             Request::Create { draft, entry } => {
                 return self.write_or(
                     move |conn| entries::create(conn, USER, &entry).map(|id| Response::Created { draft, id }),
@@ -222,6 +229,15 @@ impl Reader {
                 keep,
                 now,
             } => return self.backup(every_days, keep, now),
+            Request::Backups => Ok(Response::Backups(db::backup::list(&self.data_dir))),
+            Request::CheckBackup(path) => {
+                let reply = self.reply.clone();
+                return self.spawn_file_thread("backup check", move || {
+                    let outcome = db::backup::check(&path).map_err(|e| e.to_string());
+                    reply.send(Response::BackupChecked { path, outcome });
+                });
+            }
+            Request::RestoreBackup(path) => return self.restore_backup(path),
             Request::SaveChat(answer) => return self.save_chat(*answer),
             Request::DemoIfEmpty => match entries::count(conn, USER) {
                 Ok(0) => {
@@ -372,6 +388,7 @@ impl Reader {
                     let options = import::Options {
                         dry_run,
                         cancel: Some(&cancel),
+                        ..import::Options::default()
                     };
                     let progress = &mut |p: import::Progress| {
                         reply.send(Response::ImportProgress {
@@ -412,6 +429,26 @@ impl Reader {
                 .map_err(|e| e.to_string());
             reply.send(Response::BackedUp(outcome));
         });
+    }
+
+    /// Restores a backup through the writer, after the saves queued before it; the
+    /// journal as it was goes with the backups first.
+    fn restore_backup(&self, from: PathBuf) {
+        let (journal, data_dir) = (self.journal.clone(), self.data_dir.clone());
+        self.write_or(
+            move |conn| {
+                let kept = db::backup::before_restore_path(&data_dir, chrono::Utc::now());
+                std::fs::create_dir_all(kept.parent().unwrap_or(&data_dir)).map_err(|source| {
+                    db::DbError::CreateFolder {
+                        path: data_dir.join(db::backup::BACKUPS_FOLDER),
+                        source,
+                    }
+                })?;
+                let report = db::backup::restore_into(conn, &journal, &from, &kept)?;
+                Ok(Response::BackupRestored(Ok((report, kept))))
+            },
+            |message| Response::BackupRestored(Err(message)),
+        );
     }
 
     fn spawn_file_thread(&self, what: &str, work: impl FnOnce() + Send + 'static) {

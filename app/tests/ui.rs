@@ -482,6 +482,66 @@ fn the_journal_is_backed_up_when_the_window_opens_and_on_request() {
 }
 
 #[test]
+fn a_backup_is_restored_from_settings_and_the_journal_as_it_was_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    write_entry(&mut harness, "Seaside", "Waves all afternoon.");
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    wait_until(&mut harness, "the backup settings", |h| shows(h, "Back up now"));
+    harness.get_by_role_and_label(Role::Button, "Back up now").click();
+    wait_until(&mut harness, "the backup listed", |h| {
+        shows(h, "Last backup: 1 entry,") && h.query_by_role_and_label(Role::Button, "Restore…").is_some()
+    });
+
+    // Written after the backup: the restore takes it out of the journal.
+    harness.get_by_role_and_label(Role::Button, "Journal").click();
+    harness.run_steps(2);
+    write_entry(&mut harness, "Mountains", "Snow on the pass.");
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    harness.run_steps(2);
+    // The newest backup is listed first (the automatic one made at start is below it).
+    harness
+        .query_all_by_role_and_label(Role::Button, "Restore…")
+        .next()
+        .unwrap()
+        .click();
+    wait_until(&mut harness, "the backup checked", |h| {
+        shows(h, "Replace the journal with this backup?") && shows(h, "holds 1 entry")
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Replace the journal")
+        .click();
+    wait_until(&mut harness, "the backup restored", |h| {
+        shows(h, "Restored the backup: 1 entry in the journal now")
+    });
+    harness.get_by_role_and_label(Role::Button, "Journal").click();
+    wait_until(&mut harness, "the restored journal listed", |h| {
+        h.query_by_role_and_label(Role::Button, "Seaside").is_some() && shows(h, "1 entry")
+    });
+    assert!(
+        !shows(&harness, "Mountains"),
+        "the entry written after the backup is gone"
+    );
+
+    // The journal as it was is kept with the backups, and listed to go back to.
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    wait_until(&mut harness, "the journal before the restore listed", |h| {
+        shows(h, "the journal before a restore")
+    });
+    drop(harness);
+    let before: Vec<_> = db::backup::list(dir.path())
+        .into_iter()
+        .filter(|b| !b.automatic)
+        .collect();
+    assert_eq!(before.len(), 1);
+    let entries = std::thread::spawn(move || db::backup::check(&before[0].path).unwrap())
+        .join()
+        .unwrap();
+    assert_eq!(entries, 2, "both entries are in the journal as it was");
+}
+
+#[test]
 fn an_earlier_version_of_an_entry_is_brought_back_from_its_history() {
     let dir = tempfile::tempdir().unwrap();
     let mut harness = app(dir.path(), View::Journal);
@@ -533,6 +593,73 @@ fn an_earlier_version_of_an_entry_is_brought_back_from_its_history() {
     .join()
     .unwrap();
     assert_eq!(kept, ["Harbour at noon", "Harbour"]);
+}
+
+#[test]
+fn shortening_the_history_in_settings_erases_the_versions_it_no_longer_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    // A journal whose entry has two versions of one month, kept 40 and 35 days ago.
+    let path = paths::database_path(dir.path());
+    let id = {
+        let mut conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let new = entries::NewEntry {
+            title: "Garden".into(),
+            body: "Tomatoes in.".into(),
+            ..Default::default()
+        };
+        let id = entries::create(&mut conn, DEFAULT_USER, &new).unwrap();
+        let now = chrono::Utc::now();
+        for (written, days_ago) in [("2026-01-05", 40), ("2026-01-20", 35)] {
+            conn.execute(
+                "INSERT INTO entry_versions (entry_id, written_at, kept_at, title, body, tag_names) \
+                 VALUES (?1, ?2, ?3, 'Garden', 'Seeds.', '')",
+                rusqlite::params![
+                    id,
+                    format!("{written}T10:00:00.000Z"),
+                    mindsage_core::clock::format_utc(now - chrono::Duration::days(days_ago))
+                ],
+            )
+            .unwrap();
+        }
+        id
+    };
+    let mut harness = app(dir.path(), View::Settings);
+    let field = "Keep every earlier version of an entry for (days)";
+    wait_until(&mut harness, "the journal's history setting", |h| {
+        h.query_by_role_and_label(Role::SpinButton, field)
+            .is_some_and(|n| n.value().as_deref() == Some("90"))
+    });
+    // Clicked, a number field takes typing.
+    harness.get_by_role_and_label(Role::SpinButton, field).click();
+    harness.run_steps(2);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.event(egui::Event::Text("30".into()));
+    harness.key_press(egui::Key::Enter);
+    harness.run_steps(2);
+    assert!(shows(&harness, "saving erases the versions this no longer keeps"));
+    harness
+        .get_by_role_and_label(Role::Button, "Save settings")
+        .scroll_to_me();
+    harness.run_steps(3);
+    harness
+        .get_by_role_and_label(Role::Button, "Save settings")
+        .click();
+    wait_until(&mut harness, "the settings saved", |h| {
+        shows(h, "Saved. Ollama settings")
+    });
+    drop(harness);
+    // Read off the UI thread, where the app forbids queries.
+    let (days, versions) = std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        (
+            db::history::days(&conn, DEFAULT_USER).unwrap(),
+            db::history::versions(&conn, id).unwrap().len(),
+        )
+    })
+    .join()
+    .unwrap();
+    assert_eq!(days, 30);
+    assert_eq!(versions, 1, "one version kept of the month older than 30 days");
 }
 
 #[test]

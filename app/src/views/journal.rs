@@ -120,6 +120,13 @@ impl JournalView {
         self.reload(actions);
     }
 
+    /// The journal was replaced (a backup restored): the editor closes and the list is
+    /// read again from the top.
+    pub fn replaced(&mut self, actions: &mut Vec<Action>) {
+        *self = JournalView::new(std::mem::take(&mut self.drafts));
+        self.reload(actions);
+    }
+
     /// Starts the list again from the top.
     pub fn reload(&mut self, actions: &mut Vec<Action>) {
         self.list.restart();

@@ -68,6 +68,10 @@ pub enum Action {
     NewEntry,
     /// Let the person choose photo files for entry `id` in the system's file dialog.
     PickPhotos(EntryId),
+    /// Let the person choose a backup file to restore in the system's file dialog.
+    PickBackup,
+    /// Replace the journal with this checked backup, once the editor's edits are saved.
+    RestoreBackup(std::path::PathBuf),
     /// Something for the transcriber thread.
     Voice(VoiceRequest),
     /// Stop the transcription on screen, keeping what was heard so far.

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use egui::RichText;
 
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::{self, EffectivePragmas};
+use mindsage_core::db::{self, EffectivePragmas, history};
 use mindsage_core::settings::{Settings, Theme};
 
 use mindsage_core::voice::recordings;
 
-use super::Action;
+use super::{Action, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
 
 const MIB: u64 = 1024 * 1024;
@@ -39,7 +39,30 @@ pub struct SettingsView {
     damaged: Option<String>,
     /// The last backup made while the window was open: where, and how many entries.
     last_backup: Option<String>,
+    /// Days in which entry history keeps every version: as the journal holds it (once
+    /// read) and as edited here. A journal setting, saved through the writer with the
+    /// rest of the settings.
+    history_days: Option<(u32, u32)>,
+    /// A new history setting is on its way to the journal: "Saved" waits for it.
+    history_saving: bool,
+    /// The backups in `backups/`, newest first, once listed.
+    backups: Option<Vec<db::backup::BackupFile>>,
+    /// A restore being checked, confirmed or carried out.
+    restoring: Option<Restoring>,
 }
+
+/// Where a restore is: the backup is checked, then the person confirms, then the writer
+/// replaces the journal.
+#[derive(Debug, Clone, PartialEq)]
+enum Restoring {
+    Checking(PathBuf),
+    Confirm { path: PathBuf, entries: u64 },
+    Refused { path: PathBuf, reason: String },
+    Running(PathBuf),
+}
+
+/// Backups listed to restore from; older ones are a file dialog away.
+const BACKUPS_LISTED: usize = 10;
 
 impl SettingsView {
     /// `damaged` is why the settings file could not be read, if it could not.
@@ -56,7 +79,44 @@ impl SettingsView {
             whisper: None,
             damaged,
             last_backup: None,
+            history_days: None,
+            history_saving: false,
+            backups: None,
+            restoring: None,
         }
+    }
+
+    pub fn on_backups(&mut self, backups: Vec<db::backup::BackupFile>) {
+        self.backups = Some(backups);
+    }
+
+    /// Checks a backup the person chose to restore, before asking them to confirm.
+    pub fn check_backup(&mut self, path: PathBuf, actions: &mut Vec<Action>) {
+        actions.push(Action::Send(Request::CheckBackup(path.clone())));
+        self.restoring = Some(Restoring::Checking(path));
+    }
+
+    /// A backup checked: the person confirms, or reads why it cannot be restored.
+    pub fn on_backup_checked(&mut self, path: PathBuf, outcome: Result<u64, String>) {
+        if self.restoring != Some(Restoring::Checking(path.clone())) {
+            return;
+        }
+        self.restoring = Some(match outcome {
+            Ok(entries) => Restoring::Confirm { path, entries },
+            Err(reason) => Restoring::Refused { path, reason },
+        });
+    }
+
+    /// A restore ended (the app tells how); the list now holds the journal as it was.
+    pub fn on_restored(&mut self, actions: &mut Vec<Action>) {
+        self.restoring = None;
+        actions.push(Action::Send(Request::Backups));
+    }
+
+    /// The journal's history setting, read at first sight of the screen or just saved.
+    pub fn on_history_days(&mut self, days: u32) {
+        self.history_days = Some((days, days));
+        self.history_saving = false;
     }
 
     /// Days between automatic backups (0: none) and how many are kept.
@@ -76,6 +136,12 @@ impl SettingsView {
     /// Saves the settings, unless the file on disk is damaged and the person has not
     /// chosen to replace it.
     fn save(&mut self, actions: &mut Vec<Action>) {
+        if let Some((stored, edited)) = self.history_days
+            && stored != edited
+        {
+            actions.push(Action::Send(Request::HistoryDays(Some(edited))));
+            self.history_saving = true;
+        }
         if self.damaged.is_none() {
             actions.push(Action::Send(Request::SaveSettings(self.settings.clone())));
             self.dirty = false;
@@ -119,6 +185,8 @@ impl SettingsView {
     pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if !self.requested_pragmas {
             actions.push(Action::Send(Request::Pragmas));
+            actions.push(Action::Send(Request::HistoryDays(None)));
+            actions.push(Action::Send(Request::Backups));
             actions.push(Action::SendAi(AiRequest::Health));
             self.requested_pragmas = true;
         }
@@ -129,6 +197,7 @@ impl SettingsView {
                     ui.heading("Settings");
                     self.damaged_file_ui(ui, actions);
                     self.storage_ui(ui);
+                    self.history_ui(ui);
                     ui.add_space(8.0);
                     self.backups_ui(ui, actions);
                     ui.add_space(8.0);
@@ -154,7 +223,7 @@ impl SettingsView {
             {
                 self.save(actions);
             }
-            if let Some(note) = self.saved_note.filter(|_| !self.dirty) {
+            if let Some(note) = self.saved_note.filter(|_| !self.dirty && !self.history_saving) {
                 ui.label(RichText::new(note).weak());
             }
         });
@@ -211,6 +280,30 @@ impl SettingsView {
         });
     }
 
+    /// How long entry history keeps every version; the journal's setting, not the file's.
+    fn history_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let label = ui.label("Keep every earlier version of an entry for (days)");
+            match &mut self.history_days {
+                Some((stored, edited)) => {
+                    self.dirty |= ui
+                        .add(egui::DragValue::new(edited).range(0..=history::MAX_DAYS))
+                        .labelled_by(label.id)
+                        .changed();
+                    let note = if edited < stored {
+                        "then one a month; saving erases the versions this no longer keeps"
+                    } else {
+                        "then one a month"
+                    };
+                    ui.label(RichText::new(note).weak().small());
+                }
+                None => {
+                    ui.spinner();
+                }
+            }
+        });
+    }
+
     fn backups_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.label(RichText::new("Backups").strong());
         egui::Grid::new("backup_settings").num_columns(2).show(ui, |ui| {
@@ -241,6 +334,100 @@ impl SettingsView {
         });
         if let Some(last) = &self.last_backup {
             ui.label(last);
+        }
+        ui.add_space(4.0);
+        self.restore_ui(ui, actions);
+    }
+
+    /// The backups to restore from, and the restore under way.
+    fn restore_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        if let Some(restoring) = self.restoring.clone() {
+            ui.group(|ui| self.restoring_ui(ui, restoring, actions));
+            return;
+        }
+        match &self.backups {
+            None => {
+                ui.spinner();
+            }
+            Some(backups) if backups.is_empty() => {
+                ui.label(RichText::new("No backups yet.").weak());
+            }
+            Some(backups) => {
+                let mut chosen = None;
+                egui::Grid::new("backups")
+                    .num_columns(3)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for backup in backups.iter().take(BACKUPS_LISTED) {
+                            let taken = chrono::DateTime::<chrono::Utc>::from_naive_utc_and_offset(
+                                backup.taken,
+                                chrono::Utc,
+                            );
+                            ui.label(display_time(&mindsage_core::clock::format_utc(taken)));
+                            let kind = if backup.automatic {
+                                "backup"
+                            } else {
+                                "the journal before a restore"
+                            };
+                            ui.label(
+                                RichText::new(format!("{kind}, {}", size_text(backup.bytes)))
+                                    .weak()
+                                    .small(),
+                            );
+                            if ui.button("Restore…").clicked() {
+                                chosen = Some(backup.path.clone());
+                            }
+                            ui.end_row();
+                        }
+                    });
+                if let Some(path) = chosen {
+                    self.check_backup(path, actions);
+                }
+            }
+        }
+        if ui.button("Restore from a file…").clicked() {
+            actions.push(Action::PickBackup);
+        }
+    }
+
+    fn restoring_ui(&mut self, ui: &mut egui::Ui, restoring: Restoring, actions: &mut Vec<Action>) {
+        match restoring {
+            Restoring::Checking(path) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!("Checking {}…", path.display()));
+                });
+            }
+            Restoring::Running(path) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!("Restoring {}…", path.display()));
+                });
+            }
+            Restoring::Refused { path, reason } => {
+                ui.label(format!("{} cannot be restored: {reason}", path.display()));
+                if ui.button("OK").clicked() {
+                    self.restoring = None;
+                }
+            }
+            Restoring::Confirm { path, entries } => {
+                ui.label(RichText::new("Replace the journal with this backup?").strong());
+                ui.label(format!(
+                    "{} holds {}. What was written after it was made is not in it. The journal \
+                     as it is now is kept with the backups first, so you can go back.",
+                    path.display(),
+                    super::importing::entries(entries as usize)
+                ));
+                ui.horizontal(|ui| {
+                    if ui.button("Replace the journal").clicked() {
+                        actions.push(Action::RestoreBackup(path.clone()));
+                        self.restoring = Some(Restoring::Running(path));
+                    }
+                    if ui.button("Cancel").clicked() {
+                        self.restoring = None;
+                    }
+                });
+            }
         }
     }
 
@@ -428,4 +615,13 @@ pub fn apply_theme(ctx: &egui::Context, theme: Theme) {
         Theme::Light => egui::ThemePreference::Light,
         Theme::Dark => egui::ThemePreference::Dark,
     });
+}
+
+/// A file's size as a person reads it.
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= MIB => format!("{:.1} MiB", b as f64 / MIB as f64),
+        b if b >= 1024 => format!("{} KiB", b / 1024),
+        b => format!("{b} bytes"),
+    }
 }
