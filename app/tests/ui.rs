@@ -116,6 +116,21 @@ fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str, te
     harness.run_steps(1);
 }
 
+/// Clicks Save settings and waits until it says so. The button is at the foot of a long
+/// screen, under the recorder's panel: scrolled to first, as a person scrolls to it.
+fn save_settings(harness: &mut Harness<'_, MindSageApp>) {
+    harness
+        .get_by_role_and_label(Role::Button, "Save settings")
+        .scroll_to_me();
+    harness.run_steps(3);
+    harness
+        .get_by_role_and_label(Role::Button, "Save settings")
+        .click();
+    wait_until(harness, "the settings saved", |h| {
+        shows(h, "Saved. Ollama settings")
+    });
+}
+
 /// Writes a new entry through the editor and waits until the list shows it.
 fn write_entry(harness: &mut Harness<'_, MindSageApp>, title: &str, body: &str) {
     harness.get_by_role_and_label(Role::Button, "New entry").click();
@@ -637,16 +652,7 @@ fn shortening_the_history_in_settings_erases_the_versions_it_no_longer_keeps() {
     harness.key_press(egui::Key::Enter);
     harness.run_steps(2);
     assert!(shows(&harness, "saving erases the versions this no longer keeps"));
-    harness
-        .get_by_role_and_label(Role::Button, "Save settings")
-        .scroll_to_me();
-    harness.run_steps(3);
-    harness
-        .get_by_role_and_label(Role::Button, "Save settings")
-        .click();
-    wait_until(&mut harness, "the settings saved", |h| {
-        shows(h, "Saved. Ollama settings")
-    });
+    save_settings(&mut harness);
     drop(harness);
     // Read off the UI thread, where the app forbids queries.
     let (days, versions) = std::thread::spawn(move || {
@@ -1270,18 +1276,7 @@ fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() 
         "Whisper model file",
         &model.display().to_string(),
     );
-    // The button is at the foot of a long screen, under the recorder's panel: scrolled
-    // to first, as a person scrolls to it.
-    harness
-        .get_by_role_and_label(Role::Button, "Save settings")
-        .scroll_to_me();
-    harness.run_steps(3);
-    harness
-        .get_by_role_and_label(Role::Button, "Save settings")
-        .click();
-    wait_until(&mut harness, "the settings saved", |h| {
-        shows(h, "Saved. Ollama settings")
-    });
+    save_settings(&mut harness);
     wait_at_most(
         &mut harness,
         "the waiting recording saved as an entry",
