@@ -490,8 +490,8 @@ impl MindSageApp {
                             kept.display()
                         ));
                         // Threads anew: every cache of the old journal goes with them.
+                        self.journal.forget();
                         self.restart(actions);
-                        self.journal.replaced(actions);
                         self.ask = AskView::default();
                     }
                     Err(e) => self.status = Some(format!("The backup was not restored: {e}")),

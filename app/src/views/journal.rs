@@ -120,11 +120,10 @@ impl JournalView {
         self.reload(actions);
     }
 
-    /// The journal was replaced (a backup restored): the editor closes and the list is
-    /// read again from the top.
-    pub fn replaced(&mut self, actions: &mut Vec<Action>) {
+    /// The journal was replaced (a backup restored): the editor closes and the list
+    /// starts empty, to be read again (`resume` once the threads restart).
+    pub fn forget(&mut self) {
         *self = JournalView::new(std::mem::take(&mut self.drafts));
-        self.reload(actions);
     }
 
     /// Starts the list again from the top.

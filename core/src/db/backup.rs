@@ -68,14 +68,7 @@ fn self_contained(path: &Path) -> Result<()> {
 /// Checks that `path` is a whole MindSage journal this build can open, without writing
 /// to it; returns how many entries it holds.
 pub fn check(path: &Path) -> Result<u64> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|source| DbError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let conn = open_read_only(path)?;
     super::check_before_writing(&conn, path)?;
     let not_a_journal = |detail: String| DbError::NotAJournal {
         path: path.to_path_buf(),
@@ -99,10 +92,7 @@ pub fn check(path: &Path) -> Result<u64> {
 pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<BackupReport> {
     check(from)?;
     let staged = beside(journal, "restoring");
-    let source = Connection::open_with_flags(
-        from,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
+    let source = open_read_only(from)?;
     if let Err(source) = source.backup(MAIN_DB, &staged, None::<fn(Progress)>) {
         let _ = std::fs::remove_file(&staged);
         return Err(DbError::Open { path: staged, source });
@@ -203,20 +193,25 @@ pub fn before_restore_path(data_dir: &Path, now: chrono::DateTime<chrono::Utc>) 
 
 /// Copies the database at `from` over the one `conn` is open on, whole or not at all.
 fn copy_into(conn: &mut Connection, from: &Path) -> Result<()> {
-    let source = Connection::open_with_flags(
-        from,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|source| DbError::Open {
-        path: from.to_path_buf(),
-        source,
-    })?;
+    let source = open_read_only(from)?;
     rusqlite::backup::Backup::new(&source, conn)?.run_to_completion(
         COPY_PAGES_PER_STEP,
         std::time::Duration::ZERO,
         None,
     )?;
     Ok(())
+}
+
+/// A backup opened to read, never to write.
+fn open_read_only(path: &Path) -> Result<Connection> {
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Pages a restore copies per step: big steps, since the copy holds the writer anyway.
