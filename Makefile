@@ -10,7 +10,10 @@ demo:
 test:
 	scripts/test.sh
 
+# Clippy builds every crate, so it needs the same packages as a build (ALSA's headers,
+# cmake): on a new machine CI runs this before anything else has installed them.
 lint:
+	scripts/install-deps.sh run
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
