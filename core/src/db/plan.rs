@@ -25,7 +25,7 @@ pub fn explain(conn: &Connection, sql: &str) -> Result<Vec<String>> {
     Ok(lines)
 }
 
-/// Whether a plan line is a full scan of a real table.
+/// Whether a plan line is a full scan of a real table (a `VALUES` list is not one).
 pub fn is_table_scan(line: &str) -> bool {
     let line = line.trim();
     line.starts_with("SCAN ")
@@ -33,6 +33,7 @@ pub fn is_table_scan(line: &str) -> bool {
         && !line.contains(" USING COVERING INDEX ")
         && !line.contains("VIRTUAL TABLE")
         && !line.starts_with("SCAN CONSTANT ROW")
+        && !line.ends_with("-ROW VALUES CLAUSE")
 }
 
 /// The table (or alias) a SCAN line names.
@@ -83,6 +84,7 @@ mod tests {
             "SCAN t USING COVERING INDEX sqlite_autoindex_tags_1"
         ));
         assert!(!is_table_scan("SCAN entries_fts VIRTUAL TABLE INDEX 0:M1"));
+        assert!(!is_table_scan("SCAN 2-ROW VALUES CLAUSE"));
         assert!(!is_table_scan(
             "SEARCH e USING INDEX idx_entries_list (user_id=?)"
         ));
