@@ -317,6 +317,7 @@ fn plain_round(journal: &Path, export: &import::Export, batch: usize) -> anyhow:
                     entries::word_count(&e.body),
                     entries::preview_of(&e.body),
                     e.body,
+                    "",
                 ])?;
             }
         }

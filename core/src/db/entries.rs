@@ -347,25 +347,34 @@ pub fn insert_entry_lived(
     created: DateTime<Utc>,
     day: NaiveDate,
 ) -> Result<EntryId> {
-    let (id, tags) = insert_unindexed(conn, user, entry, created, day)?;
+    let (id, tags) = insert_unindexed(conn, user, entry, created, day, &mut TagIds::default())?;
     index_for_search(conn, id, entry.title.trim(), &entry.body, &tags)?;
     Ok(id)
 }
 
 /// [`insert_entry_lived`] without the entry's full-text row: returns its id and the tag
 /// names stored, for [`index_for_search`], which the caller must call before its
-/// transaction ends (the importer writes a whole batch's rows together).
+/// transaction ends (the importer writes a whole batch's rows together). `tags` are
+/// the tags this transaction has already found or made.
 pub fn insert_unindexed(
     conn: &Connection,
     user: UserId,
     entry: &NewEntry,
     created: DateTime<Utc>,
     day: NaiveDate,
+    tags: &mut TagIds,
 ) -> Result<(EntryId, Vec<String>)> {
     validate_mood(entry.mood_score)?;
     let created_at = clock::format_utc(created);
     let local_date = clock::format_date(day);
     let title = entry.title.trim();
+    let names = normalise_tags(&entry.tags);
+    // The row is written once, with its list row's tag names (in tag id order, as
+    // `WRITE_TAG_NAMES` stores them), rather than written and then updated.
+    let mut found = tags.find_or_make(conn, user, &names)?;
+    found.sort_unstable();
+    found.dedup_by_key(|(id, _)| *id);
+    let tag_names: Vec<&str> = found.iter().map(|(_, name)| name.as_str()).collect();
     conn.prepare_cached(WRITE_CREATE.sql)?.execute(params![
         user,
         created_at,
@@ -376,10 +385,48 @@ pub fn insert_unindexed(
         word_count(&entry.body),
         preview_of(&entry.body),
         entry.body,
+        tag_names.join("\u{1f}"),
     ])?;
     let id = conn.last_insert_rowid();
-    let tags = link_tags(conn, user, id, &created_at, &entry.tags)?;
-    Ok((id, tags))
+    for (tag_id, _) in &found {
+        conn.prepare_cached(WRITE_TAG_LINK.sql)?
+            .execute(params![id, tag_id, created_at])?;
+    }
+    Ok((id, names))
+}
+
+/// Tags found or made in the caller's transaction, by name as the tags table compares
+/// names (ASCII case folded, `COLLATE NOCASE`): a writer that saves many entries in one
+/// transaction (an import's batch) looks each tag up once, not once per entry. Keep one
+/// no longer than its transaction: a rollback takes back the tags it made.
+#[derive(Debug, Default)]
+pub struct TagIds(std::collections::HashMap<String, (i64, String)>);
+
+impl TagIds {
+    /// Each name's tag id and stored spelling (the first one saved), making missing tags.
+    fn find_or_make(
+        &mut self,
+        conn: &Connection,
+        user: UserId,
+        names: &[String],
+    ) -> Result<Vec<(i64, String)>> {
+        let mut found = Vec::with_capacity(names.len());
+        for name in names {
+            let key = name.to_ascii_lowercase();
+            if let Some(tag) = self.0.get(&key) {
+                found.push(tag.clone());
+                continue;
+            }
+            conn.prepare_cached(WRITE_TAG_UPSERT.sql)?
+                .execute(params![user, name])?;
+            let tag: (i64, String) = conn
+                .prepare_cached(WRITE_TAG_ID.sql)?
+                .query_row(params![user, name], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            self.0.insert(key, tag.clone());
+            found.push(tag);
+        }
+        Ok(found)
+    }
 }
 
 /// Writes an entry's full-text row: once per save, after its tags are known (version 3
@@ -591,12 +638,7 @@ pub(crate) fn link_tags(
     tags: &[String],
 ) -> Result<Vec<String>> {
     let names = normalise_tags(tags);
-    for name in &names {
-        conn.prepare_cached(WRITE_TAG_UPSERT.sql)?
-            .execute(params![user, name])?;
-        let tag_id: i64 = conn
-            .prepare_cached(WRITE_TAG_ID.sql)?
-            .query_row(params![user, name], |row| row.get(0))?;
+    for (tag_id, _) in TagIds::default().find_or_make(conn, user, &names)? {
         conn.prepare_cached(WRITE_TAG_LINK.sql)?
             .execute(params![id, tag_id, created_at])?;
     }
@@ -637,7 +679,7 @@ pub fn normalise_tags(tags: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn validate_mood(mood: Option<u8>) -> Result<()> {
+pub(crate) fn validate_mood(mood: Option<u8>) -> Result<()> {
     match mood {
         Some(m) if !(1..=10).contains(&m) => Err(DbError::Invalid(format!(
             "mood must be between 1 and 10, got {m}"

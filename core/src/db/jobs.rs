@@ -16,7 +16,7 @@ use rusqlite::{Connection, params};
 
 use super::queries::{
     AI_BACKFILL_EMBED, AI_BACKFILL_EMBED_ALL, AI_BACKFILL_ENRICH, AI_JOB_CLEAR_ENTRY, AI_JOB_COUNTS,
-    AI_JOB_DONE, AI_JOB_FAILED, AI_JOB_NEXT, AI_JOB_QUEUE,
+    AI_JOB_DONE, AI_JOB_FAILED, AI_JOB_NEXT, AI_JOB_QUEUE, AI_JOB_QUEUE_RANGE,
 };
 use super::{EntryId, Result, UserId, vectors};
 use crate::{clock, timing};
@@ -74,6 +74,16 @@ pub fn enqueue(conn: &Connection, user: UserId, entry: EntryId, kind: JobKind) -
 pub fn enqueue_all(conn: &Connection, user: UserId, entry: EntryId) -> Result<()> {
     enqueue(conn, user, entry, JobKind::Embed)?;
     enqueue(conn, user, entry, JobKind::Enrich)
+}
+
+/// Queues the model's work for the live entries with ids `first..=last`, in one
+/// statement: for a writer that has just written them all in the caller's transaction
+/// (an import's batch, whose ids follow one another because the transaction holds the
+/// write lock). Entries that carry a summary get no enrichment. Returns the jobs queued.
+pub fn enqueue_range(conn: &Connection, user: UserId, first: EntryId, last: EntryId) -> Result<usize> {
+    Ok(conn
+        .prepare_cached(AI_JOB_QUEUE_RANGE.sql)?
+        .execute(params![user, first, last, clock::now_utc()])?)
 }
 
 /// Up to `limit` pending jobs of `kind`, newest entry first, leaving out `skip` (jobs

@@ -152,8 +152,8 @@ pub const TAGS_ALL: NamedQuery = q(
 pub const WRITE_CREATE: NamedQuery = q(
     "write.create",
     "INSERT INTO journal_entries (user_id, created_at, updated_at, local_date, title, \
-     title_by_user, mood_score, word_count, preview, body) \
-     VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+     title_by_user, mood_score, word_count, preview, body, tag_names) \
+     VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 );
 
 pub const WRITE_UPDATE: NamedQuery = q(
@@ -171,7 +171,7 @@ pub const WRITE_TAG_UPSERT: NamedQuery = q(
 
 pub const WRITE_TAG_ID: NamedQuery = q(
     "write.tag_id",
-    "SELECT id FROM tags WHERE user_id = ?1 AND name = ?2",
+    "SELECT id, name FROM tags WHERE user_id = ?1 AND name = ?2",
 );
 
 pub const WRITE_TAGS_CLEAR: NamedQuery = q(
@@ -414,6 +414,19 @@ pub const AI_JOB_QUEUE: NamedQuery = q(
     "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
      SELECT ?1, ?2, ?3, ?4, created_at FROM journal_entries WHERE id = ?2 \
      ON CONFLICT (entry_id, kind) DO UPDATE SET state = 'pending', attempts = 0, last_error = NULL",
+);
+
+/// Queues the model's work for every live entry with ids from ?2 to ?3 (a batch an
+/// import wrote): an embedding for each, enrichment for those without a summary (a
+/// MindSage export brings its summaries along). ?1 user, ?4 now.
+pub const AI_JOB_QUEUE_RANGE: NamedQuery = q(
+    "ai.queue_range",
+    "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
+     SELECT e.user_id, e.id, k.column1, ?4, e.created_at \
+     FROM journal_entries AS e CROSS JOIN (VALUES ('embed'), ('enrich')) AS k \
+     WHERE e.id BETWEEN ?2 AND ?3 AND e.user_id = ?1 AND e.is_deleted = 0 \
+     AND (k.column1 = 'embed' OR e.summary IS NULL) \
+     ON CONFLICT (entry_id, kind) DO NOTHING",
 );
 
 /// The next pending jobs of one kind, newest entry first. ?1 kind, ?2 limit.
@@ -822,6 +835,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AUDIO_DATA,
     &AUDIO_SEGMENTS,
     &AI_JOB_QUEUE,
+    &AI_JOB_QUEUE_RANGE,
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,
     &AI_JOB_DONE,

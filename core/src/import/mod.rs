@@ -5,10 +5,13 @@
 //! and every item judged: [`open`] reads the export into [`Item`]s (each source's rules
 //! for dates, titles and tags applied) and the [`Problem`]s of what could not be read;
 //! [`run`] writes the items in batched transactions, or with `dry_run` only says what it
-//! would do. Each item is written inside its own savepoint, so an item that fails
-//! leaves nothing behind, and each batch is one transaction, so an interrupted import
-//! leaves whole entries only; `imported_entries` (see `db::imports`) makes a second run
-//! skip what the first one wrote and finish the rest.
+//! would do. Each item is judged whole before its first row is written (size, mood,
+//! photos), so the only failure left while writing is the database's own, which ends
+//! the import with its batch rolled back; each batch is one transaction, so an
+//! interrupted import leaves whole entries only, and `imported_entries` (see
+//! `db::imports`) makes a second run skip what the first one wrote and finish the rest.
+//! (A savepoint per item once guarded this instead: SQLite copies every page an item
+//! touches into the savepoint's journal, a large part of an import's time.)
 //!
 //! Nothing is written outside the journal: archives are read in memory, never
 //! unpacked, and every read has a size limit (a decompression bomb is a per-item error).
@@ -31,7 +34,7 @@ use rusqlite::Connection;
 
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
-use crate::db::jobs::{self, JobKind};
+use crate::db::jobs;
 use crate::db::{DbError, EntryId, UserId, audio, gallery, imports};
 use crate::media;
 
@@ -484,8 +487,11 @@ fn write_items(
             report.cancelled = true;
             break;
         }
-        let mut tx = conn.transaction()?;
+        let tx = conn.transaction()?;
+        let mut tags = entries::TagIds::default();
         let mut unindexed = Vec::new();
+        // The first and last entry this batch wrote.
+        let mut written: Option<(EntryId, EntryId)> = None;
         for item in batch {
             let hash = item.content_hash();
             let repeated = !seen_ids.insert(item.external_id.clone()) | !seen_hashes.insert(hash.clone());
@@ -494,62 +500,45 @@ fn write_items(
                 duplicate_labels.insert(item.label.as_str());
                 continue;
             }
-            if item.entry.body.len() > MAX_ENTRY_BYTES {
+            if let Some(reason) = cannot_write(item) {
                 report.rejected += 1;
-                report.problems.push(Problem::rejected(
-                    &item.label,
-                    format!(
-                        "the entry is {:.1} MB of text; entries up to {} MB are imported",
-                        item.entry.body.len() as f64 / 1e6,
-                        MAX_ENTRY_BYTES / (1024 * 1024)
-                    ),
-                ));
+                report.problems.push(Problem::rejected(&item.label, reason));
                 continue;
             }
             let photos = read_photos(export.files.as_mut(), item, &mut report.problems);
+            report.added += 1;
+            report.photos += photos.len();
             if options.dry_run {
-                report.added += 1;
-                report.photos += photos.len();
                 continue;
             }
-            let sp = tx.savepoint()?;
-            let written = (|| {
-                let created = item.created();
-                let (id, tags) = entries::insert_unindexed(&sp, user, &item.entry, created, item.day)?;
-                if !options.write.fts_per_batch {
-                    entries::index_for_search(&sp, id, item.entry.title.trim(), &item.entry.body, &tags)?;
-                }
-                let entry_time = clock::format_utc(created);
-                let carried = item.carried.as_ref();
-                for (n, photo) in photos.iter().enumerate() {
-                    let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
-                    gallery::attach_image(&sp, user, id, photo, taken_at)?;
-                }
-                imports::record(&sp, id, source, &item.external_id, &hash)?;
-                match carried {
-                    Some(carried) => write_carried(&sp, user, id, carried)?,
-                    None => jobs::enqueue_all(&sp, user, id)?,
-                }
-                Ok((id, tags))
-            })();
-            match written {
-                Ok((id, tags)) => {
-                    sp.commit()?;
-                    report.added += 1;
-                    report.photos += photos.len();
-                    if options.write.fts_per_batch {
-                        unindexed.push(Unindexed { id, item, tags });
-                    }
-                }
-                Err(DbError::Sqlite(e)) => return Err(DbError::Sqlite(e)),
-                Err(e) => {
-                    drop(sp);
-                    report.rejected += 1;
-                    report
-                        .problems
-                        .push(Problem::rejected(&item.label, e.to_string()));
-                }
+            let created = item.created();
+            let (id, names) =
+                entries::insert_unindexed(&tx, user, &item.entry, created, item.day, &mut tags)?;
+            if !options.write.fts_per_batch {
+                entries::index_for_search(&tx, id, item.entry.title.trim(), &item.entry.body, &names)?;
             }
+            let entry_time = clock::format_utc(created);
+            let carried = item.carried.as_ref();
+            for (n, photo) in photos.iter().enumerate() {
+                let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
+                gallery::attach_image(&tx, user, id, photo, taken_at)?;
+            }
+            imports::record(&tx, id, source, &item.external_id, &hash)?;
+            if let Some(carried) = carried {
+                write_carried(&tx, user, id, carried)?;
+            }
+            written = Some((written.map_or(id, |(first, _)| first), id));
+            if options.write.fts_per_batch {
+                unindexed.push(Unindexed {
+                    id,
+                    item,
+                    tags: names,
+                });
+            }
+        }
+        // The model's work for the whole batch, as a save queues it: with the entries.
+        if let Some((first, last)) = written {
+            jobs::enqueue_range(&tx, user, first, last)?;
         }
         for u in &unindexed {
             entries::index_for_search(&tx, u.id, u.item.entry.title.trim(), &u.item.entry.body, &u.tags)?;
@@ -570,8 +559,22 @@ fn write_items(
     Ok(())
 }
 
-/// The model's work and the recordings of an entry from MindSage's own export; only
-/// the work it lacks is queued.
+/// Why an item cannot be written as it is, judged before any of its rows are.
+fn cannot_write(item: &Item) -> Option<String> {
+    if item.entry.body.len() > MAX_ENTRY_BYTES {
+        return Some(format!(
+            "the entry is {:.1} MB of text; entries up to {} MB are imported",
+            item.entry.body.len() as f64 / 1e6,
+            MAX_ENTRY_BYTES / (1024 * 1024)
+        ));
+    }
+    entries::validate_mood(item.entry.mood_score)
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// The model's work and the recordings of an entry from MindSage's own export (the
+/// batch's queuing then skips the enrichment it carries).
 fn write_carried(conn: &Connection, user: UserId, id: EntryId, carried: &Carried) -> Result<(), DbError> {
     entries::keep_model_work(conn, user, id, carried.title_by_user, carried.summary.as_deref())?;
     for r in &carried.recordings {
@@ -582,10 +585,6 @@ fn write_carried(conn: &Connection, user: UserId, id: EntryId, carried: &Carried
             segments: &r.segments,
         };
         audio::attach(conn, user, id, &recording, &r.recorded_at)?;
-    }
-    jobs::enqueue(conn, user, id, JobKind::Embed)?;
-    if carried.summary.is_none() {
-        jobs::enqueue(conn, user, id, JobKind::Enrich)?;
     }
     Ok(())
 }
