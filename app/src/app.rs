@@ -463,7 +463,9 @@ impl MindSageApp {
             Response::Chats(chats) => self.ask.on_chats(chats),
             Response::ChatMessages(messages) => self.ask.on_chat_messages(messages),
             Response::ChatSaved => self.ask.on_chat_saved(actions),
-            Response::ImportProgress { done, total } => self.importer.on_progress(done, total),
+            Response::ImportProgress { done, total, elapsed } => {
+                self.importer.on_progress(done, total, elapsed)
+            }
             Response::Imported(outcome) => {
                 if self.importer.on_finished(outcome) {
                     self.journal_changed();

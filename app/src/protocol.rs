@@ -290,10 +290,11 @@ pub enum Response {
         entry: Box<Entry>,
         versions: Vec<db::history::Version>,
     },
-    /// An import has written (or judged) `done` of `total` entries.
+    /// An import has written (or judged) `done` of `total` entries in `elapsed`.
     ImportProgress {
         done: usize,
         total: usize,
+        elapsed: std::time::Duration,
     },
     /// An import (or its dry run) ended: its report, or why the export could not be read.
     Imported(Result<import::Report, String>),

@@ -394,6 +394,7 @@ impl Reader {
                         reply.send(Response::ImportProgress {
                             done: p.done,
                             total: p.total,
+                            elapsed: p.elapsed,
                         })
                     };
                     import::run(&mut conn, USER, &mut export, &options, progress).map_err(|e| e.to_string())

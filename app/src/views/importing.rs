@@ -6,11 +6,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use egui::{RichText, Ui};
 use mindsage_core::import::Report;
 
 use super::Action;
+use super::recorder::format_duration;
 use crate::protocol::Request;
 
 /// Where an import is.
@@ -30,6 +32,8 @@ enum Stage {
     Writing {
         done: usize,
         total: usize,
+        /// Since the import began writing, as of `done`.
+        elapsed: Duration,
         cancel: Arc<AtomicBool>,
     },
     Done {
@@ -60,9 +64,12 @@ impl Importer {
         self.stage = Stage::Judging { path };
     }
 
-    pub fn on_progress(&mut self, done_now: usize, total_now: usize) {
-        if let Stage::Writing { done, total, .. } = &mut self.stage {
-            (*done, *total) = (done_now, total_now);
+    pub fn on_progress(&mut self, done_now: usize, total_now: usize, elapsed_now: Duration) {
+        if let Stage::Writing {
+            done, total, elapsed, ..
+        } = &mut self.stage
+        {
+            (*done, *total, *elapsed) = (done_now, total_now, elapsed_now);
         }
     }
 
@@ -127,6 +134,7 @@ impl Importer {
                         next = Some(Stage::Writing {
                             done: 0,
                             total: report.added + report.duplicates,
+                            elapsed: Duration::ZERO,
                             cancel,
                         });
                     }
@@ -135,13 +143,18 @@ impl Importer {
                     }
                 });
             }
-            Stage::Writing { done, total, cancel } => {
+            Stage::Writing {
+                done,
+                total,
+                elapsed,
+                cancel,
+            } => {
                 let fraction = if *total == 0 {
                     0.0
                 } else {
                     *done as f32 / *total as f32
                 };
-                ui.add(egui::ProgressBar::new(fraction).text(format!("Importing: {done} of {total}")));
+                ui.add(egui::ProgressBar::new(fraction).text(progress_text(*done, *total, *elapsed)));
                 let stopping = cancel.load(Ordering::Relaxed);
                 if ui.add_enabled(!stopping, egui::Button::new("Stop")).clicked() {
                     cancel.store(true, Ordering::Relaxed);
@@ -186,6 +199,18 @@ fn preview_line(report: &Report) -> String {
     )
 }
 
+/// "Importing: 3000 of 50000 · 4100 entries/s · 0:12 left": the rate and time left
+/// appear once a batch is written (before that there is nothing to go on).
+fn progress_text(done: usize, total: usize, elapsed: Duration) -> String {
+    let counts = format!("Importing: {done} of {total}");
+    if done == 0 || elapsed.is_zero() {
+        return counts;
+    }
+    let rate = done as f64 / elapsed.as_secs_f64();
+    let left = Duration::from_secs_f64(total.saturating_sub(done) as f64 / rate);
+    format!("{counts} · {rate:.0} entries/s · {} left", format_duration(left))
+}
+
 fn done_line(report: &Report) -> String {
     let stopped = if report.cancelled {
         " Stopped before the end."
@@ -223,5 +248,23 @@ pub fn entries(n: usize) -> String {
     match n {
         1 => "1 entry".to_string(),
         n => format!("{n} entries"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_says_the_rate_and_time_left_once_there_is_one() {
+        assert_eq!(progress_text(0, 50_000, Duration::ZERO), "Importing: 0 of 50000");
+        assert_eq!(
+            progress_text(10_000, 50_000, Duration::from_secs(2)),
+            "Importing: 10000 of 50000 · 5000 entries/s · 0:08 left"
+        );
+        assert_eq!(
+            progress_text(50_000, 50_000, Duration::from_secs(10)),
+            "Importing: 50000 of 50000 · 5000 entries/s · 0:00 left"
+        );
     }
 }
