@@ -47,12 +47,32 @@ const ZONES: &[&str] = &[
     "Australia/Sydney",
 ];
 
+/// Names the steps to measure (comma-separated; plain `INSERT`s, the baseline, always
+/// run): an A/B of the importer's code (`mindsage-bench ab … --base-env
+/// MINDSAGE_BENCH_IMPORT_STEPS=shipped --head-env …`) needs the shipped path only, and
+/// six repeats a side of every step take most of an hour.
+const STEPS_VAR: &str = "MINDSAGE_BENCH_IMPORT_STEPS";
+
 /// One way of writing the items, by the name its scenarios carry.
 struct Step {
     name: &'static str,
     /// `None`: plain `INSERT`s of the rows, the baseline.
     write: Option<WritePath>,
     what: &'static str,
+}
+
+/// The steps [`STEPS_VAR`] names, or every one.
+fn chosen_steps() -> Vec<Step> {
+    let named = std::env::var(STEPS_VAR).unwrap_or_default();
+    let wanted: Vec<&str> = named
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    steps()
+        .into_iter()
+        .filter(|s| wanted.is_empty() || s.write.is_none() || wanted.contains(&s.name))
+        .collect()
 }
 
 fn steps() -> Vec<Step> {
@@ -164,7 +184,7 @@ impl Stage for Import {
             "serde_json and the Day One importer, bytes to items",
         );
 
-        let steps = steps();
+        let steps = chosen_steps();
         let mut rounds: Vec<Vec<Round>> = steps.iter().map(|_| Vec::new()).collect();
         for _ in 0..ROUNDS {
             for (step, done) in steps.iter().zip(&mut rounds) {
