@@ -10,8 +10,8 @@
 //! the import with its batch rolled back; each batch is one transaction, so an
 //! interrupted import leaves whole entries only, and `imported_entries` (see
 //! `db::imports`) makes a second run skip what the first one wrote and finish the rest.
-//! (A savepoint per item once guarded this instead: SQLite copies every page an item
-//! touches into the savepoint's journal, a large part of an import's time.)
+//! (A savepoint per item once guarded this instead, and SQLite copied every page an
+//! item touched into the savepoint's journal.)
 //!
 //! Nothing is written outside the journal: archives are read in memory, never
 //! unpacked, and every read has a size limit (a decompression bomb is a per-item error).
