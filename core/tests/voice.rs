@@ -66,6 +66,24 @@ fn every_sample_is_transcribed_with_its_key_words() {
 }
 
 /// A sample re-made at a device's rate, channel count and sample format.
+/// A person who pauses before pressing Stop: the words, then silence. Whisper makes
+/// sentences up over silence; none of them may reach the entry.
+#[test]
+fn silence_after_the_words_adds_no_words() {
+    let clip = whisper_model::samples().remove(1);
+    let mut samples = wav::read_file(&clip.path).unwrap();
+    let spoken_ms = voice::duration_ms(samples.len());
+    samples.extend(std::iter::repeat_n(0.0, 45 * voice::SAMPLE_RATE as usize));
+    let transcript = transcribe(&samples);
+    assert_heard(&transcript.text(), &clip, "the words before the pause");
+    let invented: Vec<_> = transcript
+        .segments
+        .iter()
+        .filter(|s| s.start_ms > spoken_ms + 1_000)
+        .collect();
+    assert!(invented.is_empty(), "segments over silence: {invented:?}");
+}
+
 fn as_device_would_record(samples: &[f32], rate: u32, channels: u16, float: bool, out: &std::path::Path) {
     let at_rate = convert::from_whisper_rate(samples, rate).unwrap();
     let spec = hound::WavSpec {

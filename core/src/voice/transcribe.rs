@@ -253,12 +253,13 @@ impl Model {
             (on_percent.borrow_mut())(Progress::Percent(percent.clamp(0, 100) as u8));
         });
         let on_segment = Rc::clone(&progress);
+        let loudness = Rc::new(Loudness::of(samples));
+        let heard = Rc::clone(&loudness);
         params.set_segment_callback_safe(move |data: whisper_rs::SegmentCallbackData| {
-            (on_segment.borrow_mut())(Progress::Segment(segment(
-                data.start_timestamp,
-                data.end_timestamp,
-                data.text,
-            )));
+            let segment = segment(data.start_timestamp, data.end_timestamp, data.text);
+            if heard.heard(&segment) {
+                (on_segment.borrow_mut())(Progress::Segment(segment));
+            }
         });
         let stop = Arc::clone(cancel);
         // Boxed on purpose: whisper-rs 0.16's safe abort callback calls its closure
@@ -280,6 +281,7 @@ impl Model {
                 let text = s.to_str_lossy().map(|t| t.into_owned()).unwrap_or_default();
                 segment(s.start_timestamp(), s.end_timestamp(), text)
             })
+            .filter(|s| loudness.heard(s))
             .collect();
         let language = if code == "auto" {
             whisper_rs::get_lang_str(state.full_lang_id_from_state())
@@ -321,6 +323,40 @@ impl Model {
     }
 }
 
+/// How loud each short frame of a recording is, to tell words from silence.
+///
+/// Whisper makes sentences up over silence ("Thank you.", a line repeated), which a
+/// person gets whenever they pause before pressing Stop or a muted microphone records
+/// nothing. A segment whose audio never rises above near-silence is such an invention
+/// and is left out. The level is far below soft speech, so quiet words are kept.
+struct Loudness {
+    /// Root mean square of each [`Loudness::FRAME_MS`] frame.
+    frames: Vec<f32>,
+}
+
+impl Loudness {
+    const FRAME_MS: u64 = 20;
+    /// About -55 dBFS: under a quiet room's noise, well under soft speech.
+    const SILENCE: f32 = 0.0018;
+
+    fn of(samples: &[f32]) -> Loudness {
+        let frame = (SAMPLE_RATE as u64 * Self::FRAME_MS / 1000) as usize;
+        let frames = samples
+            .chunks(frame)
+            .map(|chunk| (chunk.iter().map(|s| s * s).sum::<f32>() / chunk.len() as f32).sqrt())
+            .collect();
+        Loudness { frames }
+    }
+
+    /// Whether anything in the segment's time rises above silence (a segment with no
+    /// time, or past the end, is kept: only audio can rule one out).
+    fn heard(&self, segment: &Segment) -> bool {
+        let first = (segment.start_ms / Self::FRAME_MS) as usize;
+        let last = (segment.end_ms.div_ceil(Self::FRAME_MS) as usize).min(self.frames.len());
+        first >= last || self.frames[first..last].iter().any(|&rms| rms > Self::SILENCE)
+    }
+}
+
 /// whisper.cpp gives times in hundredths of a second.
 fn segment(start: i64, end: i64, text: String) -> Segment {
     Segment {
@@ -340,6 +376,33 @@ pub fn threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_over_silence_are_not_heard() {
+        let second = SAMPLE_RATE as usize;
+        // A second of a soft tone (about -40 dBFS), then two of digital silence, then a
+        // second of a quiet room's hiss (about -65 dBFS).
+        let mut samples: Vec<f32> = (0..second).map(|i| 0.014 * (i as f32 * 0.05).sin()).collect();
+        samples.extend(std::iter::repeat_n(0.0, 2 * second));
+        samples.extend((0..second).map(|i| if i % 2 == 0 { 0.0006 } else { -0.0006 }));
+        let loudness = Loudness::of(&samples);
+        let span = |start_ms, end_ms| Segment {
+            start_ms,
+            end_ms,
+            text: String::new(),
+        };
+        assert!(loudness.heard(&span(0, 1_000)));
+        assert!(loudness.heard(&span(900, 2_500)), "words that run into a pause");
+        assert!(
+            !loudness.heard(&span(1_100, 3_000)),
+            "a sentence made up over silence"
+        );
+        assert!(!loudness.heard(&span(3_000, 4_000)), "a quiet room's hiss");
+        assert!(
+            loudness.heard(&span(5_000, 6_000)),
+            "past the end: nothing to rule it out"
+        );
+    }
 
     #[test]
     fn model_files_that_cannot_work_are_named_before_whisper_sees_them() {
