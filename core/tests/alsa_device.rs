@@ -1,6 +1,7 @@
 //! A voice entry recorded through a real capture device: ALSA's `file` plugin plays a
 //! sample into cpal's default input, so the whole capture path runs (device, callback,
-//! ring buffer, conversion, file) and the transcript holds the sample's words.
+//! ring buffer, conversion, file) and the transcript holds the sample's words; then the
+//! recording plays back through the default output (ALSA's null sink).
 //!
 //! Linux only, and one test in this binary: ALSA reads its configuration from `$HOME`
 //! once per process, so this process's `HOME` points at a folder of its own.
@@ -12,10 +13,11 @@ mod whisper_model;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cpal::traits::{DeviceTrait, HostTrait};
 use mindsage_core::voice::capture::{Ending, Event, Input, Recording};
+use mindsage_core::voice::playback::Player;
 use mindsage_core::voice::transcribe::{Language, Model};
 use mindsage_core::voice::{convert, score, wav};
 
@@ -95,4 +97,28 @@ fn a_recording_from_the_default_alsa_device_is_transcribed() {
         .text();
     let missing = score::missing_keywords(&heard, &clip.keywords);
     assert!(missing.is_empty(), "{missing:?} not in {heard:?}");
+
+    // The recording plays back through the default output (ALSA's null sink here),
+    // whose stream runs only while it plays: an open entry keeps no device busy.
+    let player = Player::open(wav::read_file(&path).unwrap());
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(player.error(), None);
+    assert!(!player.is_streaming(), "the output runs before Play");
+    player.play();
+    let started = Instant::now();
+    while !player.is_streaming() && player.is_playing() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the output never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    while player.is_playing() || player.is_streaming() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the output still runs after the recording ended"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(player.position_ms() > 0, "nothing was played");
 }

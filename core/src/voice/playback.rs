@@ -3,6 +3,11 @@
 //! The recording is converted once to the device's rate, then a cpal output stream
 //! reads it from shared memory. Play, pause and seek are atomics the callback reads, so
 //! the callback never locks or allocates and the caller (the UI) never waits on it.
+//! A stream exists only while the recording plays (Play builds one, pause and the end
+//! drop it): an open entry with a recording keeps no sound device busy (on Windows an
+//! active stream keeps the computer from sleeping, and any stream wakes the processor
+//! every few milliseconds). Dropping rather than pausing works on every device; many
+//! cannot pause.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -33,6 +38,8 @@ struct Shared {
     seek_to: AtomicU64,
     /// Set when it played to the end.
     ended: AtomicBool,
+    /// Whether an output stream is running (it follows `playing`).
+    streaming: AtomicBool,
     stop: AtomicBool,
     failed: std::sync::OnceLock<PlaybackError>,
 }
@@ -101,6 +108,11 @@ impl Player {
         super::duration_ms(self.samples as usize)
     }
 
+    /// Whether the output is running: only while playing, give or take a moment.
+    pub fn is_streaming(&self) -> bool {
+        self.shared.streaming.load(Ordering::Relaxed)
+    }
+
     /// Why it cannot play, once the output failed to open.
     pub fn error(&self) -> Option<&PlaybackError> {
         self.shared.failed.get()
@@ -116,7 +128,8 @@ impl Drop for Player {
     }
 }
 
-/// The playback thread: open the output, keep the stream alive until dropped.
+/// The playback thread: find the output, then run a stream while playing, until the
+/// player is dropped.
 fn play(samples: Vec<f32>, shared: &Arc<Shared>) -> Result<(), PlaybackError> {
     let host = cpal::default_host();
     let device = host.default_output_device().ok_or(PlaybackError::NoDevice)?;
@@ -129,23 +142,34 @@ fn play(samples: Vec<f32>, shared: &Arc<Shared>) -> Result<(), PlaybackError> {
     let format = config.sample_format();
     let stream_config: cpal::StreamConfig = config.into();
     let (errors_tx, errors) = mpsc::channel();
-    let stream = match format {
-        SampleFormat::I16 => build::<i16>(&device, stream_config, sound, rate, shared, errors_tx),
-        SampleFormat::I32 => build::<i32>(&device, stream_config, sound, rate, shared, errors_tx),
-        SampleFormat::U16 => build::<u16>(&device, stream_config, sound, rate, shared, errors_tx),
-        SampleFormat::U8 => build::<u8>(&device, stream_config, sound, rate, shared, errors_tx),
-        SampleFormat::F32 => build::<f32>(&device, stream_config, sound, rate, shared, errors_tx),
-        SampleFormat::F64 => build::<f64>(&device, stream_config, sound, rate, shared, errors_tx),
-        other => {
-            return Err(PlaybackError::Open(format!(
+    let open = || {
+        let (config, sound, errors) = (stream_config, Arc::clone(&sound), errors_tx.clone());
+        let stream = match format {
+            SampleFormat::I16 => build::<i16>(&device, config, sound, rate, shared, errors),
+            SampleFormat::I32 => build::<i32>(&device, config, sound, rate, shared, errors),
+            SampleFormat::U16 => build::<u16>(&device, config, sound, rate, shared, errors),
+            SampleFormat::U8 => build::<u8>(&device, config, sound, rate, shared, errors),
+            SampleFormat::F32 => build::<f32>(&device, config, sound, rate, shared, errors),
+            SampleFormat::F64 => build::<f64>(&device, config, sound, rate, shared, errors),
+            other => Err(PlaybackError::Open(format!(
                 "the output's sample format {other} is not supported"
-            )));
-        }
-    }?;
-    stream.play().map_err(|e| PlaybackError::Open(e.to_string()))?;
+            ))),
+        }?;
+        stream.play().map_err(|e| PlaybackError::Open(e.to_string()))?;
+        Ok(stream)
+    };
+    let mut stream = None;
     while !shared.stop.load(Ordering::Relaxed) {
-        if let Ok(error) = errors.recv_timeout(Duration::from_millis(50)) {
+        let playing = shared.playing.load(Ordering::Relaxed);
+        if playing && stream.is_none() {
+            stream = Some(open().inspect_err(|_| shared.playing.store(false, Ordering::Relaxed))?);
+        } else if !playing {
+            stream = None;
+        }
+        shared.streaming.store(stream.is_some(), Ordering::Relaxed);
+        if let Ok(error) = errors.recv_timeout(Duration::from_millis(20)) {
             shared.playing.store(false, Ordering::Relaxed);
+            shared.streaming.store(false, Ordering::Relaxed);
             return Err(PlaybackError::Open(error));
         }
     }
@@ -166,7 +190,8 @@ where
     let channels = usize::from(config.channels.max(1));
     let shared = Arc::clone(shared);
     let to_device = move |sample: u64| (sample * u64::from(rate) / u64::from(SAMPLE_RATE)) as usize;
-    let mut at = 0_usize;
+    // A new stream goes on from where the last one was paused.
+    let mut at = to_device(shared.position.load(Ordering::Relaxed));
     device
         .build_output_stream::<T, _, _>(
             config,
