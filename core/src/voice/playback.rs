@@ -167,7 +167,7 @@ fn play(samples: Vec<f32>, shared: &Arc<Shared>) -> Result<(), PlaybackError> {
             stream = None;
         }
         shared.streaming.store(stream.is_some(), Ordering::Relaxed);
-        if let Ok(error) = errors.recv_timeout(Duration::from_millis(20)) {
+        if let Ok(error) = errors.recv_timeout(Duration::from_millis(50)) {
             shared.playing.store(false, Ordering::Relaxed);
             shared.streaming.store(false, Ordering::Relaxed);
             return Err(PlaybackError::Open(error));
