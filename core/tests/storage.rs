@@ -571,3 +571,27 @@ fn a_save_waits_for_another_connections_write_lock_instead_of_failing() {
         "changed while locked"
     );
 }
+
+#[test]
+fn connections_opening_a_new_journal_at_once_all_open_it() {
+    // The app's first start: the UI's reader, the writer, the model's job runner and Ask
+    // open the journal on their own threads at the same moment, before it exists.
+    for round in 0..40 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.db");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+        let opened: Vec<_> = (0..4)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    db::open(&path, &StorageOptions::default()).map(drop)
+                })
+            })
+            .collect();
+        for thread in opened {
+            let outcome = thread.join().unwrap();
+            assert!(outcome.is_ok(), "round {round}: {outcome:?}");
+        }
+    }
+}

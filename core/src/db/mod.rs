@@ -144,6 +144,9 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
             | OpenFlags::SQLITE_OPEN_URI,
     )
     .map_err(open_err)?;
+    // Waits out another connection's lock from the first read on (it changes nothing in
+    // the file).
+    conn.busy_timeout(options.busy_timeout).map_err(open_err)?;
     // Reads only, before any setting that writes: a file we must not touch stays as it was.
     check_before_writing(&conn, path)?;
     if options.vector_extension {
@@ -184,7 +187,6 @@ pub(crate) fn check_before_writing(conn: &Connection, path: &Path) -> Result<()>
 }
 
 fn apply_pragmas(conn: &Connection, options: &StorageOptions) -> rusqlite::Result<()> {
-    conn.busy_timeout(options.busy_timeout)?;
     // Plans from the statement's text alone. Without this, SQLite 3.54 compiles a
     // statement again at every run whose `LIMIT ?` or `column = ?` it planned from the
     // value bound (a list page, every save's tag statements): a parse each time, which
@@ -194,7 +196,7 @@ fn apply_pragmas(conn: &Connection, options: &StorageOptions) -> rusqlite::Resul
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     // journal_mode answers with the mode it ended up in; a file system without shared
     // memory would silently stay in "delete" mode, which effective_pragmas() reveals.
-    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    let _mode = switch_to_wal(conn, options.busy_timeout)?;
     conn.execute_batch(&format!(
         "PRAGMA synchronous = NORMAL;
          PRAGMA foreign_keys = ON;
@@ -205,6 +207,26 @@ fn apply_pragmas(conn: &Connection, options: &StorageOptions) -> rusqlite::Resul
         cache = options.cache_size_kib,
         mmap = options.mmap_size,
     ))
+}
+
+/// Puts the journal in WAL mode, answering the mode it ended up in. The switch needs the
+/// file to itself for a moment, and when another connection is switching it too (the
+/// app's threads opening a new journal at its first start) SQLite answers BUSY at once
+/// rather than call the busy handler, so the switch is tried again for as long as the
+/// busy timeout would have waited.
+fn switch_to_wal(conn: &Connection, wait: Duration) -> rusqlite::Result<String> {
+    let start = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)) {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && start.elapsed() < wait =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 /// The settings SQLite is really using on a connection, read back rather than assumed:
