@@ -204,6 +204,7 @@ impl AskView {
             let field = ui
                 .add(
                     egui::TextEdit::singleline(&mut self.question)
+                        .id_salt("ask_question")
                         .hint_text("What did I do last weekend?")
                         .desired_width(ui.available_width() - 80.0),
                 )

@@ -581,6 +581,7 @@ fn title_ui(ui: &mut egui::Ui, fields: &mut Fields, stored: Option<&Entry>) -> b
     let label = ui.label("Title");
     let title = ui.add(
         egui::TextEdit::singleline(&mut fields.title)
+            .id_salt("entry_title")
             .hint_text("Optional: the local model suggests one")
             .font(egui::TextStyle::Heading)
             .desired_width(f32::INFINITY),
@@ -602,6 +603,7 @@ fn tags_and_mood_ui(ui: &mut egui::Ui, fields: &mut Fields) -> bool {
         changed |= ui
             .add(
                 egui::TextEdit::singleline(&mut fields.tags)
+                    .id_salt("entry_tags")
                     .hint_text("walks, family")
                     .desired_width(220.0),
             )
@@ -635,7 +637,9 @@ fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
             let text = ui
                 .add_sized(
                     ui.available_size(),
-                    egui::TextEdit::multiline(body).hint_text("What happened today?"),
+                    egui::TextEdit::multiline(body)
+                        .id_salt("entry_body")
+                        .hint_text("What happened today?"),
                 )
                 .labelled_by(label.id);
             if focus {

@@ -341,6 +341,7 @@ impl JournalView {
         });
         let search = ui.add(
             egui::TextEdit::singleline(&mut self.search.text)
+                .id_salt("journal_search")
                 .hint_text("Search (Ctrl+F)")
                 .desired_width(f32::INFINITY),
         );

@@ -195,17 +195,22 @@ impl SettingsView {
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
                     ui.heading("Settings");
-                    self.damaged_file_ui(ui, actions);
-                    self.storage_ui(ui);
-                    self.history_ui(ui);
+                    // Each section under an id of its own: the spinners and statuses
+                    // that answers replace change how many widgets a section has, and
+                    // must not renumber (and so unfocus) the fields of the next one.
+                    ui.push_id("damaged", |ui| self.damaged_file_ui(ui, actions));
+                    ui.push_id("storage", |ui| {
+                        self.storage_ui(ui);
+                        self.history_ui(ui);
+                    });
                     ui.add_space(8.0);
-                    self.backups_ui(ui, actions);
+                    ui.push_id("backups", |ui| self.backups_ui(ui, actions));
                     ui.add_space(8.0);
-                    self.local_model_ui(ui);
+                    ui.push_id("local_model", |ui| self.local_model_ui(ui));
                     ui.add_space(8.0);
-                    self.voice_ui(ui);
+                    ui.push_id("voice", |ui| self.voice_ui(ui));
                     ui.add_space(8.0);
-                    self.appearance_ui(ui);
+                    ui.push_id("appearance", |ui| self.appearance_ui(ui));
                     ui.add_space(8.0);
                     self.save_ui(ui, actions);
                     ui.separator();
@@ -442,7 +447,11 @@ impl SettingsView {
             for (name, value) in fields {
                 let label = ui.label(name);
                 self.dirty |= ui
-                    .add(egui::TextEdit::singleline(value).desired_width(320.0))
+                    .add(
+                        egui::TextEdit::singleline(value)
+                            .id_salt(name)
+                            .desired_width(320.0),
+                    )
                     .labelled_by(label.id)
                     .changed();
                 ui.end_row();
@@ -479,6 +488,7 @@ impl SettingsView {
             self.dirty |= ui
                 .add(
                     egui::TextEdit::singleline(&mut self.settings.whisper_model)
+                        .id_salt("whisper_model")
                         .desired_width(320.0)
                         .hint_text(format!("the first ggml-*.bin in {}", models.display())),
                 )
@@ -489,6 +499,7 @@ impl SettingsView {
             self.dirty |= ui
                 .add(
                     egui::TextEdit::singleline(&mut self.settings.voice_language)
+                        .id_salt("voice_language")
                         .desired_width(120.0)
                         .hint_text("detect"),
                 )
