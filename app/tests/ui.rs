@@ -131,6 +131,23 @@ fn save_settings(harness: &mut Harness<'_, MindSageApp>) {
     });
 }
 
+/// Opens Settings and waits until the answers it asks for are in (the model's status,
+/// the backups, the pragmas): until then the screen grows as they arrive, and a click
+/// aimed from the frame before lands elsewhere, for a person as for a test.
+fn open_settings(harness: &mut Harness<'_, MindSageApp>) {
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    wait_until(harness, "the settings screen with its answers", |h| {
+        !shows(h, "checking…")
+            && shows(h, "page_size")
+            && shows(h, "then one a month")
+            && (h
+                .query_all_by_role_and_label(Role::Button, "Restore…")
+                .next()
+                .is_some()
+                || shows(h, "No backups yet."))
+    });
+}
+
 /// Writes a new entry through the editor and waits until the list shows it.
 fn write_entry(harness: &mut Harness<'_, MindSageApp>, title: &str, body: &str) {
     harness.get_by_role_and_label(Role::Button, "New entry").click();
@@ -487,8 +504,7 @@ fn the_journal_is_backed_up_when_the_window_opens_and_on_request() {
     }
     assert_eq!(count(), 1, "one backup a day, however often the window asks");
 
-    harness.get_by_role_and_label(Role::Button, "Settings").click();
-    wait_until(&mut harness, "the backup settings", |h| shows(h, "Back up now"));
+    open_settings(&mut harness);
     harness.get_by_role_and_label(Role::Button, "Back up now").click();
     wait_until(&mut harness, "the backup asked for", |h| {
         shows(h, "Last backup: 1 entry,")
@@ -502,8 +518,7 @@ fn a_backup_is_restored_from_settings_and_the_journal_as_it_was_is_kept() {
     let mut harness = app(dir.path(), View::Journal);
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
     write_entry(&mut harness, "Seaside", "Waves all afternoon.");
-    harness.get_by_role_and_label(Role::Button, "Settings").click();
-    wait_until(&mut harness, "the backup settings", |h| shows(h, "Back up now"));
+    open_settings(&mut harness);
     harness.get_by_role_and_label(Role::Button, "Back up now").click();
     wait_until(&mut harness, "the backup listed", |h| {
         shows(h, "Last backup: 1 entry,") && h.query_by_role_and_label(Role::Button, "Restore…").is_some()
@@ -513,8 +528,7 @@ fn a_backup_is_restored_from_settings_and_the_journal_as_it_was_is_kept() {
     harness.get_by_role_and_label(Role::Button, "Journal").click();
     harness.run_steps(2);
     write_entry(&mut harness, "Mountains", "Snow on the pass.");
-    harness.get_by_role_and_label(Role::Button, "Settings").click();
-    harness.run_steps(2);
+    open_settings(&mut harness);
     // The newest backup is listed first (the automatic one made at start is below it).
     harness
         .query_all_by_role_and_label(Role::Button, "Restore…")
@@ -540,7 +554,7 @@ fn a_backup_is_restored_from_settings_and_the_journal_as_it_was_is_kept() {
     );
 
     // The journal as it was is kept with the backups, and listed to go back to.
-    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    open_settings(&mut harness);
     wait_until(&mut harness, "the journal before the restore listed", |h| {
         shows(h, "the journal before a restore")
     });
@@ -1268,8 +1282,7 @@ fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() 
     let model = dir.path().join("downloaded/ggml-tiny.en.bin");
     std::fs::create_dir_all(model.parent().unwrap()).unwrap();
     std::fs::copy(whisper_model::tiny_en(), &model).unwrap();
-    harness.get_by_role_and_label(Role::Button, "Settings").click();
-    harness.run_steps(2);
+    open_settings(&mut harness);
     type_into(
         &mut harness,
         Role::TextInput,
@@ -1317,4 +1330,24 @@ fn a_cancelled_recording_leaves_no_entry_and_no_file() {
         .unwrap()
         .collect();
     assert!(left.is_empty(), "a cancelled recording leaves no file");
+}
+
+#[test]
+fn typing_goes_on_into_a_new_entry_across_its_first_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    harness.run_steps(2);
+    harness.event(egui::Event::Text("First words.".to_owned()));
+    wait_until(&mut harness, "the first save", |h| {
+        h.query_by_role_and_label(Role::Button, "First words.").is_some()
+    });
+    // The saved entry's editor grows (its history appears above the text); the cursor
+    // stays where the person is typing.
+    keep_running(&mut harness, Duration::from_millis(300));
+    harness.event(egui::Event::Text(" More words.".to_owned()));
+    keep_running(&mut harness, Duration::from_millis(1500));
+    drop(harness);
+    assert_eq!(bodies_in_journal(dir.path()), ["First words. More words."]);
 }
