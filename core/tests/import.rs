@@ -400,6 +400,10 @@ fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
             fts_per_batch: false,
             ..import::WritePath::default()
         },
+        import::WritePath {
+            checkpoint_beside: false,
+            ..import::WritePath::default()
+        },
         import::WritePath::default(),
     ];
     let mut journals = Vec::new();

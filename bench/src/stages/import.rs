@@ -6,11 +6,11 @@
 //! timed on its own. Then each write path imports the same items through
 //! `import::run` into a fresh journal, the way a careful PR changes one thing at a
 //! time: SQLite's defaults, then a larger page cache, then a larger checkpoint
-//! interval, then full-text rows written per batch; the shipped path
-//! (`WritePath::default()`) with batches of 500, 1,000 and 5,000; and plain `INSERT`s of
-//! the same rows (no tags, no search index, no import keys, no queued work) in the same
-//! run, whose rate the others are divided by, so a faster or slower machine leaves the
-//! ratios roughly where they are.
+//! interval, then full-text rows written per batch, then checkpoints on a thread of
+//! their own; the shipped path (`WritePath::default()`) with batches of 500, 1,000 and
+//! 5,000; and plain `INSERT`s of the same rows (no tags, no search index, no import
+//! keys, no queued work) in the same run, whose rate the others are divided by, so a
+//! faster or slower machine leaves the ratios roughly where they are.
 //!
 //! Each path is imported [`ROUNDS`] times, the paths taking turns so that a machine
 //! that warms up or slows down over the stage is charged to all of them alike. Per
@@ -89,6 +89,10 @@ fn steps() -> Vec<Step> {
         fts_per_batch: true,
         ..checkpoint
     };
+    let beside = WritePath {
+        checkpoint_beside: true,
+        ..fts
+    };
     let shipped = WritePath::default();
     vec![
         Step {
@@ -115,6 +119,11 @@ fn steps() -> Vec<Step> {
             name: "fts_per_batch",
             write: Some(fts),
             what: "+ the batch's full-text rows written together at its end",
+        },
+        Step {
+            name: "checkpoint_beside",
+            write: Some(beside),
+            what: "+ checkpoints on a thread of their own, beside the import",
         },
         Step {
             name: "shipped_batch_500",

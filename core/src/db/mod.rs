@@ -14,6 +14,7 @@ pub mod archive;
 pub mod audio;
 pub mod backup;
 pub mod chats;
+pub mod checkpointer;
 pub mod entries;
 pub mod gallery;
 pub mod history;

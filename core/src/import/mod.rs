@@ -33,6 +33,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::Connection;
 
 use crate::clock;
+use crate::db::checkpointer::Checkpointer;
 use crate::db::entries::{self, NewEntry};
 use crate::db::jobs;
 use crate::db::{DbError, EntryId, UserId, audio, gallery, imports};
@@ -326,6 +327,9 @@ pub struct WritePath {
     /// Write the full-text rows of a batch together at its end instead of each with
     /// its entry (still in the batch's transaction, so an entry is never without one).
     pub fts_per_batch: bool,
+    /// Copy committed pages into the journal on a thread of its own, beside the
+    /// import, rather than in the commits ([`Checkpointer`]).
+    pub checkpoint_beside: bool,
 }
 
 impl Default for WritePath {
@@ -337,6 +341,7 @@ impl Default for WritePath {
             cache_kib: None,
             wal_autocheckpoint: Some(20_000),
             fts_per_batch: true,
+            checkpoint_beside: true,
         }
     }
 }
@@ -349,22 +354,33 @@ impl WritePath {
             cache_kib: None,
             wal_autocheckpoint: None,
             fts_per_batch: false,
+            checkpoint_beside: false,
         }
     }
 }
 
-/// The connection's settings as they were before an import raised them.
+/// The connection's settings as they were before an import raised them, and the
+/// import's checkpointing thread.
 struct Raised {
     cache_size: i64,
     wal_autocheckpoint: i64,
+    busy_timeout: Duration,
+    checkpointer: Option<Checkpointer>,
 }
 
 impl Raised {
-    fn apply(conn: &Connection, write: &WritePath) -> rusqlite::Result<Raised> {
+    fn apply(conn: &Connection, write: &WritePath) -> Result<Raised, DbError> {
         let read = |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0));
+        let busy_timeout = Duration::from_millis(read("busy_timeout")?.max(0) as u64);
+        let checkpointer = match conn.path().filter(|p| write.checkpoint_beside && !p.is_empty()) {
+            Some(path) => Some(Checkpointer::spawn(Path::new(path), busy_timeout)?),
+            None => None,
+        };
         let before = Raised {
             cache_size: read("cache_size")?,
             wal_autocheckpoint: read("wal_autocheckpoint")?,
+            busy_timeout,
+            checkpointer,
         };
         if let Some(kib) = write.cache_kib {
             conn.execute_batch(&format!("PRAGMA cache_size = -{kib}"))?;
@@ -375,19 +391,20 @@ impl Raised {
         Ok(before)
     }
 
-    /// Puts the settings back, then empties the -wal file a raised checkpoint interval
-    /// let grow, if no reader is in the middle of a read (never waiting for one).
-    fn restore(self, conn: &Connection) -> Result<(), DbError> {
+    /// Stops the checkpointing thread and puts the settings back, then empties the -wal
+    /// file a raised checkpoint interval let grow, if no reader is in the middle of a
+    /// read (never waiting for one).
+    fn restore(mut self, conn: &Connection) -> Result<(), DbError> {
+        self.checkpointer.take();
         conn.execute_batch(&format!(
             "PRAGMA cache_size = {}; PRAGMA wal_autocheckpoint = {};",
             self.cache_size, self.wal_autocheckpoint
         ))?;
-        let busy_ms: i64 = conn.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
         crate::db::checkpoint(
             conn,
             crate::db::Checkpoint::Truncate,
             Duration::ZERO,
-            Duration::from_millis(busy_ms.max(0) as u64),
+            self.busy_timeout,
         )?;
         Ok(())
     }
@@ -444,10 +461,18 @@ pub fn run(
         cancelled: false,
     };
     if options.dry_run {
-        write_items(conn, user, export, options, progress, &mut report)?;
+        write_items(conn, user, export, options, None, progress, &mut report)?;
     } else {
         let raised = Raised::apply(conn, &options.write)?;
-        let written = write_items(conn, user, export, options, progress, &mut report);
+        let written = write_items(
+            conn,
+            user,
+            export,
+            options,
+            raised.checkpointer.as_ref(),
+            progress,
+            &mut report,
+        );
         let restored = raised.restore(conn);
         written?;
         restored?;
@@ -468,6 +493,7 @@ fn write_items(
     user: UserId,
     export: &mut Export,
     options: &Options,
+    checkpointer: Option<&Checkpointer>,
     progress: &mut dyn FnMut(Progress),
     report: &mut Report,
 ) -> Result<(), DbError> {
@@ -546,6 +572,9 @@ fn write_items(
         let commit_started = Instant::now();
         tx.commit()?;
         committing += commit_started.elapsed();
+        if let Some(checkpointer) = checkpointer {
+            checkpointer.committed();
+        }
         progress(Progress {
             done: (batch_no * batch_size + batch.len()).min(total),
             total,
