@@ -390,6 +390,42 @@ fn an_interrupted_import_leaves_whole_entries_and_a_second_run_finishes_it() {
 }
 
 #[test]
+fn an_import_sees_what_another_import_wrote_between_its_batches() {
+    // The same export imported twice at once (the app and `mindsage import`): the
+    // second writes between the first one's batches, and every entry arrives once.
+    let journal = TempJournal::new();
+    let file = journal.dir.path().join("jrnl.json");
+    let total = BATCH * 3;
+    std::fs::write(&file, exports::jrnl_export(total).to_string()).unwrap();
+    let mut conn = journal.open();
+    let mut other = journal.open();
+    let mut export = import::open(&file).unwrap();
+    let mut others_report = None;
+    let report = import::run(
+        &mut conn,
+        DEFAULT_USER,
+        &mut export,
+        &Options::default(),
+        &mut |progress| {
+            if progress.done == BATCH {
+                others_report = Some(import_path(&mut other, &file, false));
+            }
+        },
+    )
+    .unwrap();
+    let others_report = others_report.expect("the other import ran after the first batch");
+    assert_eq!(
+        (others_report.added, others_report.duplicates),
+        (total - BATCH, BATCH)
+    );
+    assert_eq!((report.added, report.duplicates), (BATCH, total - BATCH));
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM journal_entries") as usize,
+        total
+    );
+}
+
+#[test]
 fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("jrnl.json");

@@ -79,6 +79,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0012_history_setting",
         sql: include_str!("../../../migrations/0012_history_setting.sql"),
     },
+    Migration {
+        version: 13,
+        name: "0013_import_keys_in_memory",
+        sql: include_str!("../../../migrations/0013_import_keys_in_memory.sql"),
+    },
 ];
 
 /// The schema version this build writes.

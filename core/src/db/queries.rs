@@ -272,18 +272,17 @@ pub const MEDIA_INSERT: NamedQuery = q(
      duration_ms, created_at, thumbnail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 );
 
-/// Whether an entry from this source with this id was imported before. ?1 source,
-/// ?2 the source's id for it.
-pub const IMPORT_SEEN_EXTERNAL: NamedQuery = q(
-    "import.seen_external",
-    "SELECT entry_id FROM imported_entries WHERE source = ?1 AND external_id = ?2",
+/// Import keys written after an entry id, in id order: all of them when an import
+/// starts (after 0), then those another import added since.
+pub const IMPORT_KEYS_AFTER: NamedQuery = q(
+    "import.keys_after",
+    "SELECT entry_id, source, external_id, content_hash FROM imported_entries \
+     WHERE entry_id > ?1 ORDER BY entry_id",
 );
 
-/// Whether an entry with this time, title and body was imported before, from any source.
-pub const IMPORT_SEEN_HASH: NamedQuery = q(
-    "import.seen_hash",
-    "SELECT entry_id FROM imported_entries WHERE content_hash = ?1 LIMIT 1",
-);
+/// The newest imported entry: an import that finds it is the last one it wrote knows no
+/// other import wrote since (ids only grow).
+pub const IMPORT_LAST: NamedQuery = q("import.last", "SELECT max(entry_id) FROM imported_entries");
 
 pub const IMPORT_RECORD: NamedQuery = q(
     "import.record",
@@ -815,8 +814,8 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_RANDOM,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
-    &IMPORT_SEEN_EXTERNAL,
-    &IMPORT_SEEN_HASH,
+    &IMPORT_KEYS_AFTER,
+    &IMPORT_LAST,
     &IMPORT_RECORD,
     &HISTORY_LAST_KEPT,
     &HISTORY_KEEP,

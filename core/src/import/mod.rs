@@ -501,9 +501,9 @@ fn write_items(
     let mut committing = Duration::ZERO;
     let source = export.source.as_str();
     let total = export.items.len();
-    // Items twice in the same export: by the source's id and by content.
-    let mut seen_ids = HashSet::new();
-    let mut seen_hashes = HashSet::new();
+    // Items imported before, and items twice in the same export: by the source's id
+    // and by content.
+    let mut known = imports::Known::read(conn, source)?;
     let items = std::mem::take(&mut export.items);
     // What reading noted about an entry already in the journal is no news.
     let mut duplicate_labels = HashSet::new();
@@ -514,18 +514,19 @@ fn write_items(
             break;
         }
         let tx = conn.transaction()?;
+        known.catch_up(&tx)?;
         let mut tags = entries::TagIds::default();
         let mut unindexed = Vec::new();
         // The first and last entry this batch wrote.
         let mut written: Option<(EntryId, EntryId)> = None;
         for item in batch {
             let hash = item.content_hash();
-            let repeated = !seen_ids.insert(item.external_id.clone()) | !seen_hashes.insert(hash.clone());
-            if repeated || imports::already_imported(&tx, source, &item.external_id, &hash)?.is_some() {
+            if known.contains(&item.external_id, &hash) {
                 report.duplicates += 1;
                 duplicate_labels.insert(item.label.as_str());
                 continue;
             }
+            known.insert(&item.external_id, &hash);
             if let Some(reason) = cannot_write(item) {
                 report.rejected += 1;
                 report.problems.push(Problem::rejected(&item.label, reason));
@@ -550,6 +551,7 @@ fn write_items(
                 gallery::attach_image(&tx, user, id, photo, taken_at)?;
             }
             imports::record(&tx, id, source, &item.external_id, &hash)?;
+            known.recorded(id);
             if let Some(carried) = carried {
                 write_carried(&tx, user, id, carried)?;
             }
