@@ -347,52 +347,75 @@ pub fn insert_entry_lived(
     created: DateTime<Utc>,
     day: NaiveDate,
 ) -> Result<EntryId> {
-    let (id, tags) = insert_unindexed(conn, user, entry, created, day, &mut TagIds::default())?;
-    index_for_search(conn, id, entry.title.trim(), &entry.body, &tags)?;
+    let row = NewRow::of(entry, created, day);
+    let id = insert_unindexed(conn, user, entry, &row, &mut TagIds::default())?;
+    index_for_search(conn, id, entry.title.trim(), &entry.body, &row.tags)?;
     Ok(id)
 }
 
-/// [`insert_entry_lived`] without the entry's full-text row: returns its id and the tag
-/// names stored, for [`index_for_search`], which the caller must call before its
-/// transaction ends (the importer writes a whole batch's rows together). `tags` are
-/// the tags this transaction has already found or made.
+/// What an entry's row holds beside its text, worked out from the entry alone (no
+/// database): an importer works it out on another thread while the last batch is
+/// written.
+#[derive(Debug, Clone)]
+pub struct NewRow {
+    created_at: String,
+    local_date: String,
+    /// The tags as stored (see [`normalise_tags`]), for [`index_for_search`] too.
+    pub tags: Vec<String>,
+    word_count: u32,
+    preview: String,
+}
+
+impl NewRow {
+    /// The row of `entry`, written at `created` on `day` where it was written.
+    pub fn of(entry: &NewEntry, created: DateTime<Utc>, day: NaiveDate) -> NewRow {
+        NewRow {
+            created_at: clock::format_utc(created),
+            local_date: clock::format_date(day),
+            tags: normalise_tags(&entry.tags),
+            word_count: word_count(&entry.body),
+            preview: preview_of(&entry.body),
+        }
+    }
+}
+
+/// [`insert_entry_lived`] without the entry's full-text row, for [`index_for_search`],
+/// which the caller must call before its transaction ends (the importer writes a whole
+/// batch's rows together). `tags` are the tags this transaction has already found or
+/// made.
 pub fn insert_unindexed(
     conn: &Connection,
     user: UserId,
     entry: &NewEntry,
-    created: DateTime<Utc>,
-    day: NaiveDate,
+    row: &NewRow,
     tags: &mut TagIds,
-) -> Result<(EntryId, Vec<String>)> {
+) -> Result<EntryId> {
     validate_mood(entry.mood_score)?;
-    let created_at = clock::format_utc(created);
-    let local_date = clock::format_date(day);
     let title = entry.title.trim();
-    let names = normalise_tags(&entry.tags);
     // The row is written once, with its list row's tag names (in tag id order, as
     // `WRITE_TAG_NAMES` stores them), rather than written and then updated.
-    let mut found = tags.find_or_make(conn, user, &names)?;
+    let mut found = tags.find_or_make(conn, user, &row.tags)?;
     found.sort_unstable();
     found.dedup_by_key(|(id, _)| *id);
     let tag_names: Vec<&str> = found.iter().map(|(_, name)| name.as_str()).collect();
     conn.prepare_cached(WRITE_CREATE.sql)?.execute(params![
         user,
-        created_at,
-        local_date,
+        row.created_at,
+        row.local_date,
         title,
         !title.is_empty(),
         entry.mood_score,
-        word_count(&entry.body),
-        preview_of(&entry.body),
+        row.word_count,
+        row.preview,
         entry.body,
         tag_names.join("\u{1f}"),
     ])?;
     let id = conn.last_insert_rowid();
     for (tag_id, _) in &found {
         conn.prepare_cached(WRITE_TAG_LINK.sql)?
-            .execute(params![id, tag_id, created_at])?;
+            .execute(params![id, tag_id, row.created_at])?;
     }
-    Ok((id, names))
+    Ok(id)
 }
 
 /// Tags found or made in the caller's transaction, by name as the tags table compares
@@ -696,8 +719,11 @@ pub fn word_count(body: &str) -> u32 {
 /// The start of the body on one line, for list rows.
 pub fn preview_of(body: &str) -> String {
     let mut out = String::with_capacity(PREVIEW_CHARS + 4);
+    // Characters in `out` so far, counted once rather than again for every word.
+    let mut chars = 0;
     for (i, word) in body.split_whitespace().enumerate() {
-        if out.chars().count() + word.chars().count() > PREVIEW_CHARS {
+        let word_chars = word.chars().count();
+        if chars + word_chars > PREVIEW_CHARS {
             if i == 0 {
                 out.extend(word.chars().take(PREVIEW_CHARS));
             }
@@ -706,8 +732,10 @@ pub fn preview_of(body: &str) -> String {
         }
         if i > 0 {
             out.push(' ');
+            chars += 1;
         }
         out.push_str(word);
+        chars += word_chars;
     }
     out
 }

@@ -27,6 +27,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -508,86 +509,116 @@ fn write_items(
     // What reading noted about an entry already in the journal is no news.
     let mut duplicate_labels = HashSet::new();
     let batch_size = options.write.batch.max(1);
-    for (batch_no, batch) in items.chunks(batch_size).enumerate() {
-        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            report.cancelled = true;
-            break;
+    std::thread::scope(|scope| -> Result<(), DbError> {
+        // Each batch's hashes and rows, worked out a batch ahead on the other core.
+        let (ready, prepared) = mpsc::sync_channel(1);
+        let batches = &items;
+        std::thread::Builder::new()
+            .name("mindsage-import-prepare".into())
+            .spawn_scoped(scope, move || {
+                for batch in batches.chunks(batch_size) {
+                    if ready.send(prepare(batch)).is_err() {
+                        break;
+                    }
+                }
+            })
+            .expect("spawning a thread");
+        for ((batch_no, batch), prepared) in items.chunks(batch_size).enumerate().zip(prepared) {
+            if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                report.cancelled = true;
+                break;
+            }
+            let tx = conn.transaction()?;
+            known.catch_up(&tx)?;
+            let mut tags = entries::TagIds::default();
+            let mut unindexed = Vec::new();
+            // The first and last entry this batch wrote.
+            let mut written: Option<(EntryId, EntryId)> = None;
+            for (item, Prepared { hash, row }) in batch.iter().zip(prepared) {
+                if known.contains(&item.external_id, &hash) {
+                    report.duplicates += 1;
+                    duplicate_labels.insert(item.label.as_str());
+                    continue;
+                }
+                known.insert(&item.external_id, &hash);
+                if let Some(reason) = cannot_write(item) {
+                    report.rejected += 1;
+                    report.problems.push(Problem::rejected(&item.label, reason));
+                    continue;
+                }
+                let photos = read_photos(export.files.as_mut(), item, &mut report.problems);
+                report.added += 1;
+                report.photos += photos.len();
+                if options.dry_run {
+                    continue;
+                }
+                let id = entries::insert_unindexed(&tx, user, &item.entry, &row, &mut tags)?;
+                if !options.write.fts_per_batch {
+                    entries::index_for_search(&tx, id, item.entry.title.trim(), &item.entry.body, &row.tags)?;
+                }
+                let entry_time = clock::format_utc(item.created());
+                let carried = item.carried.as_ref();
+                for (n, photo) in photos.iter().enumerate() {
+                    let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
+                    gallery::attach_image(&tx, user, id, photo, taken_at)?;
+                }
+                imports::record(&tx, id, source, &item.external_id, &hash)?;
+                known.recorded(id);
+                if let Some(carried) = carried {
+                    write_carried(&tx, user, id, carried)?;
+                }
+                written = Some((written.map_or(id, |(first, _)| first), id));
+                if options.write.fts_per_batch {
+                    unindexed.push(Unindexed {
+                        id,
+                        item,
+                        tags: row.tags,
+                    });
+                }
+            }
+            // The model's work for the whole batch, as a save queues it: with the entries.
+            if let Some((first, last)) = written {
+                jobs::enqueue_range(&tx, user, first, last)?;
+            }
+            for u in &unindexed {
+                entries::index_for_search(&tx, u.id, u.item.entry.title.trim(), &u.item.entry.body, &u.tags)?;
+            }
+            let commit_started = Instant::now();
+            tx.commit()?;
+            committing += commit_started.elapsed();
+            if let Some(checkpointer) = checkpointer {
+                checkpointer.committed();
+            }
+            progress(Progress {
+                done: (batch_no * batch_size + batch.len()).min(total),
+                total,
+                elapsed: start.elapsed(),
+                committing,
+            });
         }
-        let tx = conn.transaction()?;
-        known.catch_up(&tx)?;
-        let mut tags = entries::TagIds::default();
-        let mut unindexed = Vec::new();
-        // The first and last entry this batch wrote.
-        let mut written: Option<(EntryId, EntryId)> = None;
-        for item in batch {
-            let hash = item.content_hash();
-            if known.contains(&item.external_id, &hash) {
-                report.duplicates += 1;
-                duplicate_labels.insert(item.label.as_str());
-                continue;
-            }
-            known.insert(&item.external_id, &hash);
-            if let Some(reason) = cannot_write(item) {
-                report.rejected += 1;
-                report.problems.push(Problem::rejected(&item.label, reason));
-                continue;
-            }
-            let photos = read_photos(export.files.as_mut(), item, &mut report.problems);
-            report.added += 1;
-            report.photos += photos.len();
-            if options.dry_run {
-                continue;
-            }
-            let created = item.created();
-            let (id, names) =
-                entries::insert_unindexed(&tx, user, &item.entry, created, item.day, &mut tags)?;
-            if !options.write.fts_per_batch {
-                entries::index_for_search(&tx, id, item.entry.title.trim(), &item.entry.body, &names)?;
-            }
-            let entry_time = clock::format_utc(created);
-            let carried = item.carried.as_ref();
-            for (n, photo) in photos.iter().enumerate() {
-                let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
-                gallery::attach_image(&tx, user, id, photo, taken_at)?;
-            }
-            imports::record(&tx, id, source, &item.external_id, &hash)?;
-            known.recorded(id);
-            if let Some(carried) = carried {
-                write_carried(&tx, user, id, carried)?;
-            }
-            written = Some((written.map_or(id, |(first, _)| first), id));
-            if options.write.fts_per_batch {
-                unindexed.push(Unindexed {
-                    id,
-                    item,
-                    tags: names,
-                });
-            }
-        }
-        // The model's work for the whole batch, as a save queues it: with the entries.
-        if let Some((first, last)) = written {
-            jobs::enqueue_range(&tx, user, first, last)?;
-        }
-        for u in &unindexed {
-            entries::index_for_search(&tx, u.id, u.item.entry.title.trim(), &u.item.entry.body, &u.tags)?;
-        }
-        let commit_started = Instant::now();
-        tx.commit()?;
-        committing += commit_started.elapsed();
-        if let Some(checkpointer) = checkpointer {
-            checkpointer.committed();
-        }
-        progress(Progress {
-            done: (batch_no * batch_size + batch.len()).min(total),
-            total,
-            elapsed: start.elapsed(),
-            committing,
-        });
-    }
+        Ok(())
+    })?;
     report
         .problems
         .retain(|p| p.rejected || !duplicate_labels.contains(p.item.as_str()));
     Ok(())
+}
+
+/// What an item's rows need that the database does not: its import key's hash and its
+/// entry row.
+struct Prepared {
+    hash: String,
+    row: entries::NewRow,
+}
+
+fn prepare(batch: &[Item]) -> Vec<Prepared> {
+    batch
+        .iter()
+        .map(|item| Prepared {
+            hash: item.content_hash(),
+            row: entries::NewRow::of(&item.entry, item.created(), item.day),
+        })
+        .collect()
 }
 
 /// Why an item cannot be written as it is, judged before any of its rows are.
