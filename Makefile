@@ -1,5 +1,5 @@
 # The two commands a newcomer needs; see README.md.
-.PHONY: run demo test lint fresh-check windows msi windows-check
+.PHONY: run demo test soak lint fresh-check windows msi windows-check
 
 run:
 	scripts/run.sh $(ARGS)
@@ -9,6 +9,11 @@ demo:
 
 test:
 	scripts/test.sh
+
+# Before a release: the crash tests (issue #17) with 1,000 kills each instead of 100.
+soak:
+	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage-core --test crash
+	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage --test crash_cli
 
 # Clippy builds every crate, so it needs the same packages as a build (ALSA's headers,
 # cmake): on a new machine CI runs this before anything else has installed them.

@@ -256,14 +256,42 @@ pub fn backup_if_due(
         return Ok(None);
     }
     let path = folder.join(format!("{AUTOMATIC}{}.db", now.format(BACKUP_TIME)));
+    erase_leftovers(&folder);
     let report = backup(conn, &path)?;
     kept.push((now.naive_utc(), path));
     let excess = kept.len().saturating_sub(keep.max(1) as usize);
     for (_, old) in kept.drain(..excess) {
-        recordings::erase(&old)
+        erase_unlisted(&old)
             .map_err(|e| DbError::Invalid(format!("cannot erase the old backup {}: {e}", old.display())))?;
     }
     Ok(Some(report))
+}
+
+/// Erases an old backup after taking it out of the list (a hidden name): erasing
+/// overwrites it in place, and a kill meanwhile must not leave a listed backup that is
+/// no longer whole.
+fn erase_unlisted(old: &Path) -> std::io::Result<()> {
+    let hidden = beside(old, "erasing");
+    std::fs::rename(old, &hidden)?;
+    recordings::erase(&hidden)
+}
+
+/// Erases what a kill left in `backups/` under an automatic backup's hidden names: a
+/// copy it was making (`.journal-….db.partial`, and any -journal, -wal or -shm beside
+/// it) or an old one it was erasing (`.journal-….db.erasing`). No list shows them, and
+/// they hold the journal's text.
+fn erase_leftovers(folder: &Path) {
+    let hidden = format!(".{AUTOMATIC}");
+    let leftovers = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&hidden));
+    for leftover in leftovers {
+        if let Err(error) = recordings::erase(&leftover.path()) {
+            tracing::warn!(%error, file = %leftover.path().display(), "cannot erase a half-made backup");
+        }
+    }
 }
 
 /// How an automatic backup's name gives its time.
