@@ -408,7 +408,10 @@ impl JournalView {
         };
         let modal = egui::Modal::new(egui::Id::new("confirm_purge")).show(ctx, |ui| {
             ui.heading("Delete this entry forever?");
-            ui.label("Its text, tags and photos are erased from the disk. This cannot be undone.");
+            ui.label(
+                "Its text, tags and photos are erased from the journal on disk. This cannot be \
+                 undone. Backups made before now keep it until they are replaced.",
+            );
             ui.add_space(8.0);
             ui.horizontal(|ui| {
                 if ui.button("Delete forever").clicked() {

@@ -708,6 +708,15 @@ pub const VECTOR_CHANGES_DROP: NamedQuery = NamedQuery {
 /// Removes an entry's vector from one set. ?1 entry.
 pub const VECTOR_DELETE: NamedQuery = q("vectors.delete", "DELETE FROM {vectors} WHERE entry_id = ?1");
 
+/// Overwrites an entry's vector in place: with its new vector when the text changed,
+/// with zeros before it is deleted. sqlite-vec's delete leaves the bytes in its chunk
+/// (upstream asg017/sqlite-vec#54), so a vector is never deleted or replaced with its
+/// bytes left behind. ?1 entry, ?2 the vector.
+pub const VECTOR_OVERWRITE: NamedQuery = q(
+    "vectors.overwrite",
+    "UPDATE {vectors} SET embedding = ?2 WHERE entry_id = ?1",
+);
+
 /// Stores a normalised vector (the whole store, model lookup and log included, is timed
 /// under this name). ?1 entry, ?2 user, ?3 vector.
 pub const VECTOR_INSERT: NamedQuery = q(
@@ -871,6 +880,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &VECTOR_CHANGES_LAST,
     &VECTOR_CHANGES_DROP,
     &VECTOR_DELETE,
+    &VECTOR_OVERWRITE,
     &VECTOR_INSERT,
     &VECTOR_COUNT,
     &VECTOR_KNN,

@@ -213,14 +213,18 @@ pub fn store_embeddings(
     }
     timing::timed(VECTOR_INSERT.name, || {
         let found = ensure_model(conn, user, model, dim)?;
-        let mut delete = conn.prepare_cached(&found.sql(&VECTOR_DELETE))?;
+        // An entry's vector is overwritten in place (see VECTOR_OVERWRITE): the vector of
+        // its earlier text must not stay behind in the file.
+        let mut overwrite = conn.prepare_cached(&found.sql(&VECTOR_OVERWRITE))?;
         let mut insert = conn.prepare_cached(&found.sql(&VECTOR_INSERT))?;
         let mut logged = conn.prepare_cached(VECTOR_CHANGE_LOG.sql)?;
         for (entry, vector) in vectors {
             let mut unit = vector.to_vec();
             normalise(&mut unit);
-            delete.execute(params![entry])?;
-            insert.execute(params![entry, user, to_blob(&unit)])?;
+            let blob = to_blob(&unit);
+            if overwrite.execute(params![entry, blob])? == 0 {
+                insert.execute(params![entry, user, blob])?;
+            }
             logged.execute(params![found.id, entry])?;
         }
         if !found.is_active() {
@@ -231,15 +235,21 @@ pub fn store_embeddings(
 }
 
 /// Removes an entry's vectors from every set of its user; trash and purge call this in
-/// their own transaction. Where sqlite-vec is not loaded the vector tables cannot be
-/// touched, so this does nothing; search cannot run there either, and results are
-/// always joined with live entries, so a stale vector is never shown.
+/// their own transaction. A vector is overwritten with zeros first: sqlite-vec's delete
+/// only unlinks it, and a vector says much about the text it was made from, so a purge
+/// that left it would not have erased the entry. Where sqlite-vec is not loaded the
+/// vector tables cannot be touched, so this does nothing; search cannot run there
+/// either, and results are always joined with live entries, so a stale vector is never
+/// shown.
 pub fn delete_vectors_of(conn: &Connection, user: UserId, entry: EntryId) -> Result<()> {
     let sets = models(conn, user)?;
     if sets.is_empty() || extension_version(conn).is_none() {
         return Ok(());
     }
     for set in sets {
+        let zeros = vec![0u8; set.dim * std::mem::size_of::<f32>()];
+        conn.prepare_cached(&set.sql(&VECTOR_OVERWRITE))?
+            .execute(params![entry, zeros])?;
         let removed = conn
             .prepare_cached(&set.sql(&VECTOR_DELETE))?
             .execute(params![entry])?;
