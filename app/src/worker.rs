@@ -439,12 +439,12 @@ impl Reader {
         self.write_or(
             move |conn| {
                 let kept = db::backup::before_restore_path(&data_dir, chrono::Utc::now());
-                std::fs::create_dir_all(kept.parent().unwrap_or(&data_dir)).map_err(|source| {
-                    db::DbError::CreateFolder {
+                mindsage_core::paths::create_private_dir(kept.parent().unwrap_or(&data_dir)).map_err(
+                    |source| db::DbError::CreateFolder {
                         path: data_dir.join(db::backup::BACKUPS_FOLDER),
                         source,
-                    }
-                })?;
+                    },
+                )?;
                 let report = db::backup::restore_into(conn, &journal, &from, &kept)?;
                 Ok(Response::BackupRestored(Ok((report, kept))))
             },

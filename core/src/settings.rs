@@ -41,6 +41,9 @@ pub struct Settings {
     pub chat_model: String,
     /// The model that turns text into vectors for search; empty for the default.
     pub embedding_model: String,
+    /// The person agreed that entry text may go to an Ollama host on another computer
+    /// (otherwise such a host is refused; see `AiSettings::base_url`).
+    pub allow_remote_model_host: bool,
     /// The Whisper model file for voice entries; empty for the first `ggml-*.bin` in the
     /// data folder's `models/`.
     pub whisper_model: String,
@@ -64,6 +67,7 @@ impl Default for Settings {
             ollama_host: String::new(),
             chat_model: String::new(),
             embedding_model: String::new(),
+            allow_remote_model_host: false,
             whisper_model: String::new(),
             voice_language: String::new(),
             input_device: String::new(),
@@ -108,11 +112,11 @@ impl Settings {
     /// Writes the settings through a temporary file, so a crash mid-write leaves the
     /// old file rather than half a new one.
     pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(data_dir)?;
+        crate::paths::create_private_dir(data_dir)?;
         let path = settings_path(data_dir);
         let temporary = path.with_extension("json.tmp");
         let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&temporary, json)?;
+        crate::paths::write_private(&temporary, &json)?;
         std::fs::rename(&temporary, &path)
     }
 }

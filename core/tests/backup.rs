@@ -211,6 +211,26 @@ fn what_a_kill_left_of_a_backup_is_never_listed_and_is_erased_at_the_next() {
 }
 
 #[test]
+fn a_backup_to_a_chosen_file_erases_what_a_killed_one_left_there() {
+    // `mindsage backup FILE` killed mid-copy leaves `.FILE.partial` and its rollback
+    // journal beside FILE; the next backup to FILE erases them before copying.
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(5, 9)).unwrap();
+    let chosen = tempfile::tempdir().unwrap();
+    for leftover in [".kept.db.partial", ".kept.db.partial-journal"] {
+        std::fs::write(chosen.path().join(leftover), b"half of a journal").unwrap();
+    }
+    let report = backup::backup(&conn, &chosen.path().join("kept.db")).unwrap();
+    assert_eq!(report.entries, 5);
+    let names: Vec<_> = std::fs::read_dir(chosen.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["kept.db"]);
+}
+
+#[test]
 fn a_backup_restored_into_the_open_journal_is_what_its_other_connections_read() {
     let journal = TempJournal::new();
     let mut conn = journal.open();

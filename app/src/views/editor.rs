@@ -653,7 +653,7 @@ fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
 /// Writes `edit` to `<drafts>/<name>.txt` (title, tags, then the text), replacing an older
 /// copy of the same draft.
 fn keep_as_file(drafts: &Path, name: &str, edit: &EntryEdit) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(drafts)?;
+    mindsage_core::paths::create_private_dir(drafts)?;
     let file = drafts.join(format!("{name}.txt"));
     let tags: Vec<&str> = edit
         .tags
@@ -667,7 +667,7 @@ fn keep_as_file(drafts: &Path, name: &str, edit: &EntryEdit) -> std::io::Result<
         tags.join(", "),
         edit.body
     );
-    std::fs::write(&file, text)?;
+    mindsage_core::paths::write_private(&file, text.as_bytes())?;
     Ok(file)
 }
 

@@ -15,6 +15,12 @@ use super::{Action, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
 
 const MIB: u64 = 1024 * 1024;
+/// Where journal text goes, said beside the host it goes to: the person decides where
+/// their words are sent, so the screen that sets the host must say it (issue #17).
+pub const WHERE_TEXT_GOES: &str = "Entry text leaves MindSage only for the Ollama host above: \
+     titles, summaries, moods, search by meaning and Ask send it there, and nowhere else. \
+     A host on another computer is refused unless you allow it below.";
+
 /// Where a person gets Ollama: the models are not bundled with MindSage.
 const OLLAMA_DOWNLOAD: &str = "https://ollama.com/download";
 
@@ -464,6 +470,13 @@ impl SettingsView {
             .weak()
             .small(),
         );
+        ui.label(RichText::new(WHERE_TEXT_GOES).small());
+        self.dirty |= ui
+            .checkbox(
+                &mut self.settings.allow_remote_model_host,
+                "Allow a host on another computer (entry text then travels over the network to it)",
+            )
+            .changed();
         match &self.health {
             Some(Ok(status)) => {
                 ui.label(format!("Status: {status}"));

@@ -52,7 +52,7 @@ pub enum AiError {
     #[error("the model {model} is not installed in Ollama: run `ollama pull {model}`")]
     ModelMissing { model: String },
     #[error(
-        "the AI host {host} is not on this computer, so journal text would leave it; allow it explicitly in the AI settings (MINDSAGE_AI_ALLOW_REMOTE=1) if that is what you want"
+        "the AI host {host} is not on this computer, so journal text would leave it; tick 'Allow a host on another computer' in Settings (or set MINDSAGE_AI_ALLOW_REMOTE=1) if that is what you want"
     )]
     RemoteHostNotAllowed { host: String },
     #[error("the AI host '{host}' is not a valid address: {reason}")]

@@ -87,7 +87,8 @@ impl AiSettings {
     }
 
     /// The person's settings file applied over [`AiSettings::from_env`]: a host or model
-    /// chosen in the app wins over the environment; an empty model means the default.
+    /// chosen in the app wins over the environment; an empty model means the default; a
+    /// host on another computer is allowed by either the setting or the environment.
     pub fn from_settings(settings: &crate::settings::Settings) -> AiSettings {
         let mut ai = AiSettings::from_env();
         let defaults = crate::settings::Settings::default();
@@ -100,6 +101,7 @@ impl AiSettings {
         if !settings.embedding_model.trim().is_empty() {
             ai.embed_model = settings.embedding_model.trim().to_owned();
         }
+        ai.allow_remote_host |= settings.allow_remote_model_host;
         ai
     }
 

@@ -28,6 +28,15 @@ pub struct BackupReport {
 /// Copies the journal `conn` is open on into `dest`, whole or not at all.
 pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
     let partial = beside(dest, "partial");
+    erase_partial(&partial);
+    // A backup is the journal: readable by the person only, as the journal is (SQLite
+    // copies into the file there, and gives its rollback journal the same mode).
+    if let Err(source) = crate::paths::reserve_private_file(&partial) {
+        return Err(DbError::Invalid(format!(
+            "cannot write {}: {source}",
+            partial.display()
+        )));
+    }
     let copied = conn
         .backup(MAIN_DB, &partial, None::<fn(Progress)>)
         .map_err(|source| DbError::Open {
@@ -50,6 +59,19 @@ pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
         Err(e) => {
             let _ = std::fs::remove_file(&partial);
             Err(e)
+        }
+    }
+}
+
+/// Erases what a kill left of an earlier copy to the same file: the copy, and the files
+/// SQLite keeps beside it while writing. They hold the journal's text, no list shows
+/// them, and a copy must not start on top of them.
+fn erase_partial(partial: &Path) {
+    for leftover in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(partial, suffix)) {
+        if leftover.exists()
+            && let Err(error) = recordings::erase(&leftover)
+        {
+            tracing::warn!(%error, file = %leftover.display(), "cannot erase a half-made backup");
         }
     }
 }
@@ -236,7 +258,7 @@ pub fn backup_if_due(
         return Ok(None);
     }
     let folder = data_dir.join(BACKUPS_FOLDER);
-    std::fs::create_dir_all(&folder).map_err(|source| DbError::CreateFolder {
+    crate::paths::create_private_dir(&folder).map_err(|source| DbError::CreateFolder {
         path: folder.clone(),
         source,
     })?;

@@ -132,11 +132,15 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
         source,
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| DbError::CreateFolder {
+        crate::paths::create_private_dir(parent).map_err(|source| DbError::CreateFolder {
             path: parent.to_path_buf(),
             source,
         })?;
     }
+    // A new journal is made readable by the person only, and SQLite gives its -wal and
+    // -shm files the same mode. When this fails, SQLite's open below fails the same way
+    // and names the file.
+    let _ = crate::paths::reserve_private_file(path);
     let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE

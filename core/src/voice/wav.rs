@@ -126,9 +126,12 @@ impl RecordingFile {
             reason,
         };
         if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder).map_err(|e| write(e.to_string()))?;
+            crate::paths::create_private_dir(folder).map_err(|e| write(e.to_string()))?;
         }
-        let writer = hound::WavWriter::create(path, kept_spec()).map_err(|e| write(e.to_string()))?;
+        // The person's voice: readable by them only, as the journal is.
+        let file = crate::paths::create_private_file(path).map_err(|e| write(e.to_string()))?;
+        let writer =
+            hound::WavWriter::new(BufWriter::new(file), kept_spec()).map_err(|e| write(e.to_string()))?;
         Ok(RecordingFile {
             path: path.to_owned(),
             writer,
