@@ -1,5 +1,5 @@
 # The two commands a newcomer needs; see README.md.
-.PHONY: run demo test soak lint fresh-check windows msi windows-check
+.PHONY: run demo test soak reliability lint fresh-check windows msi windows-check
 
 run:
 	scripts/run.sh $(ARGS)
@@ -14,6 +14,10 @@ test:
 soak:
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage-core --test crash
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage --test crash_cli
+
+# The crash, erasure, load and privacy tests, recorded into docs/RELIABILITY.md.
+reliability:
+	scripts/reliability.sh
 
 # Clippy builds every crate, so it needs the same packages as a build (ALSA's headers,
 # cmake): on a new machine CI runs this before anything else has installed them.
