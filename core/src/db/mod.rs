@@ -75,8 +75,19 @@ pub enum DbError {
     Invalid(String),
     #[error("the background writer has stopped")]
     WriterStopped,
-    #[error(transparent)]
+    #[error("{}", sqlite_message(.0))]
     Sqlite(#[from] rusqlite::Error),
+}
+
+/// SQLite's own words, with what a person can do when the disk refused a write (full,
+/// or failing): "disk I/O error" alone does not say it.
+fn sqlite_message(error: &rusqlite::Error) -> String {
+    match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure) => format!(
+            "the journal could not be written: the disk may be full or failing; free some space and try again ({error})"
+        ),
+        _ => error.to_string(),
+    }
 }
 
 pub type Result<T, E = DbError> = std::result::Result<T, E>;
