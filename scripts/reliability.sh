@@ -13,5 +13,5 @@ record="$(mktemp -d)"
 trap 'rm -rf "$record"' EXIT
 export MINDSAGE_RELIABILITY_DIR="$record"
 cargo test --locked -p mindsage-core --test crash --test erasure --test load
-cargo test --locked -p mindsage --test crash_cli --test privacy --test full_disk
+cargo test --locked -p mindsage --test crash_cli --test privacy --test full_disk --test two_processes
 python3 scripts/reliability-report.py "$record" docs/RELIABILITY.md

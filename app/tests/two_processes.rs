@@ -1,0 +1,76 @@
+//! Two processes at once (issue #17): several `mindsage` processes saving into the same
+//! journal at the same moment. Each save takes the write lock when its transaction
+//! begins and waits out the others (the busy timeout), so none fails and none is lost.
+
+use std::path::Path;
+use std::process::Command;
+
+#[path = "../../core/tests/reliability_summary/mod.rs"]
+mod reliability_summary;
+
+use reliability_summary::Summary;
+
+const PROCESSES: usize = 4;
+const SAVES_EACH: usize = 25;
+
+fn mindsage(data_dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mindsage"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env_remove("MINDSAGE_DATA_DIR")
+        .env("OLLAMA_HOST", "http://127.0.0.1:9")
+        .output()
+        .expect("run mindsage")
+}
+
+#[test]
+fn processes_saving_into_one_journal_at_once_lose_nothing_and_see_no_error() {
+    let mut summary = Summary::new(
+        "two_processes",
+        "processes_saving_into_one_journal_at_once_lose_nothing_and_see_no_error",
+    );
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("journal");
+    let first = mindsage(&data, &["add", "--body", "The journal before the others came."]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+
+    // Each thread is one person's terminal: its saves one after another, the other
+    // terminals' between them.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let terminals: Vec<_> = (0..PROCESSES)
+            .map(|p| {
+                let data = &data;
+                scope.spawn(move || {
+                    (0..SAVES_EACH)
+                        .filter_map(|n| {
+                            let body = format!("Terminal {p} save {n}.");
+                            let out = mindsage(data, &["add", "--tag", "together", "--body", &body]);
+                            (!out.status.success())
+                                .then(|| format!("{body}: {}", String::from_utf8_lossy(&out.stderr).trim()))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        terminals.into_iter().flat_map(|t| t.join().unwrap()).collect()
+    });
+
+    let out = mindsage(&data, &["--json", "list", "--tag", "together", "--limit", "1000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    summary.set("processes", PROCESSES);
+    summary.set("saves", PROCESSES * SAVES_EACH);
+    summary.set("saves_failed", &failures);
+    summary.set("saves_listed_after", listed.len());
+    assert!(failures.is_empty(), "saves failed: {failures:?}");
+    assert_eq!(
+        listed.len(),
+        PROCESSES * SAVES_EACH,
+        "every save is in the journal"
+    );
+}
