@@ -280,7 +280,16 @@ impl OllamaClient {
                         AiError::Stream(format!("the connection failed mid-reply ({})", error_chain(&e)))
                     })
                 })
-                .await?;
+                .await
+                // The first wait is what the request left of the first-token limit: the
+                // message names the limit itself, not that remainder ("within 0s").
+                .map_err(|e| match e {
+                    AiError::Timeout { what, .. } if stats.first_token.is_none() => AiError::Timeout {
+                        what,
+                        after: self.settings.first_token_timeout,
+                    },
+                    e => e,
+                })?;
             let Some(chunk) = chunk else {
                 // The body ended. A last line without its newline still counts.
                 let rest = std::mem::take(&mut pending);
