@@ -94,6 +94,9 @@ impl AskView {
                 self.streaming = false;
             }
             AskEvent::Error(message) => {
+                // An answer that broke off is not kept half: the error says what
+                // happened, and asking again gives the whole answer.
+                current.answer.clear();
                 current.error = Some(message);
                 self.streaming = false;
             }
@@ -290,5 +293,22 @@ fn millis(d: Duration) -> String {
         format!("{:.1} s", ms / 1000.0)
     } else {
         format!("{ms:.0} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_that_breaks_off_leaves_the_error_and_not_half_an_answer() {
+        let mut view = AskView::default();
+        view.ask("What did I do on Sunday?", &mut Vec::new());
+        view.on_event(AskEvent::Token("You walked to the".into()));
+        view.on_event(AskEvent::Error("the answer broke off".into()));
+        let exchange = view.exchanges.last().unwrap();
+        assert_eq!(exchange.answer, "");
+        assert_eq!(exchange.error.as_deref(), Some("the answer broke off"));
+        assert!(!view.streaming);
     }
 }
