@@ -15,7 +15,7 @@ soak:
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage-core --test crash
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage --test crash_cli
 
-# The crash, erasure, load and privacy tests, recorded into docs/RELIABILITY.md.
+# The reliability suite (issue #17), recorded into docs/RELIABILITY.md.
 reliability:
 	scripts/reliability.sh
 

@@ -404,7 +404,7 @@ fn check_ask(
                 format!("error: {message}")
             } else {
                 format!(
-                    "error: {message} (the last attempt's {} chars stay on screen, unsaved)",
+                    "error: {message} ({} chars had arrived: dropped with the error, nothing saved)",
                     partial.chars().count()
                 )
             }
