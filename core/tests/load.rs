@@ -24,44 +24,66 @@ use mindsage_core::search::keyword::{self, LastWord, Matching, QueryWords, Ranki
 use reliability_summary::Summary;
 
 const WRITERS: usize = 8;
-/// Entries each writer saves; `MINDSAGE_LOAD_ENTRIES` raises it for a soak.
+/// Entries each writer saves, unless `MINDSAGE_LOAD_SECONDS` asks for a soak: then each
+/// writer saves until that many seconds have passed.
 const ENTRIES_PER_WRITER: usize = 1_000;
 const READERS: usize = 2;
+
+/// How long the writers go on: a number of saves each, or (a soak) a time.
+#[derive(Clone, Copy)]
+enum Length {
+    Saves(usize),
+    Until(Instant),
+}
+
+impl Length {
+    fn from_env() -> Length {
+        match std::env::var("MINDSAGE_LOAD_SECONDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            Some(seconds) => Length::Until(Instant::now() + Duration::from_secs(seconds)),
+            None => Length::Saves(ENTRIES_PER_WRITER),
+        }
+    }
+
+    fn goes_on(self, saved: usize) -> bool {
+        match self {
+            Length::Saves(n) => saved < n,
+            Length::Until(end) => Instant::now() < end,
+        }
+    }
+}
 
 /// Quick scripted answers, so the queue writes results back all through the load.
 const SCRIPT: &str = r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
   {"match": "loadtest", "response": "{\"title\": \"Busy day\", \"mood_score\": 6, \"mood_tags\": [\"busy\"], \"summary\": \"A day of many entries.\"}"}
 ]}"#;
 
-fn entries_per_writer() -> usize {
-    std::env::var("MINDSAGE_LOAD_ENTRIES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(ENTRIES_PER_WRITER)
-}
-
 fn body(writer: usize, n: usize) -> String {
     format!("loadtest writer {writer} entry {n}: the harbour at noon, gulls over the boats.")
 }
 
 /// One writer: its own connection, one transaction per save, as a second process would.
-/// Returns the errors its saves met (each is one a person would have seen).
-fn write(path: &std::path::Path, writer: usize, count: usize) -> Vec<String> {
+/// Returns how many saves it made and the errors they met (each one a person would have
+/// seen).
+fn write(path: &std::path::Path, writer: usize, length: Length) -> (usize, Vec<String>) {
     let mut conn = db::open(path, &StorageOptions::default()).expect("a writer opens the journal");
-    (0..count)
-        .filter_map(|n| {
-            let entry = NewEntry {
-                title: format!("Writer {writer} number {n}"),
-                body: body(writer, n),
-                tags: vec![format!("writer{writer}")],
-                mood_score: Some(5),
-                created_at: None,
-            };
-            entries::create(&mut conn, DEFAULT_USER, &entry)
-                .err()
-                .map(|e| format!("writer {writer}, save {n}: {e}"))
-        })
-        .collect()
+    let (mut saved, mut errors) = (0, Vec::new());
+    while length.goes_on(saved) {
+        let entry = NewEntry {
+            title: format!("Writer {writer} number {saved}"),
+            body: body(writer, saved),
+            tags: vec![format!("writer{writer}")],
+            mood_score: Some(5),
+            created_at: None,
+        };
+        if let Err(e) = entries::create(&mut conn, DEFAULT_USER, &entry) {
+            errors.push(format!("writer {writer}, save {saved}: {e}"));
+        }
+        saved += 1;
+    }
+    (saved, errors)
 }
 
 /// One reader: the list's first page and a keyword search, again and again, until
@@ -113,7 +135,7 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
     server.script(SCRIPT);
     let journal = TempJournal::new();
     drop(journal.open());
-    let per_writer = entries_per_writer();
+    let length = Length::from_env();
 
     // The model's queue, with the app's writer thread, working as the saves arrive.
     let writer = Arc::new(Writer::spawn(&journal.path, &StorageOptions::default()).unwrap());
@@ -127,7 +149,7 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
     .unwrap();
     let stop = AtomicBool::new(false);
     let started = Instant::now();
-    let (write_errors, mut read_times, read_errors) = std::thread::scope(|scope| {
+    let (saves, write_errors, mut read_times, read_errors) = std::thread::scope(|scope| {
         let readers: Vec<_> = (0..READERS)
             .map(|_| scope.spawn(|| read(&journal.path, &stop)))
             .collect();
@@ -136,13 +158,15 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
                 let path = &journal.path;
                 let runner = &runner;
                 scope.spawn(move || {
-                    let errors = write(path, w, per_writer);
+                    let written = write(path, w, length);
                     runner.wake();
-                    errors
+                    written
                 })
             })
             .collect();
-        let write_errors: Vec<String> = writers.into_iter().flat_map(|w| w.join().unwrap()).collect();
+        let (saves, write_errors): (Vec<usize>, Vec<Vec<String>>) =
+            writers.into_iter().map(|w| w.join().unwrap()).unzip();
+        let write_errors: Vec<String> = write_errors.into_iter().flatten().collect();
         stop.store(true, Ordering::Relaxed);
         let (mut times, mut errors) = (Vec::new(), Vec::new());
         for reader in readers {
@@ -150,7 +174,7 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
             times.extend(t);
             errors.extend(e);
         }
-        (write_errors, times, errors)
+        (saves, write_errors, times, errors)
     });
     let seconds = started.elapsed().as_secs_f64();
     drop(runner);
@@ -164,7 +188,7 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
     };
     let saved = count("SELECT count(*) FROM journal_entries WHERE body LIKE 'loadtest writer %'");
     let mut lost = Vec::new();
-    for w in 0..WRITERS {
+    for (w, &made) in saves.iter().enumerate() {
         let mut rows = conn
             .prepare("SELECT body FROM journal_entries WHERE body LIKE ?1")
             .unwrap();
@@ -173,15 +197,12 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        lost.extend(
-            (0..per_writer)
-                .map(|n| body(w, n))
-                .filter(|b| !bodies.contains(b)),
-        );
+        lost.extend((0..made).map(|n| body(w, n)).filter(|b| !bodies.contains(b)));
     }
     let enriched = count("SELECT count(*) FROM journal_entries WHERE summary IS NOT NULL");
     summary.set("writers", WRITERS);
-    summary.set("saves", WRITERS * per_writer);
+    let total: usize = saves.iter().sum();
+    summary.set("saves", total);
     summary.set("readers", READERS);
     summary.set("reads", read_times.len());
     summary.set("read_p95_ms", p95(&mut read_times).as_secs_f64() * 1e3);
@@ -199,6 +220,6 @@ fn eight_writers_beside_readers_and_the_model_queue_lose_nothing_and_meet_no_bus
         lost.len(),
         lost.first()
     );
-    assert_eq!(saved, WRITERS * per_writer);
+    assert_eq!(saved, total);
     assert!(!read_times.is_empty(), "the readers ran");
 }
