@@ -253,6 +253,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         });
     }
     let mut conn = db::open(&path, &options)?;
+    conn.busy_handler(Some(wait_for_the_other_writer))?;
     match command {
         Command::Seed { entries: n, seed } => seed_demo(args, &mut conn, n, seed),
         Command::List {
@@ -729,4 +730,20 @@ fn format_entry(entry: &entries::Entry) -> String {
     out.push_str("\n\n");
     out.push_str(&entry.body);
     out
+}
+
+/// The command line's wait for another MindSage writing to the journal (the app's
+/// import, another command): as long as the journal's busy timeout, and said on
+/// standard error once it is long enough to notice, so a command that seems stuck says
+/// why.
+fn wait_for_the_other_writer(attempt: i32) -> bool {
+    const STEP: std::time::Duration = std::time::Duration::from_millis(10);
+    const SAY_AFTER: i32 = 50;
+    if attempt == SAY_AFTER {
+        eprintln!(
+            "Another MindSage (the app or a command) is writing to the journal; waiting for it to finish…"
+        );
+    }
+    std::thread::sleep(STEP);
+    (attempt as u32) < db::BUSY_TIMEOUT.as_millis() as u32 / STEP.as_millis() as u32
 }

@@ -74,3 +74,37 @@ fn processes_saving_into_one_journal_at_once_lose_nothing_and_see_no_error() {
         "every save is in the journal"
     );
 }
+
+#[test]
+fn a_command_that_waits_for_another_writer_says_so_and_then_saves() {
+    let mut summary = Summary::new(
+        "two_processes",
+        "a_command_that_waits_for_another_writer_says_so_and_then_saves",
+    );
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("journal");
+    let first = mindsage(&data, &["add", "--body", "Before the long write."]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+
+    // Another program holds the write lock for a while (as the app's import holds it
+    // for a batch), then lets go.
+    let other = rusqlite::Connection::open(data.join("journal.db")).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let holding = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(1_500));
+        other.execute_batch("COMMIT").unwrap();
+    });
+    let out = mindsage(&data, &["add", "--body", "Saved once the other writer finished."]);
+    holding.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    summary.set("message_while_waiting", stderr.trim());
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("is writing to the journal; waiting"),
+        "the wait is said: {stderr:?}"
+    );
+}

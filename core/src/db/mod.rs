@@ -86,11 +86,18 @@ fn sqlite_message(error: &rusqlite::Error) -> String {
         Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure) => format!(
             "the journal could not be written: the disk may be full or failing; free some space and try again ({error})"
         ),
+        Some(rusqlite::ErrorCode::DatabaseBusy) => format!(
+            "another MindSage (the app or a command) kept the journal busy for longer than {} s; try again when it has finished ({error})",
+            BUSY_TIMEOUT.as_secs()
+        ),
         _ => error.to_string(),
     }
 }
 
 pub type Result<T, E = DbError> = std::result::Result<T, E>;
+
+/// How long a connection waits for another one's write lock before it gives up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Connection settings a user or the bench may change.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +119,7 @@ impl Default for StorageOptions {
         StorageOptions {
             mmap_size: 1 << 30,
             cache_size_kib: 32 * 1024,
-            busy_timeout: Duration::from_secs(5),
+            busy_timeout: BUSY_TIMEOUT,
             vector_extension: true,
         }
     }
