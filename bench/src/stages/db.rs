@@ -123,6 +123,7 @@ pub(super) fn cached_journal(size: usize) -> anyhow::Result<PathBuf> {
 /// A working copy of a journal, with the app's two connections: a reader and the writer.
 struct Journal {
     size: usize,
+    path: PathBuf,
     reader: Connection,
     writer: Writer,
     photos: usize,
@@ -142,6 +143,7 @@ impl Journal {
         )?;
         Ok(Journal {
             size,
+            path: path.to_path_buf(),
             reader,
             writer,
             photos: photos as usize,
@@ -210,7 +212,8 @@ impl Journal {
         self.time_search_box(&sampling, &mut rec)?;
         self.time_gallery(&sampling, &mut rec);
         self.time_writes(&sampling, &work, &mut rec);
-        self.time_list_during_writes(&sampling, &work, &mut rec);
+        self.time_list_during_writes(&sampling, &work, &mut rec, Storm::TheWriter);
+        self.time_list_during_writes(&sampling, &work, &mut rec, Storm::Connections(LOAD_WRITERS));
         rec.plan_summary();
         Ok(())
     }
@@ -460,25 +463,43 @@ impl Journal {
         rec.timing("write.purge", "write.purge", 0, Some(&note), m);
     }
 
-    /// The list while the worker saves as fast as it can.
-    fn time_list_during_writes(&self, sampling: &Sampling, work: &Workload, rec: &mut SizeRecorder<'_>) {
-        let writer = &self.writer;
+    /// The list while `storm` saves as fast as it can.
+    fn time_list_during_writes(
+        &self,
+        sampling: &Sampling,
+        work: &Workload,
+        rec: &mut SizeRecorder<'_>,
+        storm: Storm,
+    ) {
+        let (path, writer) = (&self.path, &self.writer);
         let stop = AtomicBool::new(false);
         let storm_writes = AtomicUsize::new(0);
         let storm_started = Instant::now();
         let m = std::thread::scope(|scope| {
-            let storm = scope.spawn(|| -> anyhow::Result<()> {
-                let mut i = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let entry = work.text(i);
-                    writer.call(move |c| entries::create(c, USER, &entry).map(drop))?;
-                    storm_writes.fetch_add(1, Ordering::Relaxed);
-                    i += 1;
-                }
-                Ok(())
-            });
+            let savers: Vec<_> = (0..storm.threads())
+                .map(|t| {
+                    let (stop, storm_writes) = (&stop, &storm_writes);
+                    scope.spawn(move || -> anyhow::Result<()> {
+                        let mut own = match storm {
+                            Storm::TheWriter => None,
+                            Storm::Connections(_) => Some(db::open(path, &StorageOptions::default())?),
+                        };
+                        let mut i = t;
+                        while !stop.load(Ordering::Relaxed) {
+                            let entry = work.text(i);
+                            match &mut own {
+                                None => writer.call(move |c| entries::create(c, USER, &entry).map(drop))?,
+                                Some(conn) => entries::create(conn, USER, &entry).map(drop)?,
+                            }
+                            storm_writes.fetch_add(1, Ordering::Relaxed);
+                            i += storm.threads();
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
             // Let the storm get going before the first sample.
-            while storm_writes.load(Ordering::Relaxed) < 5 && !storm.is_finished() {
+            while storm_writes.load(Ordering::Relaxed) < 5 && !savers.iter().any(|s| s.is_finished()) {
                 std::thread::sleep(Duration::from_millis(1));
             }
             let m = stats::measure(
@@ -487,23 +508,50 @@ impl Journal {
                 page_payload,
             );
             stop.store(true, Ordering::Relaxed);
-            storm.join().expect("the write storm thread panicked")?;
+            for saver in savers {
+                saver.join().expect("a write storm thread panicked")?;
+            }
             m
         });
         let rate = storm_writes.load(Ordering::Relaxed) as f64 / storm_started.elapsed().as_secs_f64();
-        let note = format!(
-            "list.page1 on the reader while another thread saves new entries back to back \
-             through the Writer ({rate:.0} commits/s)"
-        );
-        rec.timing(
-            "list.page1_during_writes",
-            "list.page1",
-            MIN_READ_BYTES,
-            Some(&note),
-            m,
-        );
+        let (name, who) = match storm {
+            Storm::TheWriter => (
+                "list.page1_during_writes",
+                "another thread saves new entries back to back through the Writer".to_owned(),
+            ),
+            Storm::Connections(n) => (
+                "list.page1_under_load",
+                format!(
+                    "{n} threads, each with its own connection as another process would have, save new entries back to back"
+                ),
+            ),
+        };
+        let note = format!("list.page1 on the reader while {who} ({rate:.0} commits/s)");
+        rec.timing(name, "list.page1", MIN_READ_BYTES, Some(&note), m);
     }
 }
+
+/// Who saves while `list.page1_during_writes` / `list.page1_under_load` read.
+#[derive(Clone, Copy)]
+enum Storm {
+    /// The app's writer thread, as the app saves.
+    TheWriter,
+    /// Threads with connections of their own, as other processes writing at once (the
+    /// reliability suite's load, issue #17).
+    Connections(usize),
+}
+
+impl Storm {
+    fn threads(self) -> usize {
+        match self {
+            Storm::TheWriter => 1,
+            Storm::Connections(n) => n,
+        }
+    }
+}
+
+/// Writers of `list.page1_under_load`, as in core/tests/load.rs.
+const LOAD_WRITERS: usize = 8;
 
 /// What the timed writes write and the reads read: texts for new entries and edits from
 /// the demo generator under another seed, and the live entries in a fixed shuffled order.
