@@ -144,6 +144,33 @@ fn corrupt_file_is_refused_with_its_name_and_left_untouched() {
 }
 
 #[test]
+fn a_truncated_journal_is_refused_with_its_name_and_left_untouched() {
+    // A journal cut short (a copy that stopped half way, a full disk during a move).
+    let journal = TempJournal::new();
+    {
+        let mut conn = journal.open();
+        demo::seed(&mut conn, USER, &DemoOptions::fixed(300, 5)).unwrap();
+        db::checkpoint(
+            &conn,
+            db::Checkpoint::Truncate,
+            Duration::from_secs(1),
+            Duration::from_secs(5),
+        )
+        .unwrap();
+    }
+    let whole = std::fs::read(&journal.path).unwrap();
+    std::fs::write(&journal.path, &whole[..whole.len() / 2]).unwrap();
+    for side in journal_files(&journal.path).into_iter().skip(1) {
+        std::fs::remove_file(side.0).unwrap();
+    }
+    let cut = std::fs::read(&journal.path).unwrap();
+    let err = db::open(&journal.path, &StorageOptions::default()).unwrap_err();
+    assert!(matches!(err, DbError::NotAJournal { .. }), "{err}");
+    assert!(err.to_string().contains("journal.db"), "{err}");
+    assert_eq!(std::fs::read(&journal.path).unwrap(), cut);
+}
+
+#[test]
 fn another_programs_database_is_refused() {
     let journal = TempJournal::new();
     {
