@@ -3,15 +3,17 @@
 //! `Reset`, and every failure ending in a correct answer or a clear error within a
 //! bounded time, never duplicated text.
 
+mod ai_journals;
 mod ollama_server;
 
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::jobs;
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+
+use ai_journals::asked_journal;
 
 const ANSWER: &str = "You walked to the \"lighthouse\" at dawn — then café ☕ with Sam.\nLovely.";
 
@@ -21,40 +23,6 @@ fn script(server: &ollama_server::LocalOllama, extra: &str) {
         serde_json::to_string(ANSWER).unwrap()
     );
     server.script(&rules);
-}
-
-/// A journal with three entries, embedded by the real embedding model.
-fn journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.db");
-    let writer = Writer::spawn(&path, &StorageOptions::default()).unwrap();
-    for (title, body) in [
-        (
-            "Lighthouse",
-            "Walked to the lighthouse at dawn with Sam, then coffee.",
-        ),
-        ("Pottery", "First pottery class, the bowl collapsed twice."),
-        ("Knee", "My knee hurts after running ten kilometres."),
-    ] {
-        let entry = entries::NewEntry {
-            title: title.into(),
-            body: body.into(),
-            ..Default::default()
-        };
-        writer
-            .call(move |conn| {
-                entries::create(conn, DEFAULT_USER, &entry)?;
-                // The save queued its embedding and its enrichment. These tests ask about
-                // the entries as written: the model's titles would change what they assert.
-                conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?;
-                Ok(())
-            })
-            .unwrap();
-    }
-    let reader = db::open(&path, &StorageOptions::default()).unwrap();
-    let report = jobs::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
-    assert_eq!(report.done, 3);
-    (dir, reader)
 }
 
 /// Runs a question as the window's assistant thread does, a failure shown as the last
@@ -102,7 +70,7 @@ fn answers_with_sources_in_one_model_call_and_saves_the_chat() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
     script(server, "");
-    let (_dir, conn) = journal(&server.settings());
+    let (_dir, conn) = asked_journal(&server.settings());
     let (events, result) = ask(&server.settings(), &conn, "What did I do at the lighthouse?");
     let answer = result.unwrap();
     assert_eq!(answer.text, ANSWER);
@@ -143,7 +111,7 @@ fn a_question_in_the_journals_own_words_needs_no_planning_call() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
     script(server, "");
-    let (_dir, conn) = journal(&server.settings());
+    let (_dir, conn) = asked_journal(&server.settings());
     // No personal word and no date, but the journal talks about lighthouses and walks.
     let (_, result) = ask(&server.settings(), &conn, "Summarise the lighthouse walks.");
     let answer = result.unwrap();
@@ -157,7 +125,7 @@ fn a_stream_cut_off_or_garbled_is_retried_after_a_reset() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
     script(server, "");
-    let (_dir, conn) = journal(&server.settings());
+    let (_dir, conn) = asked_journal(&server.settings());
     for fault in [
         r#"{"fault": "disconnect", "after": 6, "count": 1, "paths": ["/api/chat"]}"#,
         r#"{"fault": "malformed", "after": 6, "count": 1, "paths": ["/api/chat"]}"#,
@@ -177,7 +145,7 @@ fn a_server_error_is_retried_and_a_second_one_is_reported() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
     script(server, "");
-    let (_dir, conn) = journal(&server.settings());
+    let (_dir, conn) = asked_journal(&server.settings());
     server.fault(r#"{"fault": "http500", "count": 1, "paths": ["/api/chat"]}"#);
     let (events, result) = ask(&server.settings(), &conn, "What did I do at the lighthouse?");
     assert_eq!(result.unwrap().text, ANSWER);
@@ -208,7 +176,7 @@ fn a_slow_first_token_is_waited_for_within_the_limit_and_not_beyond() {
         server,
         r#"{"match": "slowly", "response": "Late but here.", "first_token_delay_ms": 1500},"#,
     );
-    let (_dir, conn) = journal(&server.settings());
+    let (_dir, conn) = asked_journal(&server.settings());
     let (_, result) = ask(&server.settings(), &conn, "Tell me slowly what I did");
     let answer = result.unwrap();
     assert_eq!(answer.text, "Late but here.");
@@ -231,7 +199,7 @@ fn a_missing_model_or_a_stopped_server_says_what_to_do() {
     let server = ollama_server::shared();
     let (_dir, conn) = {
         let _guard = ollama_server::exclusive();
-        journal(&server.settings())
+        asked_journal(&server.settings())
     };
     let missing = AiSettings {
         text_model: "not-pulled:1b".into(),
@@ -262,7 +230,7 @@ fn the_real_model_answers_a_general_question_after_planning() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
     server.script(r#"{"rules": []}"#);
-    let (_dir, conn) = journal(&server.settings());
+    let (_dir, conn) = asked_journal(&server.settings());
     let (events, result) = ask(&server.settings(), &conn, "Which colours are in a rainbow?");
     let answer = result.unwrap();
     assert!(!answer.cost.planned_locally);

@@ -2,34 +2,14 @@
 //! entry, one transaction of results, the person's own title and mood kept, and work
 //! that waits while Ollama is down and resumes when it is back.
 
+mod ai_journals;
 mod ollama_server;
-
-use std::sync::Arc;
 
 use mindsage_core::ai::jobs;
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient};
-use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
-struct Journal {
-    _dir: tempfile::TempDir,
-    path: std::path::PathBuf,
-    reader: rusqlite::Connection,
-    writer: Arc<Writer>,
-}
-
-fn journal() -> Journal {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.db");
-    let reader = db::open(&path, &StorageOptions::default()).unwrap();
-    let writer = Arc::new(Writer::spawn(&path, &StorageOptions::default()).unwrap());
-    Journal {
-        _dir: dir,
-        path,
-        reader,
-        writer,
-    }
-}
+use ai_journals::{Journal, journal};
 
 fn save(journal: &Journal, title: &str, body: &str, mood: Option<u8>) -> i64 {
     let entry = entries::NewEntry {

@@ -23,6 +23,7 @@
 //! none outlives its row. Replies are scripted with no token delay and the waits are
 //! short, so the whole file runs in well under a minute.
 
+mod ai_journals;
 mod ollama_server;
 #[path = "reliability_summary/mod.rs"]
 mod reliability_summary;
@@ -30,10 +31,10 @@ mod reliability_summary;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use ai_journals::{Journal, asked_journal, journal};
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs::{self, Activity};
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on, enrich};
-use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use ollama_server::LocalOllama;
 use reliability_summary::Summary;
@@ -268,39 +269,6 @@ fn assert_says(message: &str, words: &[&str], what: &str) {
 
 // ---- Ask ------------------------------------------------------------------------------
 
-/// A journal with three entries, embedded by the real embedding model, and no
-/// enrichment (the model's titles would change what the answers rest on).
-fn ask_journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.db");
-    let writer = Writer::spawn(&path, &StorageOptions::default()).unwrap();
-    for (title, body) in [
-        (
-            "Lighthouse",
-            "Walked to the lighthouse at dawn with Sam, then coffee.",
-        ),
-        ("Pottery", "First pottery class, the bowl collapsed twice."),
-        ("Knee", "My knee hurts after running ten kilometres."),
-    ] {
-        let entry = entries::NewEntry {
-            title: title.into(),
-            body: body.into(),
-            ..Default::default()
-        };
-        writer
-            .call(move |conn| {
-                entries::create(conn, DEFAULT_USER, &entry)?;
-                conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?;
-                Ok(())
-            })
-            .unwrap();
-    }
-    let reader = db::open(&path, &StorageOptions::default()).unwrap();
-    let report = jobs::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
-    assert_eq!(report.done, 3);
-    (dir, reader)
-}
-
 /// A question asked as the app's assistant thread asks it: every event as streamed, an
 /// error shown as the last event, and the exchange saved as a chat only when the
 /// question was answered (the app and the CLI save only `Ok` answers).
@@ -426,7 +394,7 @@ fn every_ask_ends_in_one_whole_answer_or_a_clear_error() {
     assert_eq!(ask::ANSWER_ATTEMPTS, 2);
     server.clear_faults();
     server.script(&ask_script(0));
-    let (_dir, mut conn) = ask_journal(&server.settings());
+    let (_dir, mut conn) = asked_journal(&server.settings());
     for fault in ASK_FAULTS {
         let settings = AiSettings {
             first_token_timeout: fault
@@ -472,7 +440,7 @@ fn ask_when_the_server_goes_away_mid_answer() {
     let shared = ollama_server::shared();
     let (_dir, mut conn) = {
         let _guard = ollama_server::exclusive();
-        ask_journal(&shared.settings())
+        asked_journal(&shared.settings())
     };
     let own = LocalOllama::start();
     // Slow enough tokens that the answer is still streaming when the server dies.
@@ -532,27 +500,6 @@ fn ask_when_the_server_goes_away_mid_answer() {
 }
 
 // ---- Enrichment -------------------------------------------------------------------------
-
-/// A journal written by the app's writer thread, read by its own connection.
-struct Journal {
-    _dir: tempfile::TempDir,
-    path: std::path::PathBuf,
-    reader: rusqlite::Connection,
-    writer: Arc<Writer>,
-}
-
-fn journal() -> Journal {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.db");
-    let reader = db::open(&path, &StorageOptions::default()).unwrap();
-    let writer = Arc::new(Writer::spawn(&path, &StorageOptions::default()).unwrap());
-    Journal {
-        _dir: dir,
-        path,
-        reader,
-        writer,
-    }
-}
 
 /// What the person wrote, which no job may change.
 #[derive(Debug, Clone, PartialEq)]

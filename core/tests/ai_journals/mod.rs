@@ -1,0 +1,67 @@
+//! Journals for the tests that talk to the model server: one written by the app's
+//! writer thread and read by a connection of its own, and one with three entries
+//! embedded by the real embedding model for questions to be asked about.
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::sync::Arc;
+
+use mindsage_core::ai::jobs;
+use mindsage_core::ai::{AiSettings, OllamaClient};
+use mindsage_core::db::writer::Writer;
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+
+/// A journal written by the app's writer thread, read by its own connection.
+pub struct Journal {
+    pub _dir: tempfile::TempDir,
+    pub path: std::path::PathBuf,
+    pub reader: rusqlite::Connection,
+    pub writer: Arc<Writer>,
+}
+
+pub fn journal() -> Journal {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.db");
+    let reader = db::open(&path, &StorageOptions::default()).unwrap();
+    let writer = Arc::new(Writer::spawn(&path, &StorageOptions::default()).unwrap());
+    Journal {
+        _dir: dir,
+        path,
+        reader,
+        writer,
+    }
+}
+
+/// A journal with three entries, embedded by the real embedding model.
+pub fn asked_journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.db");
+    let writer = Writer::spawn(&path, &StorageOptions::default()).unwrap();
+    for (title, body) in [
+        (
+            "Lighthouse",
+            "Walked to the lighthouse at dawn with Sam, then coffee.",
+        ),
+        ("Pottery", "First pottery class, the bowl collapsed twice."),
+        ("Knee", "My knee hurts after running ten kilometres."),
+    ] {
+        let entry = entries::NewEntry {
+            title: title.into(),
+            body: body.into(),
+            ..Default::default()
+        };
+        writer
+            .call(move |conn| {
+                entries::create(conn, DEFAULT_USER, &entry)?;
+                // The save queued its embedding and its enrichment. These tests ask about
+                // the entries as written: the model's titles would change what they assert.
+                conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?;
+                Ok(())
+            })
+            .unwrap();
+    }
+    let reader = db::open(&path, &StorageOptions::default()).unwrap();
+    let report = jobs::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
+    assert_eq!(report.done, 3);
+    (dir, reader)
+}
