@@ -12,6 +12,7 @@
 
 #![cfg(unix)]
 
+mod app_harness;
 #[path = "../../core/tests/reliability_summary/mod.rs"]
 mod reliability_summary;
 
@@ -28,17 +29,13 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+use app_harness::{PATIENCE, keep_running, shows, type_into, wait_until};
 use mindsage::app::{MindSageApp, Startup};
-use mindsage::backend::Backend;
 use mindsage::views::View;
 use mindsage::views::settings::WHERE_TEXT_GOES;
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::StorageOptions;
 use mindsage_core::paths;
 use reliability_summary::Summary;
-
-/// Longest wait for the worker threads to answer.
-const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The tests that open a socket of their own in this process (a stand-in model host)
 /// and the test that lists this process's sockets never run at the same time.
@@ -62,56 +59,12 @@ fn app(data_dir: &Path) -> Harness<'static, MindSageApp> {
         host: format!("http://127.0.0.1:{port}"),
         ..AiSettings::default()
     };
-    let startup = Startup::on_view(data_dir.to_path_buf(), View::Journal);
-    let database = paths::database_path(&startup.data_dir);
-    Harness::builder()
-        .with_size([1200.0, 900.0])
-        .build_eframe(move |cc| {
-            let backend = Backend::spawn(
-                database,
-                StorageOptions::default(),
-                ai,
-                startup.voice_settings(),
-                cc.egui_ctx.clone(),
-            );
-            MindSageApp::new(&cc.egui_ctx, backend, startup)
-        })
-}
-
-/// Runs frames until `ready` holds; fails naming `what` after [`PATIENCE`].
-fn wait_until(
-    harness: &mut Harness<'_, MindSageApp>,
-    what: &str,
-    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
-) {
-    let start = Instant::now();
-    while !ready(harness) {
-        assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
-        harness.step();
-        std::thread::sleep(Duration::from_millis(15));
-    }
-    harness.run_steps(2);
-}
-
-fn shows(harness: &Harness<'_, MindSageApp>, text: &str) -> bool {
-    harness.query_all_by_label_contains(text).next().is_some()
-}
-
-/// Types into a field: focus moves one frame after it is asked for.
-fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str, text: &str) {
-    harness.get_by_role_and_label(role, label).focus();
-    harness.run_steps(1);
-    harness.get_by_role_and_label(role, label).type_text(text);
-    harness.run_steps(1);
+    app_harness::app_from(Startup::on_view(data_dir.to_path_buf(), View::Journal), ai, 900.0)
 }
 
 /// Lets the screen's threads answer for a moment, as a person looks at it.
 fn linger(harness: &mut Harness<'_, MindSageApp>) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(500) {
-        harness.step();
-        std::thread::sleep(Duration::from_millis(15));
-    }
+    keep_running(harness, Duration::from_millis(500));
 }
 
 /// Every log line of this process at trace level, from every thread, into memory.

@@ -13,7 +13,6 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
 use mindsage::app::{MindSageApp, Startup};
-use mindsage::backend::Backend;
 use mindsage::protocol::{Fault, Request};
 use mindsage::views::View;
 use mindsage_core::ai::AiSettings;
@@ -33,8 +32,9 @@ mod whisper_model;
 #[path = "../../core/tests/exports/mod.rs"]
 mod exports;
 
-/// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
-const PATIENCE: Duration = Duration::from_secs(30);
+mod app_harness;
+
+use app_harness::{PATIENCE, app_from, keep_running, shows, type_into, wait_at_most, wait_until};
 
 /// The app with no model reachable: a port nobody listens on.
 fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
@@ -49,72 +49,9 @@ fn app_with(data_dir: &Path, view: View, ai: AiSettings) -> Harness<'static, Min
     app_from(Startup::on_view(data_dir.to_path_buf(), view), ai, 800.0)
 }
 
-fn app_from(startup: Startup, ai: AiSettings, height: f32) -> Harness<'static, MindSageApp> {
-    let database = paths::database_path(&startup.data_dir);
-    Harness::builder()
-        .with_size([1200.0, height])
-        .build_eframe(move |cc| {
-            let backend = Backend::spawn(
-                database,
-                StorageOptions::default(),
-                ai,
-                startup.voice_settings(),
-                cc.egui_ctx.clone(),
-            );
-            MindSageApp::new(&cc.egui_ctx, backend, startup)
-        })
-}
-
-/// Runs frames until `ready` holds, as the real event loop would while the worker
-/// threads answer; fails naming `what` after [`PATIENCE`].
-fn wait_until(
-    harness: &mut Harness<'_, MindSageApp>,
-    what: &str,
-    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
-) {
-    wait_at_most(harness, what, PATIENCE, ready);
-}
-
 /// Longest wait for a recording to be transcribed and saved: Whisper shares two cores
 /// with the other tests' transcriptions.
 const TRANSCRIPTION_PATIENCE: Duration = Duration::from_secs(120);
-
-/// [`wait_until`] with a patience of its own.
-fn wait_at_most(
-    harness: &mut Harness<'_, MindSageApp>,
-    what: &str,
-    patience: Duration,
-    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
-) {
-    let start = Instant::now();
-    loop {
-        harness.step();
-        if ready(harness) {
-            // Let the answer settle into a frame (layouts that depend on it).
-            harness.run_steps(2);
-            return;
-        }
-        assert!(
-            start.elapsed() < patience,
-            "timed out waiting for {what}; the window shows:\n{:#?}",
-            harness.root()
-        );
-        std::thread::sleep(Duration::from_millis(15));
-    }
-}
-
-fn shows(harness: &Harness<'_, MindSageApp>, text: &str) -> bool {
-    harness.query_all_by_label_contains(text).next().is_some()
-}
-
-/// Types into a text field: focus moves one frame after it is asked for, so the typing
-/// goes in the frame after that.
-fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str, text: &str) {
-    harness.get_by_role_and_label(role, label).focus();
-    harness.run_steps(1);
-    harness.get_by_role_and_label(role, label).type_text(text);
-    harness.run_steps(1);
-}
 
 /// Clicks Save settings and waits until it says so. The button is at the foot of a long
 /// screen, under the recorder's panel: scrolled to first, as a person scrolls to it.
@@ -940,15 +877,6 @@ fn request_close(harness: &mut Harness<'_, MindSageApp>) {
         .events
         .push(egui::ViewportEvent::Close);
     harness.step();
-}
-
-/// Runs frames for `how_long`, as an idle window would.
-fn keep_running(harness: &mut Harness<'_, MindSageApp>, how_long: Duration) {
-    let start = Instant::now();
-    while start.elapsed() < how_long {
-        harness.step();
-        std::thread::sleep(Duration::from_millis(15));
-    }
 }
 
 /// The app on an empty journal with `body` typed into a new entry, not saved yet.

@@ -1,0 +1,93 @@
+//! The real window for the tests that drive it: the app with its real threads on a
+//! journal in a folder, and the waits a person's eyes do (frames run until the screen
+//! shows an answer).
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use mindsage::app::{MindSageApp, Startup};
+use mindsage::backend::Backend;
+use mindsage_core::ai::AiSettings;
+use mindsage_core::db::StorageOptions;
+use mindsage_core::paths;
+
+/// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// The app as `startup` opens it, its model at `ai`, in a window `height` tall.
+pub fn app_from(startup: Startup, ai: AiSettings, height: f32) -> Harness<'static, MindSageApp> {
+    let database = paths::database_path(&startup.data_dir);
+    Harness::builder()
+        .with_size([1200.0, height])
+        .build_eframe(move |cc| {
+            let backend = Backend::spawn(
+                database,
+                StorageOptions::default(),
+                ai,
+                startup.voice_settings(),
+                cc.egui_ctx.clone(),
+            );
+            MindSageApp::new(&cc.egui_ctx, backend, startup)
+        })
+}
+
+/// Runs frames until `ready` holds, as the real event loop would while the worker
+/// threads answer; fails naming `what` after [`PATIENCE`].
+pub fn wait_until(
+    harness: &mut Harness<'_, MindSageApp>,
+    what: &str,
+    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
+) {
+    wait_at_most(harness, what, PATIENCE, ready);
+}
+
+/// [`wait_until`] with a patience of its own.
+pub fn wait_at_most(
+    harness: &mut Harness<'_, MindSageApp>,
+    what: &str,
+    patience: Duration,
+    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
+) {
+    let start = Instant::now();
+    loop {
+        harness.step();
+        if ready(harness) {
+            // Let the answer settle into a frame (layouts that depend on it).
+            harness.run_steps(2);
+            return;
+        }
+        assert!(
+            start.elapsed() < patience,
+            "timed out waiting for {what}; the window shows:\n{:#?}",
+            harness.root()
+        );
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
+
+pub fn shows(harness: &Harness<'_, MindSageApp>, text: &str) -> bool {
+    harness.query_all_by_label_contains(text).next().is_some()
+}
+
+/// Types into a text field: focus moves one frame after it is asked for, so the typing
+/// goes in the frame after that.
+pub fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str, text: &str) {
+    harness.get_by_role_and_label(role, label).focus();
+    harness.run_steps(1);
+    harness.get_by_role_and_label(role, label).type_text(text);
+    harness.run_steps(1);
+}
+
+/// Runs frames for `how_long`, as an idle window would (a person looking at it).
+pub fn keep_running(harness: &mut Harness<'_, MindSageApp>, how_long: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < how_long {
+        harness.step();
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
