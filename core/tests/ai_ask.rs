@@ -13,7 +13,7 @@ use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
-use ai_journals::asked_journal;
+use ai_journals::{asked_journal, resets, shown};
 
 const ANSWER: &str = "You walked to the \"lighthouse\" at dawn — then café ☕ with Sam.\nLovely.";
 
@@ -46,23 +46,6 @@ fn ask(
         events.push(AskEvent::Error(error.to_string()));
     }
     (events, result)
-}
-
-/// The text a screen shows after applying the events: tokens appended, `Reset` clears.
-fn shown(events: &[AskEvent]) -> String {
-    let mut text = String::new();
-    for event in events {
-        match event {
-            AskEvent::Token(t) => text.push_str(t),
-            AskEvent::Reset => text.clear(),
-            _ => {}
-        }
-    }
-    text
-}
-
-fn resets(events: &[AskEvent]) -> usize {
-    events.iter().filter(|e| matches!(e, AskEvent::Reset)).count()
 }
 
 #[test]

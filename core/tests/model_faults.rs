@@ -31,7 +31,7 @@ mod reliability_summary;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use ai_journals::{Journal, asked_journal, journal};
+use ai_journals::{Journal, asked_journal, journal, resets, shown};
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs::{self, Activity};
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on, enrich};
@@ -298,23 +298,6 @@ fn ask_and_save(
         Err(error) => events.push(AskEvent::Error(error.to_string())),
     }
     (events, result)
-}
-
-/// The text a screen shows after the events: tokens appended, `Reset` clears.
-fn shown(events: &[AskEvent]) -> String {
-    let mut text = String::new();
-    for event in events {
-        match event {
-            AskEvent::Token(t) => text.push_str(t),
-            AskEvent::Reset => text.clear(),
-            _ => {}
-        }
-    }
-    text
-}
-
-fn resets(events: &[AskEvent]) -> usize {
-    events.iter().filter(|e| matches!(e, AskEvent::Reset)).count()
 }
 
 /// The saved chat messages: how many, and the last answer's text.

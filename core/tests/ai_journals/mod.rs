@@ -1,11 +1,13 @@
-//! Journals for the tests that talk to the model server: one written by the app's
-//! writer thread and read by a connection of its own, and one with three entries
-//! embedded by the real embedding model for questions to be asked about.
+//! Journals for the tests that talk to the model server (one written by the app's
+//! writer thread and read by a connection of its own, one with three entries embedded
+//! by the real embedding model for questions to be asked about), and what an answer's
+//! events add up to.
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 use std::sync::Arc;
 
+use mindsage_core::ai::ask::AskEvent;
 use mindsage_core::ai::jobs;
 use mindsage_core::ai::{AiSettings, OllamaClient};
 use mindsage_core::db::writer::Writer;
@@ -64,4 +66,22 @@ pub fn asked_journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Con
     let report = jobs::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
     assert_eq!(report.done, 3);
     (dir, reader)
+}
+
+/// The answer's text as streamed: tokens appended, `Reset` clears.
+pub fn shown(events: &[AskEvent]) -> String {
+    let mut text = String::new();
+    for event in events {
+        match event {
+            AskEvent::Token(t) => text.push_str(t),
+            AskEvent::Reset => text.clear(),
+            _ => {}
+        }
+    }
+    text
+}
+
+/// How often the answer was started again.
+pub fn resets(events: &[AskEvent]) -> usize {
+    events.iter().filter(|e| matches!(e, AskEvent::Reset)).count()
 }
