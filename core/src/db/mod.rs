@@ -56,6 +56,10 @@ pub enum DbError {
     #[error("{path} is not a MindSage journal or is damaged ({detail}); it was left untouched")]
     NotAJournal { path: PathBuf, detail: String },
     #[error(
+        "{path} cannot be written: the file or its folder is read-only (check their permissions, or whether the disk is mounted read-only); it was left untouched"
+    )]
+    ReadOnly { path: PathBuf },
+    #[error(
         "{path} was written by a newer MindSage (schema version {found}; this version knows up to {supported}); it was left untouched, update MindSage to open it"
     )]
     TooNew {
@@ -186,18 +190,26 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
 }
 
 pub(crate) fn check_before_writing(conn: &Connection, path: &Path) -> Result<()> {
-    let not_a_journal = |detail: String| DbError::NotAJournal {
-        path: path.to_path_buf(),
-        detail,
+    // A journal that cannot be read because nothing may be written beside it (a WAL
+    // journal needs its -shm) is a journal all the same: say what is wrong.
+    let not_a_journal = |e: rusqlite::Error| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::ReadOnly) => DbError::ReadOnly {
+            path: path.to_path_buf(),
+        },
+        _ => DbError::NotAJournal {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        },
     };
     let read = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0));
-    let objects = read(queries::OPEN_SCHEMA_OBJECTS.sql).map_err(|e| not_a_journal(e.to_string()))?;
-    let app_id = read("PRAGMA application_id").map_err(|e| not_a_journal(e.to_string()))?;
-    let version = read("PRAGMA user_version").map_err(|e| not_a_journal(e.to_string()))?;
+    let objects = read(queries::OPEN_SCHEMA_OBJECTS.sql).map_err(not_a_journal)?;
+    let app_id = read("PRAGMA application_id").map_err(not_a_journal)?;
+    let version = read("PRAGMA user_version").map_err(not_a_journal)?;
     if objects > 0 && app_id != i64::from(APPLICATION_ID) {
-        return Err(not_a_journal(format!(
-            "it is a SQLite database of another program (application id {app_id:#x})"
-        )));
+        return Err(DbError::NotAJournal {
+            path: path.to_path_buf(),
+            detail: format!("it is a SQLite database of another program (application id {app_id:#x})"),
+        });
     }
     if version > migrate::latest_version() {
         return Err(DbError::TooNew {
