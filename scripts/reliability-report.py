@@ -18,6 +18,8 @@ END = "<!-- reliability:end -->"
 
 
 def cell(value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.1f}"
     if isinstance(value, list):
