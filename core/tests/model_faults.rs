@@ -93,8 +93,13 @@ enum Switch {
 /// How an Ask must end.
 #[derive(Debug, Clone, Copy)]
 enum AskEnds {
-    /// The scripted answer, after this many `Reset`s and answer calls.
-    Answer { resets: usize, calls: u32 },
+    /// The scripted answer, after this many `Reset`s and answer calls, followed by
+    /// `then` (a note the pipeline adds, or nothing).
+    Answer {
+        resets: usize,
+        calls: u32,
+        then: &'static str,
+    },
     /// An error whose message holds each of these words.
     Error(&'static [&'static str]),
 }
@@ -135,7 +140,11 @@ const ASK_FAULTS: &[AskFault] = &[
         name: "stream cut once after 6 chunks",
         switch: Switch::Control(r#"{"fault": "disconnect", "after": 6, "count": 1, "paths": ["/api/chat"]}"#),
         first_token_timeout: None,
-        ends: AskEnds::Answer { resets: 1, calls: 2 },
+        ends: AskEnds::Answer {
+            resets: 1,
+            calls: 2,
+            then: "",
+        },
     },
     AskFault {
         name: "stream cut on both answer calls",
@@ -148,6 +157,16 @@ const ASK_FAULTS: &[AskFault] = &[
         switch: Switch::Control(r#"{"latency_ms": 2500, "count": 1, "paths": ["/api/chat"]}"#),
         first_token_timeout: Some(SHORT_WAIT),
         ends: AskEnds::Error(&["did not answer", "within 1s"]),
+    },
+    AskFault {
+        name: "http 500 on the question's embedding (searched by keywords, and said)",
+        switch: Switch::Control(r#"{"fault": "http500", "count": 1, "paths": ["/api/embed"]}"#),
+        first_token_timeout: None,
+        ends: AskEnds::Answer {
+            resets: 0,
+            calls: 1,
+            then: "\n\n(Found by keywords only: no embedding for this query.)",
+        },
     },
     AskFault {
         name: "slow first token beyond the first-token wait",
@@ -328,14 +347,29 @@ fn check_ask(
 ) -> String {
     let (chats_after, last_saved) = saved_chats(conn);
     match (ends, result) {
-        (AskEnds::Answer { resets: want, calls }, Ok(answer)) => {
-            assert_eq!(answer.text, ANSWER, "{name}: the answer, exactly once");
-            assert_eq!(shown(events), ANSWER, "{name}: the screen shows it once");
+        (
+            AskEnds::Answer {
+                resets: want,
+                calls,
+                then,
+            },
+            Ok(answer),
+        ) => {
+            let whole = format!("{ANSWER}{then}");
+            assert_eq!(answer.text, whole, "{name}: the answer, exactly once");
+            assert!(
+                shown(events).starts_with(ANSWER),
+                "{name}: the screen shows it once"
+            );
+            assert!(
+                !shown(events)[ANSWER.len()..].contains(ANSWER),
+                "{name}: shown once"
+            );
             assert_eq!(resets(events), want, "{name}: resets");
             assert_eq!(answer.cost.model_calls, calls, "{name}: answer calls");
             assert!(matches!(events.last(), Some(AskEvent::Done(_))), "{name}");
             assert_eq!(chats_after - chats_before, 2, "{name}: saved once");
-            assert_eq!(last_saved.as_deref(), Some(ANSWER), "{name}: saved whole");
+            assert_eq!(last_saved.as_deref(), Some(whole.as_str()), "{name}: saved whole");
             format!("answer after {calls} calls, {want} reset(s), saved once")
         }
         (AskEnds::Error(words), Err(error)) => {
@@ -408,7 +442,11 @@ fn every_ask_ends_in_one_whole_answer_or_a_clear_error() {
         chats_before,
         &events,
         result,
-        AskEnds::Answer { resets: 0, calls: 1 },
+        AskEnds::Answer {
+            resets: 0,
+            calls: 1,
+            then: "",
+        },
     );
     summary.set("after the faults", outcome);
 }
