@@ -14,7 +14,7 @@
 mod crash_harness;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -229,9 +229,7 @@ impl Cli {
         model::find_state(&found.entries, &self.found.entries, &history, history.steps.len())?;
         crash_harness::check_backups(&self.data_dir(), &history)?;
         if let Some(cut) = cut {
-            summary.power_cuts += 1;
-            summary.power_cuts_mid_checkpoint += usize::from(cut.wal_frames_kept > 0);
-            check_power_cut(&cut.path, &self.found, &history)?;
+            cut.check(&self.found, &history, summary)?;
         }
         self.ids = found.ids.clone();
         self.found = found;
@@ -256,17 +254,4 @@ fn acknowledgement(op: &Op, answer: &serde_json::Value) -> Result<Ack, String> {
         _ => None,
     };
     ack.ok_or_else(|| format!("{op:?} answered {answer}"))
-}
-
-fn check_power_cut(copy: &Path, start: &Journal, history: &History) -> Result<(), String> {
-    let context = |e: String| format!("the power-cut copy: {e}");
-    let found = inspect::inspect(copy).map_err(context)?;
-    model::find_state(
-        &found.entries,
-        &start.entries,
-        history,
-        history.after_last_barrier(),
-    )
-    .map_err(context)?;
-    Ok(())
 }

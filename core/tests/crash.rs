@@ -216,7 +216,7 @@ fn check_after_kill(scratch: &Scratch, history: &History, summary: &mut Summary)
     )?;
     crash_harness::check_backups(&scratch.data_dir(), history)?;
     if let Some(cut) = cut {
-        check_power_cut(&cut, &scratch.found, history, summary)?;
+        cut.check(&scratch.found, history, summary)?;
     }
     Ok(found)
 }
@@ -258,31 +258,6 @@ fn wait_for_the_moment(plan: &Plan, lines: &Lines, history: &mut History) -> Res
             return Ok(());
         }
     }
-    Ok(())
-}
-
-fn check_power_cut(
-    cut: &power_cut::PowerCut,
-    start: &Journal,
-    history: &History,
-    summary: &mut Summary,
-) -> Result<(), String> {
-    summary.power_cuts += 1;
-    summary.power_cuts_mid_checkpoint += usize::from(cut.wal_frames_kept > 0);
-    let context = |e: String| {
-        format!(
-            "the power-cut copy ({} -wal frames kept): {e}",
-            cut.wal_frames_kept
-        )
-    };
-    let found = inspect::inspect(&cut.path).map_err(context)?;
-    model::find_state(
-        &found.entries,
-        &start.entries,
-        history,
-        history.after_last_barrier(),
-    )
-    .map_err(context)?;
     Ok(())
 }
 

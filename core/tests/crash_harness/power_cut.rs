@@ -19,12 +19,42 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::Summary;
+use super::inspect::{Journal, inspect};
+use super::model::{History, find_state};
+
 /// The copy of a journal after a simulated power cut.
 #[derive(Debug)]
 pub struct PowerCut {
     pub path: PathBuf,
     /// Frames of the -wal kept (non-zero only when a checkpoint was interrupted).
     pub wal_frames_kept: u64,
+}
+
+impl PowerCut {
+    /// Checks the copy against the rule above, counting it in `summary`: it opens and
+    /// passes every check, and holds a state the journal (at `start` before the
+    /// process's operations in `history`) passed through no earlier than the last
+    /// acknowledged checkpoint.
+    pub fn check(&self, start: &Journal, history: &History, summary: &mut Summary) -> Result<(), String> {
+        summary.power_cuts += 1;
+        summary.power_cuts_mid_checkpoint += usize::from(self.wal_frames_kept > 0);
+        let context = |e: String| {
+            format!(
+                "the power-cut copy ({} -wal frames kept): {e}",
+                self.wal_frames_kept
+            )
+        };
+        let found = inspect(&self.path).map_err(context)?;
+        find_state(
+            &found.entries,
+            &start.entries,
+            history,
+            history.after_last_barrier(),
+        )
+        .map_err(context)?;
+        Ok(())
+    }
 }
 
 /// Writes the copy of the journal at `journal` into the folder `into`, before anything
