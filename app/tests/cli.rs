@@ -10,32 +10,17 @@ mod whisper_model;
 #[path = "../../core/tests/exports/mod.rs"]
 mod exports;
 
+mod binary;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use mindsage_core::ai::{OllamaClient, enrich};
 use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
 
-/// The binary on the journal in `data_dir`, its AI host a port nobody listens on.
-fn command(data_dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mindsage"));
-    command
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .env(
-            "OLLAMA_HOST",
-            format!("http://127.0.0.1:{}", ollama_server::free_port()),
-        );
-    command
-}
-
-fn mindsage(data_dir: &Path, args: &[&str]) -> Output {
-    command(data_dir, args).output().expect("run mindsage")
-}
+use binary::{command, mindsage};
 
 /// The binary with extra environment variables (another model host, for one).
 fn mindsage_with(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -11,12 +11,13 @@ use std::process::{Command, Output, Stdio};
 #[path = "../../core/tests/reliability_summary/mod.rs"]
 mod reliability_summary;
 
+mod binary;
+
 use reliability_summary::Summary;
 
 /// `mindsage --data-dir DIR ARGS…` given `stdin`, with no model server and, when
 /// `limit_bytes` is given, no file larger than that.
 fn mindsage_with(data_dir: &Path, args: &[&str], stdin: &str, limit_bytes: Option<u64>) -> Output {
-    let binary = env!("CARGO_BIN_EXE_mindsage");
     let mut command = match limit_bytes {
         Some(bytes) => {
             // POSIX sh counts `ulimit -f` in blocks of 512 bytes.
@@ -27,17 +28,12 @@ fn mindsage_with(data_dir: &Path, args: &[&str], stdin: &str, limit_bytes: Optio
                     "ulimit -f {}; trap '' XFSZ; exec \"$0\" \"$@\"",
                     bytes.div_ceil(512)
                 ))
-                .arg(binary);
+                .arg(binary::BINARY);
             shell
         }
-        None => Command::new(binary),
+        None => Command::new(binary::BINARY),
     };
-    let mut child = command
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .env("OLLAMA_HOST", "http://127.0.0.1:9")
+    let mut child = binary::on_journal(&mut command, data_dir, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

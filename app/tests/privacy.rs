@@ -13,6 +13,7 @@
 #![cfg(unix)]
 
 mod app_harness;
+mod binary;
 #[path = "../../core/tests/reliability_summary/mod.rs"]
 mod reliability_summary;
 
@@ -311,18 +312,11 @@ fn a_data_folder_the_command_line_makes_is_private() {
 // ---------------------------------------------------------------------------------------
 // The binary
 
-/// The binary on `data_dir` with `env`, its model host a loopback port nobody listens on
-/// unless `env` names another; no opt-in to a remote host from the test's environment.
+/// The binary on `data_dir` with `env` over [`binary::on_journal`]'s (another model host,
+/// an opt-in).
 fn command(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mindsage"));
-    command
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .env_remove(mindsage_core::ai::settings::ALLOW_REMOTE_ENV)
-        .env("OLLAMA_HOST", "http://127.0.0.1:9")
-        .envs(env.iter().copied());
+    let mut command = binary::command(data_dir, args);
+    command.envs(env.iter().copied());
     command
 }
 

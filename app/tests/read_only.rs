@@ -11,6 +11,8 @@ use std::process::{Command, Output};
 #[path = "../../core/tests/reliability_summary/mod.rs"]
 mod reliability_summary;
 
+mod binary;
+
 use reliability_summary::Summary;
 
 /// The user the read-only commands run as when the tests run as root.
@@ -20,8 +22,8 @@ fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-/// `binary --data-dir DIR ARGS…` as the folder's owner.
-fn run(binary: &Path, data_dir: &Path, args: &[&str], as_nobody: bool) -> Output {
+/// `exe --data-dir DIR ARGS…`, as `nobody` or as the test's own user.
+fn run(exe: &Path, data_dir: &Path, args: &[&str], as_nobody: bool) -> Output {
     let mut command = if as_nobody {
         let mut c = Command::new("setpriv");
         c.args([
@@ -29,17 +31,12 @@ fn run(binary: &Path, data_dir: &Path, args: &[&str], as_nobody: bool) -> Output
             &format!("--regid={NOBODY}"),
             "--clear-groups",
         ])
-        .arg(binary);
+        .arg(exe);
         c
     } else {
-        Command::new(binary)
+        Command::new(exe)
     };
-    command
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .env("OLLAMA_HOST", "http://127.0.0.1:9")
+    binary::on_journal(&mut command, data_dir, args)
         .output()
         .expect("run mindsage")
 }
@@ -53,12 +50,12 @@ fn a_journal_in_a_read_only_folder_is_named_and_left_as_it_was() {
     let root = tempfile::tempdir().unwrap();
     set_mode(root.path(), 0o755);
     // The binary where `nobody` may run it (the build folder is usually the owner's).
-    let binary = root.path().join("mindsage");
-    std::fs::copy(env!("CARGO_BIN_EXE_mindsage"), &binary).unwrap();
-    set_mode(&binary, 0o755);
+    let exe = root.path().join("mindsage");
+    std::fs::copy(binary::BINARY, &exe).unwrap();
+    set_mode(&exe, 0o755);
     let data = root.path().join("journal");
     for body in ["Written while the folder was writable.", "And a second one."] {
-        let out = run(&binary, &data, &["add", "--body", body], false);
+        let out = run(&exe, &data, &["add", "--body", body], false);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let as_root = std::fs::metadata(&data).unwrap().uid() == 0;
@@ -75,7 +72,7 @@ fn a_journal_in_a_read_only_folder_is_named_and_left_as_it_was() {
 
     let mut said = Vec::new();
     for args in [&["list"][..], &["add", "--body", "Not written."], &["stats"]] {
-        let out = run(&binary, &data, args, as_root);
+        let out = run(&exe, &data, args, as_root);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(1), "`{}`: {stderr}", args.join(" "));
         assert!(

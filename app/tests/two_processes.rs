@@ -2,27 +2,16 @@
 //! journal at the same moment. Each save takes the write lock when its transaction
 //! begins and waits out the others (the busy timeout), so none fails and none is lost.
 
-use std::path::Path;
-use std::process::Command;
-
 #[path = "../../core/tests/reliability_summary/mod.rs"]
 mod reliability_summary;
 
+mod binary;
+
+use binary::mindsage;
 use reliability_summary::Summary;
 
 const PROCESSES: usize = 4;
 const SAVES_EACH: usize = 25;
-
-fn mindsage(data_dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mindsage"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .env("OLLAMA_HOST", "http://127.0.0.1:9")
-        .output()
-        .expect("run mindsage")
-}
 
 #[test]
 fn processes_saving_into_one_journal_at_once_lose_nothing_and_see_no_error() {
