@@ -9,11 +9,11 @@ mod ollama_server;
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
+use mindsage_core::ai::{AiError, AiSettings};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
-use ai_journals::{asked_journal, resets, shown};
+use ai_journals::{ask_as_the_window, asked_journal, resets, shown};
 
 const ANSWER: &str = "You walked to the \"lighthouse\" at dawn — then café ☕ with Sam.\nLovely.";
 
@@ -25,27 +25,14 @@ fn script(server: &ollama_server::LocalOllama, extra: &str) {
     server.script(&rules);
 }
 
-/// Runs a question as the window's assistant thread does, a failure shown as the last
-/// event; every event, and the result.
+/// Runs a question as the window's assistant thread does (see
+/// [`ai_journals::ask_as_the_window`]).
 fn ask(
     settings: &AiSettings,
     conn: &rusqlite::Connection,
     question: &str,
 ) -> (Vec<AskEvent>, Result<AskAnswer, AiError>) {
-    let client = OllamaClient::new(settings).unwrap();
-    let mut events = Vec::new();
-    let result = block_on(ask::ask(
-        &client,
-        conn,
-        DEFAULT_USER,
-        question,
-        chrono::Local::now(),
-        &mut |event| events.push(event),
-    ));
-    if let Err(error) = &result {
-        events.push(AskEvent::Error(error.to_string()));
-    }
-    (events, result)
+    ask_as_the_window(settings, conn, question, |_| {})
 }
 
 #[test]

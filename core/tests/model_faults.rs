@@ -31,10 +31,10 @@ mod reliability_summary;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use ai_journals::{Journal, asked_journal, journal, resets, shown};
+use ai_journals::{Journal, ask_as_the_window, asked_journal, journal, resets, shown};
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs::{self, Activity};
-use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on, enrich};
+use mindsage_core::ai::{AiError, AiSettings, OllamaClient, enrich};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use ollama_server::LocalOllama;
 use reliability_summary::Summary;
@@ -295,26 +295,11 @@ fn ask_and_save(
     settings: &AiSettings,
     conn: &mut rusqlite::Connection,
     question: &str,
-    mut on_event: impl FnMut(&AskEvent),
+    on_event: impl FnMut(&AskEvent),
 ) -> (Vec<AskEvent>, Result<AskAnswer, AiError>) {
-    let client = OllamaClient::new(settings).unwrap();
-    let mut events = Vec::new();
-    let result = block_on(ask::ask(
-        &client,
-        conn,
-        DEFAULT_USER,
-        question,
-        chrono::Local::now(),
-        &mut |event| {
-            on_event(&event);
-            events.push(event);
-        },
-    ));
-    match &result {
-        Ok(answer) => {
-            ask::save_chat(conn, DEFAULT_USER, None, answer).unwrap();
-        }
-        Err(error) => events.push(AskEvent::Error(error.to_string())),
+    let (events, result) = ask_as_the_window(settings, conn, question, on_event);
+    if let Ok(answer) = &result {
+        ask::save_chat(conn, DEFAULT_USER, None, answer).unwrap();
     }
     (events, result)
 }

@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use mindsage_core::ai::ask::AskEvent;
+use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
 use mindsage_core::ai::jobs;
-use mindsage_core::ai::{AiSettings, OllamaClient};
+use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
@@ -84,4 +84,32 @@ pub fn shown(events: &[AskEvent]) -> String {
 /// How often the answer was started again.
 pub fn resets(events: &[AskEvent]) -> usize {
     events.iter().filter(|e| matches!(e, AskEvent::Reset)).count()
+}
+
+/// Runs a question as the window's assistant thread does: every event as streamed (each
+/// also handed to `on_event` as it comes), a failure shown as the last event; every
+/// event, and the result.
+pub fn ask_as_the_window(
+    settings: &AiSettings,
+    conn: &rusqlite::Connection,
+    question: &str,
+    mut on_event: impl FnMut(&AskEvent),
+) -> (Vec<AskEvent>, Result<AskAnswer, AiError>) {
+    let client = OllamaClient::new(settings).unwrap();
+    let mut events = Vec::new();
+    let result = block_on(ask::ask(
+        &client,
+        conn,
+        DEFAULT_USER,
+        question,
+        chrono::Local::now(),
+        &mut |event| {
+            on_event(&event);
+            events.push(event);
+        },
+    ));
+    if let Err(error) = &result {
+        events.push(AskEvent::Error(error.to_string()));
+    }
+    (events, result)
 }
