@@ -11,8 +11,8 @@
 set -euo pipefail
 
 # Voice entries: whisper.cpp builds with cmake and a C++ compiler; cpal needs ALSA's
-# headers through pkg-config.
-build_packages=(cmake g++ pkg-config libasound2-dev)
+# headers through pkg-config. SQLCipher (encrypted journals) links libcrypto.
+build_packages=(cmake g++ pkg-config libasound2-dev libssl-dev)
 run_packages=("${build_packages[@]}" libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
 test_packages=(xvfb xauth)
 screenshot_packages=(imagemagick)

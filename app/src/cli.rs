@@ -322,7 +322,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Import { path, dry_run } => crate::import::run(&mut conn, &path, dry_run, args.json),
         Command::Export { path, format } => export(args, &conn, &path, format),
         Command::Backup { file } => {
-            let report = db::backup::backup(&conn, &file)?;
+            let report = db::backup::backup(&conn, &file, options.key.as_ref())?;
             print(args, &report, || {
                 format!(
                     "Backed up {} entries into {} ({} bytes)",

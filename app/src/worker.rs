@@ -231,9 +231,9 @@ impl Reader {
             } => return self.backup(every_days, keep, now),
             Request::Backups => Ok(Response::Backups(db::backup::list(&self.data_dir))),
             Request::CheckBackup(path) => {
-                let reply = self.reply.clone();
+                let (reply, key) = (self.reply.clone(), self.options.key.clone());
                 return self.spawn_file_thread("backup check", move || {
-                    let outcome = db::backup::check(&path).map_err(|e| e.to_string());
+                    let outcome = db::backup::check(&path, key.as_ref()).map_err(|e| e.to_string());
                     reply.send(Response::BackupChecked { path, outcome });
                 });
             }
@@ -425,7 +425,16 @@ impl Reader {
         self.spawn_file_thread("backup", move || {
             let outcome = db::open(&journal, &options)
                 .and_then(|conn| {
-                    db::backup::backup_if_due(&conn, &data_dir, every_days, keep, chrono::Utc::now(), now)
+                    let key = options.key.as_ref();
+                    db::backup::backup_if_due(
+                        &conn,
+                        &data_dir,
+                        every_days,
+                        keep,
+                        chrono::Utc::now(),
+                        now,
+                        key,
+                    )
                 })
                 .map_err(|e| e.to_string());
             reply.send(Response::BackedUp(outcome));
@@ -436,6 +445,7 @@ impl Reader {
     /// journal as it was goes with the backups first.
     fn restore_backup(&self, from: PathBuf) {
         let (journal, data_dir) = (self.journal.clone(), self.data_dir.clone());
+        let key = self.options.key.clone();
         self.write_or(
             move |conn| {
                 let kept = db::backup::before_restore_path(&data_dir, chrono::Utc::now());
@@ -445,7 +455,7 @@ impl Reader {
                         source,
                     },
                 )?;
-                let report = db::backup::restore_into(conn, &journal, &from, &kept)?;
+                let report = db::backup::restore_into(conn, &journal, &from, &kept, key.as_ref())?;
                 Ok(Response::BackupRestored(Ok((report, kept))))
             },
             |message| Response::BackupRestored(Err(message)),

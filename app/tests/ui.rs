@@ -501,7 +501,7 @@ fn a_backup_is_restored_from_settings_and_the_journal_as_it_was_is_kept() {
         .filter(|b| !b.automatic)
         .collect();
     assert_eq!(before.len(), 1);
-    let entries = std::thread::spawn(move || db::backup::check(&before[0].path).unwrap())
+    let entries = std::thread::spawn(move || db::backup::check(&before[0].path, None).unwrap())
         .join()
         .unwrap();
     assert_eq!(entries, 2, "both entries are in the journal as it was");

@@ -30,10 +30,10 @@ fn a_backup_taken_while_the_writer_saves_is_whole() {
         }
     });
     let file = journal.dir.path().join("backup.db");
-    let report = backup::backup(&conn, &file).unwrap();
+    let report = backup::backup(&conn, &file, None).unwrap();
     saving.join().unwrap();
     assert!((300..=500).contains(&report.entries), "{report:?}");
-    assert_eq!(backup::check(&file).unwrap(), report.entries);
+    assert_eq!(backup::check(&file, None).unwrap(), report.entries);
     assert!(!journal.dir.path().join(".backup.db.partial").exists());
     for beside in ["backup.db-wal", "backup.db-shm"] {
         assert!(
@@ -49,7 +49,7 @@ fn restore_replaces_the_journal_and_leaves_no_copy_behind() {
     let mut conn = journal.open();
     demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(50, 5)).unwrap();
     let file = journal.dir.path().join("monday.db");
-    backup::backup(&conn, &file).unwrap();
+    backup::backup(&conn, &file, None).unwrap();
     demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(25, 6)).unwrap();
     drop(conn);
     assert_eq!(entry_count(&journal), 75);
@@ -82,7 +82,7 @@ fn a_bad_backup_changes_nothing() {
     let before = std::fs::read(&journal.path).unwrap();
 
     let good = journal.dir.path().join("good.db");
-    backup::backup(&journal.open(), &good).unwrap();
+    backup::backup(&journal.open(), &good, None).unwrap();
     let bytes = std::fs::read(&good).unwrap();
     let truncated = journal.dir.path().join("truncated.db");
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
@@ -142,22 +142,22 @@ fn automatic_backups_come_when_due_and_the_oldest_go() {
     let hours = chrono::Duration::hours;
 
     assert!(
-        backup::backup_if_due(&conn, data, 1, 3, day(0), false)
+        backup::backup_if_due(&conn, data, 1, 3, day(0), false, None)
             .unwrap()
             .is_some(),
         "the first one is due"
     );
     assert!(
-        backup::backup_if_due(&conn, data, 1, 3, day(0) + hours(5), false)
+        backup::backup_if_due(&conn, data, 1, 3, day(0) + hours(5), false, None)
             .unwrap()
             .is_none(),
         "not again the same day"
     );
     for n in 1..=4 {
-        let report = backup::backup_if_due(&conn, data, 1, 3, day(n), false)
+        let report = backup::backup_if_due(&conn, data, 1, 3, day(n), false, None)
             .unwrap()
             .expect("a day later, due");
-        assert_eq!(backup::check(&report.path).unwrap(), 10);
+        assert_eq!(backup::check(&report.path, None).unwrap(), 10);
     }
     let mut names: Vec<_> = std::fs::read_dir(data.join(backup::BACKUPS_FOLDER))
         .unwrap()
@@ -173,7 +173,7 @@ fn automatic_backups_come_when_due_and_the_oldest_go() {
         ]
     );
     assert!(
-        backup::backup_if_due(&conn, data, 0, 3, day(30), false)
+        backup::backup_if_due(&conn, data, 0, 3, day(30), false, None)
             .unwrap()
             .is_none(),
         "0 days: never"
@@ -200,9 +200,9 @@ fn what_a_kill_left_of_a_backup_is_never_listed_and_is_erased_at_the_next() {
     assert!(backup::list(data).is_empty());
 
     let at = |time: &str| chrono::DateTime::parse_from_rfc3339(time).unwrap().to_utc();
-    backup::backup_if_due(&conn, data, 1, 1, at("2026-12-01T09:00:00Z"), true).unwrap();
+    backup::backup_if_due(&conn, data, 1, 1, at("2026-12-01T09:00:00Z"), true, None).unwrap();
     // Keeping one, this prunes the first (renamed out of the list, then erased).
-    backup::backup_if_due(&conn, data, 1, 1, at("2026-12-02T09:00:00Z"), true).unwrap();
+    backup::backup_if_due(&conn, data, 1, 1, at("2026-12-02T09:00:00Z"), true, None).unwrap();
     let names: Vec<_> = std::fs::read_dir(&folder)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -221,7 +221,7 @@ fn a_backup_to_a_chosen_file_erases_what_a_killed_one_left_there() {
     for leftover in [".kept.db.partial", ".kept.db.partial-journal"] {
         std::fs::write(chosen.path().join(leftover), b"half of a journal").unwrap();
     }
-    let report = backup::backup(&conn, &chosen.path().join("kept.db")).unwrap();
+    let report = backup::backup(&conn, &chosen.path().join("kept.db"), None).unwrap();
     assert_eq!(report.entries, 5);
     let names: Vec<_> = std::fs::read_dir(chosen.path())
         .unwrap()
@@ -244,7 +244,7 @@ fn a_backup_restored_into_the_open_journal_is_what_its_other_connections_read() 
     };
     write(&mut conn, "A walrus on the beach before the backup.");
     let file = journal.dir.path().join("tuesday.db");
-    backup::backup(&conn, &file).unwrap();
+    backup::backup(&conn, &file, None).unwrap();
     write(&mut conn, "A zebra written after the backup.");
     // The app's reader, open all the while.
     let reader = journal.open();
@@ -259,9 +259,13 @@ fn a_backup_restored_into_the_open_journal_is_what_its_other_connections_read() 
     };
 
     let kept = journal.dir.path().join("as it was.db");
-    let report = backup::restore_into(&mut conn, &journal.path, &file, &kept).unwrap();
+    let report = backup::restore_into(&mut conn, &journal.path, &file, &kept, None).unwrap();
     assert_eq!(report.entries, 41);
-    assert_eq!(backup::check(&kept).unwrap(), 42, "the journal as it was is kept");
+    assert_eq!(
+        backup::check(&kept, None).unwrap(),
+        42,
+        "the journal as it was is kept"
+    );
     assert_eq!(entries::count(&reader, DEFAULT_USER).unwrap(), 41);
     assert_eq!((matches(&reader, "walrus"), matches(&reader, "zebra")), (1, 0));
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
@@ -276,7 +280,7 @@ fn a_backup_restored_into_the_open_journal_is_what_its_other_connections_read() 
     // A bad backup: refused, the journal as it was.
     let garbage = journal.dir.path().join("garbage.db");
     std::fs::write(&garbage, "not a database at all, just words").unwrap();
-    let error = backup::restore_into(&mut conn, &journal.path, &garbage, &kept).unwrap_err();
+    let error = backup::restore_into(&mut conn, &journal.path, &garbage, &kept, None).unwrap_err();
     assert!(
         matches!(error, DbError::NotAJournal { .. } | DbError::Open { .. }),
         "{error}"
@@ -289,7 +293,7 @@ fn a_backup_restored_into_the_open_journal_is_what_its_other_connections_read() 
         let old = rusqlite::Connection::open(&older).unwrap();
         db::migrate::migrate_to(&old, &older, db::migrate::latest_version() - 1).unwrap();
     }
-    let report = backup::restore_into(&mut conn, &journal.path, &older, &kept).unwrap();
+    let report = backup::restore_into(&mut conn, &journal.path, &older, &kept, None).unwrap();
     assert_eq!(report.entries, 0);
     let version: i64 = reader.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, db::migrate::latest_version());

@@ -620,6 +620,7 @@ impl Saver {
             KEEP_BACKUPS,
             chrono::Utc::now(),
             true,
+            None,
         )
         .expect("a backup")
         .expect("a forced backup is made");

@@ -390,7 +390,7 @@ fn an_automatic_backup_taken_before_a_purge_still_holds_the_text() {
     let (journal, mut conn) = seeded_journal();
     let body = "Backed up before it went: zqxbackedup. ".repeat(30);
     let id = entries::create(&mut conn, USER, &new_entry("Backed up", &body, &[])).unwrap();
-    let taken = backup::backup_if_due(&conn, journal.dir.path(), 1, 7, chrono::Utc::now(), false)
+    let taken = backup::backup_if_due(&conn, journal.dir.path(), 1, 7, chrono::Utc::now(), false, None)
         .unwrap()
         .expect("a first automatic backup is due");
     entries::soft_delete(&mut conn, USER, id).unwrap();

@@ -8,13 +8,17 @@
 //! in its place and opens it (which upgrades an older schema), and only when that
 //! succeeds erases the copy set aside. If the restored journal does not open, the
 //! current one is put back.
+//!
+//! A backup of an encrypted journal is encrypted with the same key ([`super::cipher`]),
+//! and opens with the passphrase the journal had when it was made.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::backup::Progress;
-use rusqlite::{Connection, MAIN_DB, OpenFlags};
+use rusqlite::{Connection, MAIN_DB};
 
-use super::{DEFAULT_USER, DbError, Result, StorageOptions, entries};
+use super::cipher::JournalKey;
+use super::{DEFAULT_USER, DbError, Result, StorageOptions, cipher, entries};
 use crate::voice::recordings;
 
 /// What a backup or a restore leaves.
@@ -25,8 +29,9 @@ pub struct BackupReport {
     pub bytes: u64,
 }
 
-/// Copies the journal `conn` is open on into `dest`, whole or not at all.
-pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
+/// Copies the journal `conn` is open on (with `key`, if it is encrypted) into `dest`,
+/// whole or not at all.
+pub fn backup(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<BackupReport> {
     let partial = beside(dest, "partial");
     erase_partial(&partial);
     // A backup is the journal: readable by the person only, as the journal is (SQLite
@@ -37,14 +42,9 @@ pub fn backup(conn: &Connection, dest: &Path) -> Result<BackupReport> {
             partial.display()
         )));
     }
-    let copied = conn
-        .backup(MAIN_DB, &partial, None::<fn(Progress)>)
-        .map_err(|source| DbError::Open {
-            path: partial.clone(),
-            source,
-        })
-        .and_then(|()| self_contained(&partial))
-        .and_then(|()| check(&partial))
+    let copied = copy_to(conn, &partial, key)
+        .and_then(|()| self_contained(&partial, key))
+        .and_then(|()| check(&partial, key))
         .and_then(|entries| {
             std::fs::rename(&partial, dest)
                 .map_err(|e| DbError::Invalid(format!("cannot write {}: {e}", dest.display())))?;
@@ -76,21 +76,36 @@ fn erase_partial(partial: &Path) {
     }
 }
 
+/// Copies the database `conn` is open on into a new file at `dest`, page by page,
+/// encrypted with `key` as the source is (SQLCipher copies between files with the same key).
+fn copy_to(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<()> {
+    let open_err = |source| DbError::Open {
+        path: dest.to_path_buf(),
+        source,
+    };
+    let mut copy = Connection::open(dest).map_err(open_err)?;
+    cipher::key_connection(&copy, dest, key)?;
+    rusqlite::backup::Backup::new_with_names(conn, MAIN_DB, &mut copy, MAIN_DB)
+        .and_then(|b| b.run_to_completion(100, std::time::Duration::ZERO, None::<fn(Progress)>))
+        .map_err(open_err)
+}
+
 /// Makes a copy one file with no -wal beside it (the copied header asks for WAL, and
 /// every later open would leave -wal and -shm files next to the backup).
-fn self_contained(path: &Path) -> Result<()> {
+fn self_contained(path: &Path, key: Option<&JournalKey>) -> Result<()> {
     let conn = Connection::open(path).map_err(|source| DbError::Open {
         path: path.to_path_buf(),
         source,
     })?;
+    cipher::key_connection(&conn, path, key)?;
     let _mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |row| row.get(0))?;
     Ok(())
 }
 
-/// Checks that `path` is a whole MindSage journal this build can open, without writing
-/// to it; returns how many entries it holds.
-pub fn check(path: &Path) -> Result<u64> {
-    let conn = open_read_only(path)?;
+/// Checks that `path` is a whole MindSage journal this build can open (with `key`, if
+/// it is encrypted), without writing to it; returns how many entries it holds.
+pub fn check(path: &Path, key: Option<&JournalKey>) -> Result<u64> {
+    let conn = cipher::open_read_only(path, key)?;
     super::check_before_writing(&conn, path)?;
     let not_a_journal = |detail: String| DbError::NotAJournal {
         path: path.to_path_buf(),
@@ -112,12 +127,13 @@ pub fn check(path: &Path) -> Result<u64> {
 /// Replaces the journal at `journal` with the backup at `from` (see the module
 /// comment). The app must not have the journal open meanwhile.
 pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<BackupReport> {
-    check(from)?;
+    let key = options.key.as_ref();
+    check(from, key)?;
     let staged = beside(journal, "restoring");
-    let source = open_read_only(from)?;
-    if let Err(source) = source.backup(MAIN_DB, &staged, None::<fn(Progress)>) {
+    let source = cipher::open_read_only(from, key)?;
+    if let Err(e) = copy_to(&source, &staged, key) {
         let _ = std::fs::remove_file(&staged);
-        return Err(DbError::Open { path: staged, source });
+        return Err(e);
     }
     drop(source);
     let aside: Vec<(PathBuf, PathBuf)> = ["", "-wal", "-shm"]
@@ -180,10 +196,11 @@ pub fn restore_into(
     journal: &Path,
     from: &Path,
     current_to: &Path,
+    key: Option<&JournalKey>,
 ) -> Result<BackupReport> {
-    check(from)?;
-    backup(conn, current_to)?;
-    let restored = copy_into(conn, from).and_then(|()| {
+    check(from, key)?;
+    backup(conn, current_to, key)?;
+    let restored = copy_into(conn, from, key).and_then(|()| {
         super::migrate::migrate(conn, journal)?;
         entries::count(conn, DEFAULT_USER)
     });
@@ -194,7 +211,7 @@ pub fn restore_into(
             bytes: std::fs::metadata(journal).map(|m| m.len()).unwrap_or(0),
         }),
         Err(e) => {
-            let put_back = copy_into(conn, current_to)
+            let put_back = copy_into(conn, current_to, key)
                 .map(|()| "the journal is as it was".to_owned())
                 .unwrap_or_else(|back| format!("putting the journal back failed too ({back})"));
             Err(DbError::Invalid(format!(
@@ -214,26 +231,14 @@ pub fn before_restore_path(data_dir: &Path, now: chrono::DateTime<chrono::Utc>) 
 }
 
 /// Copies the database at `from` over the one `conn` is open on, whole or not at all.
-fn copy_into(conn: &mut Connection, from: &Path) -> Result<()> {
-    let source = open_read_only(from)?;
+fn copy_into(conn: &mut Connection, from: &Path, key: Option<&JournalKey>) -> Result<()> {
+    let source = cipher::open_read_only(from, key)?;
     rusqlite::backup::Backup::new(&source, conn)?.run_to_completion(
         COPY_PAGES_PER_STEP,
         std::time::Duration::ZERO,
         None,
     )?;
     Ok(())
-}
-
-/// A backup opened to read, never to write.
-fn open_read_only(path: &Path) -> Result<Connection> {
-    Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|source| DbError::Open {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// Pages a restore copies per step: big steps, since the copy holds the writer anyway.
@@ -245,7 +250,7 @@ pub const BACKUPS_FOLDER: &str = "backups";
 /// The automatic backup: when the newest one in `backups/` is `every_days` old or more
 /// (or there is none), a new one named by the time (`journal-2026-12-02T153000.250.db`), then
 /// the oldest erased until `keep` are left. Nothing when `every_days` is 0, unless
-/// `forced` (the person asked for one now).
+/// `forced` (the person asked for one now). `key` is the journal's, if it is encrypted.
 pub fn backup_if_due(
     conn: &Connection,
     data_dir: &Path,
@@ -253,6 +258,7 @@ pub fn backup_if_due(
     keep: u32,
     now: chrono::DateTime<chrono::Utc>,
     forced: bool,
+    key: Option<&JournalKey>,
 ) -> Result<Option<BackupReport>> {
     if every_days == 0 && !forced {
         return Ok(None);
@@ -279,7 +285,7 @@ pub fn backup_if_due(
     }
     let path = folder.join(format!("{AUTOMATIC}{}.db", now.format(BACKUP_TIME)));
     erase_leftovers(&folder);
-    let report = backup(conn, &path)?;
+    let report = backup(conn, &path, key)?;
     kept.push((now.naive_utc(), path));
     let excess = kept.len().saturating_sub(keep.max(1) as usize);
     for (_, old) in kept.drain(..excess) {

@@ -15,6 +15,7 @@ pub mod audio;
 pub mod backup;
 pub mod chats;
 pub mod checkpointer;
+pub mod cipher;
 pub mod entries;
 pub mod gallery;
 pub mod history;
@@ -55,6 +56,12 @@ pub enum DbError {
     CreateFolder { path: PathBuf, source: std::io::Error },
     #[error("{path} is not a MindSage journal or is damaged ({detail}); it was left untouched")]
     NotAJournal { path: PathBuf, detail: String },
+    #[error("{path} is encrypted: it opens with its passphrase")]
+    Encrypted { path: PathBuf },
+    #[error("the passphrase does not open {path} (or the file is damaged); it was left untouched")]
+    WrongPassphrase { path: PathBuf },
+    #[error("{path} is not encrypted, so it opens without a passphrase; it was left untouched")]
+    NotEncrypted { path: PathBuf },
     #[error(
         "{path} cannot be written: the file or its folder is read-only (check their permissions, or whether the disk is mounted read-only); it was left untouched"
     )]
@@ -116,6 +123,8 @@ pub struct StorageOptions {
     /// Load sqlite-vec into the connection. Off only to test how the app behaves where
     /// the extension cannot load.
     pub vector_extension: bool,
+    /// The key of an encrypted journal ([`cipher`]); `None` for a plain one.
+    pub key: Option<cipher::JournalKey>,
 }
 
 impl Default for StorageOptions {
@@ -125,6 +134,7 @@ impl Default for StorageOptions {
             cache_size_kib: 32 * 1024,
             busy_timeout: BUSY_TIMEOUT,
             vector_extension: true,
+            key: None,
         }
     }
 }
@@ -163,6 +173,7 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     // -shm files the same mode. When this fails, SQLite's open below fails the same way
     // and names the file.
     let _ = crate::paths::reserve_private_file(path);
+    cipher::finish_swap(path);
     let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -171,11 +182,13 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
             | OpenFlags::SQLITE_OPEN_URI,
     )
     .map_err(open_err)?;
+    cipher::key_connection(&conn, path, options.key.as_ref())?;
     // Waits out another connection's lock from the first read on (it changes nothing in
     // the file).
     conn.busy_timeout(options.busy_timeout).map_err(open_err)?;
     // Reads only, before any setting that writes: a file we must not touch stays as it was.
     check_before_writing(&conn, path)?;
+    cipher::erase_leftover_copy(path);
     if options.vector_extension {
         vec_extension::register(&conn);
     }
@@ -194,6 +207,11 @@ pub(crate) fn check_before_writing(conn: &Connection, path: &Path) -> Result<()>
     // journal needs its -shm) is a journal all the same: say what is wrong.
     let not_a_journal = |e: rusqlite::Error| match e.sqlite_error_code() {
         Some(rusqlite::ErrorCode::ReadOnly) => DbError::ReadOnly {
+            path: path.to_path_buf(),
+        },
+        // Only a keyed connection reads a page it cannot decrypt as "not a database"
+        // past the header check in `cipher::key_connection`.
+        _ if cipher::wrong_key(&e) && cipher::is_encrypted(path) => DbError::WrongPassphrase {
             path: path.to_path_buf(),
         },
         _ => DbError::NotAJournal {

@@ -99,14 +99,15 @@ pub fn kill(child: &mut Child) -> Result<bool, String> {
 /// acknowledged is there holding what it said.
 pub fn check_backups(data_dir: &Path, history: &History) -> Result<(), String> {
     for listed in backup::list(data_dir) {
-        backup::check(&listed.path).map_err(|e| format!("a listed backup is not whole: {e}"))?;
+        backup::check(&listed.path, None).map_err(|e| format!("a listed backup is not whole: {e}"))?;
     }
     let last = history.steps.iter().rev().find_map(|s| match &s.ack {
         Ack::BackedUp { path, entries } => Some((path, *entries)),
         _ => None,
     });
     if let Some((path, entries)) = last {
-        let held = backup::check(path).map_err(|e| format!("an acknowledged backup is not whole: {e}"))?;
+        let held =
+            backup::check(path, None).map_err(|e| format!("an acknowledged backup is not whole: {e}"))?;
         if held != entries {
             return Err(format!(
                 "the backup {} holds {held} entries, acknowledged with {entries}",

@@ -1,0 +1,515 @@
+//! Encryption at rest: the journal file, its -wal and its backups encrypted page by page
+//! with SQLCipher, and the conversions between a plain and an encrypted journal.
+//!
+//! **The key.** A passphrase becomes the page key through SQLCipher 4's own key
+//! derivation: PBKDF2-HMAC-SHA512, [`KDF_ITERATIONS`] rounds, the 16-byte salt SQLCipher
+//! keeps at the start of the file. We derive it here, once per unlock, and give every
+//! connection the raw key with its salt (`PRAGMA key = "x'…'"`), so the app's half-dozen
+//! connections pay the derivation once instead of each. The file stays a standard
+//! SQLCipher 4 database: `sqlcipher` opens it with the passphrase (a test checks that
+//! both derivations agree).
+//!
+//! **Telling files apart** before SQLite reads them: a plain journal starts with "SQLite
+//! format 3", an encrypted one with its salt. A wrong passphrase, a plain journal given a
+//! passphrase and an encrypted one given none each get their own message, and nothing
+//! is written to the file.
+//!
+//! **Converting** (encrypt, decrypt) needs the journal to itself: one connection takes
+//! it in SQLite's exclusive locking mode (refused while another MindSage has it open),
+//! copies it with `sqlcipher_export` into a new file beside it, checks the copy
+//! (`integrity_check`, the same number of entries), then swaps the two and overwrites the
+//! old file before removing it. A kill in between leaves either journal whole: the next
+//! [`super::open`] finishes the swap or puts the old journal back, and erases the copy.
+//! Changing the passphrase is SQLCipher's `PRAGMA rekey`, in place.
+
+use std::path::{Path, PathBuf};
+
+use rand::RngCore;
+use rusqlite::{Connection, OpenFlags};
+use sha2::Sha512;
+use zeroize::Zeroizing;
+
+use super::{DEFAULT_USER, DbError, Result, StorageOptions, entries};
+use crate::voice::recordings;
+
+/// SQLCipher 4's default PBKDF2-HMAC-SHA512 rounds. A new encrypted journal uses them,
+/// so any SQLCipher 4 opens it with the passphrase alone.
+pub const KDF_ITERATIONS: u32 = 256_000;
+
+const KEY_LEN: usize = 32;
+const SALT_LEN: usize = 16;
+
+/// SQLite's smallest page: every whole database file is a number of these.
+const MIN_PAGE: u64 = 512;
+
+/// What every plain SQLite file starts with.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// A passphrase as typed, wiped from memory when dropped, never printed.
+#[derive(Clone)]
+pub struct Passphrase(Zeroizing<String>);
+
+impl Passphrase {
+    /// Refuses an empty passphrase (SQLCipher would take it as "no encryption").
+    pub fn new(text: impl Into<String>) -> Result<Passphrase> {
+        let text = Zeroizing::new(text.into());
+        if text.is_empty() {
+            return Err(DbError::Invalid("the passphrase is empty".into()));
+        }
+        Ok(Passphrase(text))
+    }
+
+    /// A passphrase from the first line of a file (`--passphrase-file`), without its
+    /// line ending.
+    pub fn from_file(path: &Path) -> Result<Passphrase> {
+        let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| {
+            DbError::Invalid(format!("cannot read the passphrase from {}: {e}", path.display()))
+        })?);
+        Passphrase::new(text.lines().next().unwrap_or_default())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Passphrase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Passphrase(hidden)")
+    }
+}
+
+/// The page key of one encrypted journal and the salt it was derived with: what every
+/// connection to the journal (and to its backups) is given. Wiped from memory when
+/// dropped; locking the app drops every copy.
+#[derive(Clone)]
+pub struct JournalKey {
+    key: Zeroizing<[u8; KEY_LEN]>,
+    salt: [u8; SALT_LEN],
+}
+
+impl JournalKey {
+    /// The key `passphrase` gives with `salt`, as SQLCipher 4 derives it. Takes a few
+    /// hundred milliseconds by design: never on the UI thread.
+    pub fn derive(passphrase: &Passphrase, salt: [u8; SALT_LEN]) -> JournalKey {
+        let mut key = Zeroizing::new([0_u8; KEY_LEN]);
+        pbkdf2::pbkdf2_hmac::<Sha512>(passphrase.as_str().as_bytes(), &salt, KDF_ITERATIONS, &mut *key);
+        JournalKey { key, salt }
+    }
+
+    /// The key for a new encrypted file, with a new random salt.
+    pub fn for_new_file(passphrase: &Passphrase) -> JournalKey {
+        let mut salt = [0_u8; SALT_LEN];
+        rand::rng().fill_bytes(&mut salt);
+        JournalKey::derive(passphrase, salt)
+    }
+
+    /// SQLCipher's raw-key form, `x'<key><salt>'`, in memory wiped after use.
+    fn literal(&self) -> Zeroizing<String> {
+        let mut text = Zeroizing::new(String::with_capacity(4 + 2 * (KEY_LEN + SALT_LEN)));
+        text.push_str("\"x'");
+        for byte in self.key.iter().chain(&self.salt) {
+            text.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+            text.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+        }
+        text.push_str("'\"");
+        text
+    }
+
+    /// Keys a connection: the first statement it runs.
+    pub(crate) fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
+        conn.execute_batch(&Zeroizing::new(format!("PRAGMA key = {};", *self.literal())))
+    }
+}
+
+impl PartialEq for JournalKey {
+    fn eq(&self, other: &JournalKey) -> bool {
+        self.salt == other.salt && *self.key == *other.key
+    }
+}
+
+impl std::fmt::Debug for JournalKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JournalKey(hidden)")
+    }
+}
+
+/// What a journal file is, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// No file, or an empty one: a new journal.
+    New,
+    /// A plain SQLite file, or anything that cannot be an encrypted one (text, a file
+    /// whose length is no whole number of pages): SQLite then says what is wrong.
+    Plain,
+    /// An encrypted journal, whose first bytes are its salt: random bytes, in whole
+    /// pages (or a damaged file of that shape, which no passphrase opens).
+    Encrypted { salt: [u8; SALT_LEN] },
+}
+
+/// Reads the first bytes of `path` and says which [`FileKind`] it is.
+pub fn file_kind(path: &Path) -> std::io::Result<FileKind> {
+    use std::io::Read;
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileKind::New),
+        Err(e) => return Err(e),
+    };
+    let mut head = [0_u8; SALT_LEN];
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(&mut head[read..])? {
+            0 => break,
+            n => read += n,
+        }
+    }
+    let length = file.metadata()?.len();
+    // Sixteen random bytes are all printable text about once in ten million files.
+    let text = head
+        .iter()
+        .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    Ok(match read {
+        0 => FileKind::New,
+        n if n < SALT_LEN || &head == SQLITE_HEADER || text || length % MIN_PAGE != 0 => FileKind::Plain,
+        _ => FileKind::Encrypted { salt: head },
+    })
+}
+
+/// Whether the journal at `path` is encrypted (and so needs unlocking before it opens).
+pub fn is_encrypted(path: &Path) -> bool {
+    matches!(file_kind(path), Ok(FileKind::Encrypted { .. }))
+}
+
+/// Derives the key of the encrypted journal at `path` from `passphrase` and checks that
+/// it opens the journal, reading only. Slow on purpose (the key derivation): never on
+/// the UI thread.
+pub fn unlock(path: &Path, passphrase: &Passphrase) -> Result<JournalKey> {
+    let salt = match file_kind(path).map_err(|e| io_error(path, e))? {
+        FileKind::Encrypted { salt } => salt,
+        FileKind::Plain => {
+            return Err(DbError::NotEncrypted {
+                path: path.to_path_buf(),
+            });
+        }
+        FileKind::New => {
+            return Err(DbError::Invalid(format!(
+                "there is no journal at {}",
+                path.display()
+            )));
+        }
+    };
+    let key = JournalKey::derive(passphrase, salt);
+    let conn = open_read_only(path, Some(&key))?;
+    read_schema(&conn, path, true)?;
+    Ok(key)
+}
+
+/// Checks the file against the key a connection is about to be given, and gives it:
+/// called by [`super::open`] before anything else runs on the connection.
+pub(crate) fn key_connection(conn: &Connection, path: &Path, key: Option<&JournalKey>) -> Result<()> {
+    let kind = file_kind(path).map_err(|e| io_error(path, e))?;
+    match (kind, key) {
+        (FileKind::Encrypted { .. }, None) => Err(DbError::Encrypted {
+            path: path.to_path_buf(),
+        }),
+        (FileKind::Plain, Some(_)) => Err(DbError::NotEncrypted {
+            path: path.to_path_buf(),
+        }),
+        (FileKind::Encrypted { salt }, Some(key)) if salt != key.salt => Err(DbError::WrongPassphrase {
+            path: path.to_path_buf(),
+        }),
+        (_, Some(key)) => key.apply(conn).map_err(|source| DbError::Open {
+            path: path.to_path_buf(),
+            source,
+        }),
+        (_, None) => Ok(()),
+    }
+}
+
+/// The error a first read gives on a keyed connection whose key does not fit: SQLCipher
+/// cannot tell a wrong key from a damaged page, and says "file is not a database".
+pub(crate) fn wrong_key(error: &rusqlite::Error) -> bool {
+    error.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase)
+}
+
+fn read_schema(conn: &Connection, path: &Path, keyed: bool) -> Result<()> {
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+        row.get::<_, i64>(0)
+    })
+    .map(drop)
+    .map_err(|e| match keyed && wrong_key(&e) {
+        true => DbError::WrongPassphrase {
+            path: path.to_path_buf(),
+        },
+        false => DbError::NotAJournal {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        },
+    })
+}
+
+/// A journal (or a backup) opened to read, never to write, with its key if it has one.
+pub(crate) fn open_read_only(path: &Path, key: Option<&JournalKey>) -> Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    key_connection(&conn, path, key)?;
+    Ok(conn)
+}
+
+/// Encrypts the plain journal at `path` with `passphrase`; returns the key it opens
+/// with now. `options` are the journal's (without a key).
+pub fn encrypt(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> Result<JournalKey> {
+    let key = JournalKey::for_new_file(passphrase);
+    convert(path, options, Some(&key))?;
+    Ok(key)
+}
+
+/// Turns the encrypted journal at `path` (opened with `options`, which carry its key)
+/// back into a plain one.
+pub fn decrypt(path: &Path, options: &StorageOptions) -> Result<()> {
+    convert(path, options, None)
+}
+
+/// Changes the passphrase of the encrypted journal at `path` (`options` carry its key)
+/// with SQLCipher's `PRAGMA rekey`, which rewrites every page in one transaction.
+/// Returns the key it opens with now. Backups made before keep the old passphrase.
+pub fn rekey(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> Result<JournalKey> {
+    let Some(old) = &options.key else {
+        return Err(DbError::NotEncrypted {
+            path: path.to_path_buf(),
+        });
+    };
+    let key = JournalKey::derive(passphrase, old.salt);
+    let conn = take_whole(path, options)?;
+    conn.execute_batch(&Zeroizing::new(format!("PRAGMA rekey = {};", *key.literal())))?;
+    // The -wal still holds pages under the old key until they are copied back.
+    super::checkpoint(
+        &conn,
+        super::Checkpoint::Truncate,
+        options.busy_timeout,
+        options.busy_timeout,
+    )?;
+    drop(conn);
+    let check = open_read_only(path, Some(&key))?;
+    read_schema(&check, path, true)?;
+    Ok(key)
+}
+
+/// Opens the journal as the only connection to it: refused (with a message saying why)
+/// while the app or a command has it open, and nobody else can open it until this
+/// connection closes.
+fn take_whole(path: &Path, options: &StorageOptions) -> Result<Connection> {
+    let conn = super::open(path, &options.for_background())?;
+    conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE")?;
+    conn.execute_batch("BEGIN EXCLUSIVE; COMMIT;").map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => DbError::Invalid(format!(
+            "{} is open in another MindSage (the app or a command): close it, then try again; nothing was changed",
+            path.display()
+        )),
+        _ => DbError::Sqlite(e),
+    })?;
+    Ok(conn)
+}
+
+/// The copy a conversion writes beside the journal, and the name the old journal has
+/// while it is erased.
+fn converting(path: &Path) -> PathBuf {
+    beside(path, "converting")
+}
+fn replaced(path: &Path) -> PathBuf {
+    beside(path, "replaced")
+}
+
+/// Copies the journal at `path` into a new file encrypted with `to` (or plain when
+/// `None`), checks the copy, swaps it in and erases the old file (module comment).
+fn convert(path: &Path, options: &StorageOptions, to: Option<&JournalKey>) -> Result<()> {
+    let conn = take_whole(path, options)?;
+    super::checkpoint(
+        &conn,
+        super::Checkpoint::Truncate,
+        options.busy_timeout,
+        options.busy_timeout,
+    )?;
+    let entries = entries::count(&conn, DEFAULT_USER)?;
+    let copy = converting(path);
+    erase_with_companions(&copy);
+    crate::paths::reserve_private_file(&copy).map_err(|e| io_error(&copy, e))?;
+    let key = to
+        .map(|k| k.literal())
+        .unwrap_or_else(|| Zeroizing::new("''".into()));
+    let exported = conn
+        .execute(
+            &Zeroizing::new(format!("ATTACH DATABASE ?1 AS converted KEY {}", *key)),
+            [copy.to_string_lossy()],
+        )
+        .and_then(|_| {
+            // sqlcipher_export copies tables, indexes, triggers and the FTS5 and vector
+            // tables' rows, not the header fields that mark the file as our journal.
+            let (app_id, version): (i64, i64) = conn.query_row(
+                "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )?;
+            conn.query_row("SELECT sqlcipher_export('converted')", [], |_| Ok(()))?;
+            conn.execute_batch(&format!(
+                "PRAGMA converted.application_id = {app_id}; PRAGMA converted.user_version = {version};"
+            ))?;
+            conn.execute_batch("DETACH DATABASE converted")
+        });
+    drop(conn);
+    let checked = exported
+        .map_err(DbError::from)
+        .and_then(|()| check_copy(&copy, to, entries));
+    if let Err(e) = checked {
+        erase_with_companions(&copy);
+        return Err(e);
+    }
+    swap_in(path, &copy).map_err(|e| io_error(path, e))?;
+    finish_swap(path);
+    Ok(())
+}
+
+/// The copy opens with its key, passes `integrity_check` and holds every entry.
+fn check_copy(copy: &Path, key: Option<&JournalKey>, entries: u64) -> Result<()> {
+    let conn = open_read_only(copy, key)?;
+    let verdict: String = conn.query_row("PRAGMA integrity_check(1)", [], |row| row.get(0))?;
+    let copied = entries::count(&conn, DEFAULT_USER)?;
+    if verdict != "ok" || copied != entries {
+        return Err(DbError::Invalid(format!(
+            "the converted copy did not check out ({verdict}, {copied} of {entries} entries); the journal was left as it was"
+        )));
+    }
+    Ok(())
+}
+
+/// Puts `copy` in the journal's place, keeping the old journal under [`replaced`] until
+/// [`finish_swap`] erases it.
+fn swap_in(path: &Path, copy: &Path) -> std::io::Result<()> {
+    for suffix in ["-wal", "-shm"] {
+        let companion = with_suffix(path, suffix);
+        if companion.exists() {
+            // Emptied by the checkpoint; a -wal left beside the new file would be read
+            // into it.
+            recordings::erase(&companion)?;
+        }
+    }
+    std::fs::rename(path, replaced(path))?;
+    std::fs::rename(copy, path)
+}
+
+/// Finishes or undoes a swap a kill interrupted: called before every open. The old
+/// journal under [`replaced`] goes back if the new one never arrived, and is overwritten
+/// otherwise.
+pub(crate) fn finish_swap(path: &Path) {
+    let old = replaced(path);
+    if old.exists() {
+        let outcome = match path.exists() {
+            true => recordings::erase(&old),
+            false => std::fs::rename(&old, path),
+        };
+        if let Err(error) = outcome {
+            tracing::warn!(%error, file = %old.display(), "cannot tidy up after an interrupted conversion");
+        }
+    }
+}
+
+/// Overwrites the copy a killed conversion left (a plain one holds the journal's text).
+/// Called once the journal has been read, which no conversion in progress allows.
+pub(crate) fn erase_leftover_copy(path: &Path) {
+    erase_with_companions(&converting(path));
+}
+
+/// Overwrites and removes a file and the journal files SQLite keeps beside it.
+fn erase_with_companions(path: &Path) {
+    for file in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(path, suffix)) {
+        if file.exists()
+            && let Err(error) = recordings::erase(&file)
+        {
+            tracing::warn!(%error, file = %file.display(), "cannot erase a leftover copy of the journal");
+        }
+    }
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> DbError {
+    DbError::Invalid(format!("{}: {e}", path.display()))
+}
+
+/// `journal.db` → `.journal.db.WHAT` in the same folder.
+fn beside(path: &Path, what: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.{what}"))
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}{suffix}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_key_derivation_is_sqlciphers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("made-by-sqlcipher.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "PRAGMA key = 'correct horse'; CREATE TABLE t(x); INSERT INTO t VALUES ('kept');",
+            )
+            .unwrap();
+        }
+        let key = unlock(&path, &Passphrase::new("correct horse").unwrap()).unwrap();
+        let conn = open_read_only(&path, Some(&key)).unwrap();
+        let x: String = conn.query_row("SELECT x FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(x, "kept");
+        assert!(matches!(
+            unlock(&path, &Passphrase::new("wrong horse").unwrap()),
+            Err(DbError::WrongPassphrase { .. })
+        ));
+    }
+
+    #[test]
+    fn files_are_told_apart_by_their_first_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.db");
+        assert_eq!(file_kind(&path).unwrap(), FileKind::New);
+        std::fs::write(&path, b"").unwrap();
+        assert_eq!(file_kind(&path).unwrap(), FileKind::New);
+        std::fs::write(&path, b"short").unwrap();
+        assert_eq!(file_kind(&path).unwrap(), FileKind::Plain);
+        Connection::open(dir.path().join("p.db"))
+            .unwrap()
+            .execute_batch("CREATE TABLE t(x)")
+            .unwrap();
+        assert_eq!(file_kind(&dir.path().join("p.db")).unwrap(), FileKind::Plain);
+        std::fs::write(
+            &path,
+            "not a database at all, just words, a page of them ".repeat(64),
+        )
+        .unwrap();
+        assert_eq!(file_kind(&path).unwrap(), FileKind::Plain);
+        std::fs::write(&path, [7_u8; 1024]).unwrap();
+        assert_eq!(file_kind(&path).unwrap(), FileKind::Encrypted { salt: [7; 16] });
+        std::fs::write(&path, [7_u8; 1000]).unwrap();
+        assert_eq!(file_kind(&path).unwrap(), FileKind::Plain, "not whole pages");
+    }
+
+    #[test]
+    fn passphrases_never_print() {
+        let p = Passphrase::new("hunter2").unwrap();
+        assert!(!format!("{p:?}").contains("hunter2"));
+        let key = JournalKey::derive(&p, [1; 16]);
+        assert!(!format!("{key:?}").contains('1'));
+        assert!(Passphrase::new("").is_err());
+    }
+}
