@@ -14,7 +14,9 @@ set -euo pipefail
 # headers through pkg-config. SQLCipher (encrypted journals) links libcrypto.
 build_packages=(cmake g++ pkg-config libasound2-dev libssl-dev)
 run_packages=("${build_packages[@]}" libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
-test_packages=(xvfb xauth)
+# The credential store tests ("remember on this computer"): a D-Bus session bus and
+# GNOME Keyring, started by the tests themselves.
+test_packages=(xvfb xauth dbus-daemon gnome-keyring)
 screenshot_packages=(imagemagick)
 # The -posix variants: SQLite, sqlite-vec and whisper.cpp use std::thread.
 # libclang: whisper-rs-sys generates its bindings for the Windows target with bindgen.

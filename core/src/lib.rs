@@ -23,6 +23,7 @@ pub mod db;
 pub mod demo;
 pub mod export;
 pub mod import;
+pub mod keystore;
 pub mod media;
 pub mod paths;
 pub mod search;
