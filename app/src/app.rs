@@ -11,6 +11,10 @@
 //! none of it. Windows' end-of-session messages (`WM_QUERYENDSESSION`, `WM_ENDSESSION`)
 //! are not covered: winit 0.30 handles neither and forwards no event for them, so at a
 //! log-off the last edits since the typing pause can still be lost there.
+//!
+//! Locking an encrypted journal (Ctrl+L, the idle time) and changing its encryption take
+//! the same path as closing: the edits are saved, then the app hands itself over
+//! ([`Handover`]) to [`crate::shell::Shell`], which drops it.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -21,8 +25,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 
-use mindsage_core::ai::AiSettings;
 use mindsage_core::db::EntryId;
+use mindsage_core::db::cipher;
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::export;
 use mindsage_core::settings::Settings;
@@ -34,6 +38,7 @@ use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
+use crate::shell::Shell;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::gallery::GalleryView;
@@ -41,7 +46,8 @@ use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
 use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
-use crate::views::{Action, View};
+use crate::views::unlock::PassphraseForm;
+use crate::views::{Action, EncryptionChange, View};
 
 /// How the window starts.
 pub struct Startup {
@@ -62,6 +68,8 @@ pub struct Startup {
     /// Where recordings come from, when not the input Settings names: the tests' file
     /// input (`voice::capture::Input::File`).
     pub voice_input: Option<Input>,
+    /// Offer to encrypt the journal (a first start on a new journal).
+    pub offer_encryption: bool,
 }
 
 impl Startup {
@@ -82,6 +90,7 @@ impl Startup {
             settings_damaged,
             data_dir,
             voice_input: None,
+            offer_encryption: false,
         }
     }
 
@@ -95,6 +104,15 @@ impl Startup {
     }
 }
 
+/// What the app hands over to [`crate::shell::Shell`] once everything is saved.
+#[derive(Debug)]
+pub enum Handover {
+    /// Lock the encrypted journal.
+    Lock,
+    /// Change its encryption with the journal closed.
+    Change(EncryptionChange),
+}
+
 /// Set by SIGINT, SIGTERM or SIGHUP (Ctrl+C in the terminal that started the app, a
 /// shutdown): the window then saves and closes as on a close request.
 static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
@@ -105,11 +123,12 @@ const BACKUP_CHECK_EVERY: Duration = Duration::from_secs(3600);
 pub fn run(args: &Args) -> Result<()> {
     let path = cli::database_path(args)?;
     let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
-    let mut startup = Startup::on_view(data_dir, args.view.unwrap_or_default());
+    let mut startup = Startup::on_view(data_dir.clone(), args.view.unwrap_or_default());
     startup.demo = args.demo;
     startup.entry = args.entry;
     startup.profiler = args.profiler;
     startup.import = args.import.clone();
+    startup.offer_encryption = !args.demo && matches!(cipher::file_kind(&path), Ok(cipher::FileKind::New));
     let mut options = cli::storage_options(args);
     if args.mmap_size.is_none() {
         options.mmap_size = startup.settings.mmap_size;
@@ -139,17 +158,23 @@ pub fn run(args: &Args) -> Result<()> {
             if let Err(error) = handler {
                 tracing::warn!(%error, "no signal handler: Ctrl+C ends the app without saving first");
             }
-            let ai = AiSettings::from_settings(&startup.settings);
-            let backend = Backend::spawn(path, options, ai, startup.voice_settings(), cc.egui_ctx.clone());
-            let mut app = MindSageApp::new(&cc.egui_ctx, backend, startup);
-            if let Some(exercise_views) = report {
+            // The command line's asks go with the first opening; an unlock after a lock
+            // opens the journal screen.
+            let mut first = Some(startup);
+            let starts = Box::new(move || {
+                first
+                    .take()
+                    .unwrap_or_else(|| Startup::on_view(data_dir.clone(), View::Journal))
+            });
+            let mut shell = Shell::new(&cc.egui_ctx, path, options, starts);
+            if let (Some(exercise_views), Some(app)) = (report, shell.app_mut()) {
                 let renderer = cc
                     .gl
                     .as_deref()
                     .map_or_else(String::new, crate::launch_report::renderer_of);
                 app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
             }
-            Ok(Box::new(app))
+            Ok(Box::new(shell))
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))
@@ -177,6 +202,8 @@ const RECORD: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::
 const FIND: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
 const TOGGLE_THEME: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::L);
+/// Locks an encrypted journal. Checked after [`TOGGLE_THEME`], which it would match too.
+const LOCK: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::L);
 const OVERLAY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::F12);
 const VIEW_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
 
@@ -184,17 +211,27 @@ const VIEW_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Nu
 /// then kept as a draft file): a stuck disk must not keep the window open for ever.
 const CLOSE_PATIENCE: Duration = Duration::from_secs(10);
 
-/// Where the window is on its way out.
+/// Where the window is on its way out (or to being locked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Closing {
     Open,
-    /// A close was asked for; the last saves are on their way.
+    /// A close (or a hand-over) was asked for; the last saves are on their way.
     Saving {
         since: Instant,
         flushed: bool,
+        then: Then,
     },
     /// The close was sent to the window.
     Closed,
+    /// [`MindSageApp::handover`] waits for the shell.
+    HandedOver,
+}
+
+/// What follows the last saves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Then {
+    Close,
+    HandOver,
 }
 
 pub struct MindSageApp {
@@ -229,6 +266,18 @@ pub struct MindSageApp {
     backup_checked: Option<Instant>,
     /// `--report-startup`: times the first frames, then closes the window.
     launch_report: Option<LaunchReport>,
+    /// Whether the journal is encrypted (it can be locked, exports ask first).
+    encrypted: bool,
+    /// Locks an encrypted journal after this long without input; `None`: never.
+    lock_after_idle: Option<Duration>,
+    /// The last key press, click or pointer move.
+    last_input: Instant,
+    /// What to hand to the shell once saved ([`Closing::Saving`]), then handed over.
+    handover: Option<Handover>,
+    /// The first-start offer to encrypt the new journal, while it shows.
+    offer: Option<PassphraseForm>,
+    /// An export waiting for "yes, plain" (the journal is encrypted, exports are not).
+    confirm_export: Option<FileChoice>,
 }
 
 impl MindSageApp {
@@ -236,6 +285,9 @@ impl MindSageApp {
         // From here on a query on this thread fails a debug assertion.
         mindsage_core::timing::forbid_blocking_on_this_thread();
         apply_theme(ctx, startup.settings.theme);
+        let encrypted = backend.encrypted();
+        let lock_after_idle = idle_lock_of(&startup.settings);
+        let startup_offer = startup.offer_encryption && !encrypted;
         let mut overlay = Overlay::default();
         if startup.profiler {
             overlay.toggle();
@@ -258,7 +310,12 @@ impl MindSageApp {
                     .unwrap_or_else(|| voice::input_of(&startup.settings)),
                 voice::max_length_of(&startup.settings),
             ),
-            settings: SettingsView::new(startup.settings, startup.data_dir, startup.settings_damaged),
+            settings: SettingsView::new(
+                startup.settings,
+                startup.data_dir,
+                startup.settings_damaged,
+                encrypted,
+            ),
             overlay,
             queue: QueueBar::default(),
             frames: FrameTimes::default(),
@@ -270,6 +327,12 @@ impl MindSageApp {
             model_work_started: false,
             backup_checked: None,
             launch_report: None,
+            encrypted,
+            lock_after_idle,
+            last_input: Instant::now(),
+            handover: None,
+            offer: startup_offer.then(PassphraseForm::default),
+            confirm_export: None,
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -289,6 +352,50 @@ impl MindSageApp {
     /// Whether the window has saved everything and told the window system to close.
     pub fn closed(&self) -> bool {
         self.closing == Closing::Closed
+    }
+
+    /// What the shell is to do with the app, once everything is saved.
+    pub fn take_handover(&mut self) -> Option<Handover> {
+        match self.closing {
+            Closing::HandedOver => self.handover.take(),
+            _ => None,
+        }
+    }
+
+    /// Shows `message` in the status bar (what the shell did before opening the app).
+    pub fn tell(&mut self, message: Option<String>) {
+        if message.is_some() {
+            self.status = message;
+        }
+    }
+
+    /// Saves what is pending, then hands `handover` to the shell.
+    fn hand_over(&mut self, handover: Handover, actions: &mut Vec<Action>) {
+        if self.closing != Closing::Open {
+            return;
+        }
+        self.journal.save_now(actions);
+        actions.push(Action::Send(Request::Flush));
+        self.handover = Some(handover);
+        self.closing = Closing::Saving {
+            since: Instant::now(),
+            flushed: false,
+            then: Then::HandOver,
+        };
+    }
+
+    /// Locks an encrypted journal nobody has touched for the chosen time.
+    fn lock_when_idle(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if ctx.input(|i| !i.events.is_empty() || i.pointer.is_moving()) {
+            self.last_input = Instant::now();
+        }
+        let Some(idle) = self.lock_after_idle.filter(|_| self.encrypted) else {
+            return;
+        };
+        match idle.checked_sub(self.last_input.elapsed()) {
+            Some(left) if !left.is_zero() => ctx.request_repaint_after(left),
+            _ => self.hand_over(Handover::Lock, actions),
+        }
     }
 
     /// The threads' handle, for tests that send them faults ([`crate::protocol::Fault`]).
@@ -364,6 +471,8 @@ impl MindSageApp {
                 }
                 Action::Voice(request) => self.backend.send_voice(request),
                 Action::CancelTranscription => self.backend.cancel_transcription(),
+                Action::Lock => self.hand_over(Handover::Lock, &mut more),
+                Action::Encryption(change) => self.hand_over(Handover::Change(change), &mut more),
             }
             queue.extend(more);
         }
@@ -449,6 +558,7 @@ impl MindSageApp {
             Response::SettingsSaved => {
                 self.settings.on_saved();
                 let settings = &self.settings.settings;
+                self.lock_after_idle = idle_lock_of(settings);
                 if !self.input_overridden {
                     self.recorder
                         .set_input(voice::input_of(settings), voice::max_length_of(settings));
@@ -524,6 +634,7 @@ impl MindSageApp {
                 }
                 self.queue.on_status(status);
             }
+            Response::Told(message) => self.status = Some(message),
             Response::Flushed => {
                 if let Closing::Saving { flushed, .. } = &mut self.closing {
                     *flushed = true;
@@ -606,7 +717,7 @@ impl MindSageApp {
         let requested =
             ctx.input(|i| i.viewport().close_requested()) || STOP_SIGNALLED.load(Ordering::SeqCst);
         match self.closing {
-            Closing::Closed => return,
+            Closing::Closed | Closing::HandedOver => return,
             Closing::Open if !requested => return,
             Closing::Open => {
                 self.journal.save_now(actions);
@@ -615,9 +726,10 @@ impl MindSageApp {
                 self.closing = Closing::Saving {
                     since: Instant::now(),
                     flushed: false,
+                    then: Then::Close,
                 };
             }
-            Closing::Saving { since, flushed } => {
+            Closing::Saving { since, flushed, then } => {
                 let saved = flushed && self.journal.all_saved();
                 let give_up = since.elapsed() >= CLOSE_PATIENCE || self.journal.saving_halted();
                 if saved || give_up {
@@ -625,6 +737,11 @@ impl MindSageApp {
                         // The threads are stuck or gone: the text leaves as a draft file.
                         let kept = self.journal.halt_and_keep();
                         tracing::warn!(?kept, "closed before the last saves were answered");
+                    }
+                    if then == Then::HandOver && !requested {
+                        self.closing = Closing::HandedOver;
+                        ctx.request_repaint();
+                        return;
                     }
                     self.closing = Closing::Closed;
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -639,9 +756,14 @@ impl MindSageApp {
     }
 
     fn closing_notice_ui(&self, ctx: &egui::Context) {
-        if let Closing::Saving { .. } = self.closing {
+        if let Closing::Saving { then, .. } = self.closing {
+            let what = match (then, &self.handover) {
+                (Then::HandOver, Some(Handover::Lock)) => "Saving before locking…",
+                (Then::HandOver, _) => "Saving before the journal is closed for the change…",
+                (Then::Close, _) => "Saving before closing…",
+            };
             egui::Modal::new(egui::Id::new("closing")).show(ctx, |ui| {
-                ui.label("Saving before closing…");
+                ui.label(what);
             });
         }
     }
@@ -680,6 +802,9 @@ impl MindSageApp {
         }
         if pressed(TOGGLE_THEME) {
             self.settings.toggle_theme(ctx, actions);
+        }
+        if self.encrypted && pressed(LOCK) {
+            actions.push(Action::Lock);
         }
         for (view, key) in View::ALL.into_iter().zip(VIEW_KEYS) {
             if pressed(KeyboardShortcut::new(Modifiers::COMMAND, key)) {
@@ -827,8 +952,16 @@ impl MindSageApp {
                 ("Export as Markdown…", FileChoice::ExportMarkdown),
             ] {
                 if ui.button(label).clicked() {
-                    self.pick_files(choice);
+                    match choice {
+                        FileChoice::ExportJson | FileChoice::ExportMarkdown if self.encrypted => {
+                            self.confirm_export = Some(choice)
+                        }
+                        _ => self.pick_files(choice),
+                    }
                 }
+            }
+            if self.encrypted && ui.button("Lock (Ctrl+L)").clicked() {
+                actions.push(Action::Lock);
             }
             ui.separator();
             if ui.button("Light or dark theme (Ctrl+Shift+L)").clicked() {
@@ -914,6 +1047,7 @@ impl MindSageApp {
         let mut actions = Vec::new();
         self.handle_responses(&mut actions);
         self.closing(ctx, &mut actions);
+        self.lock_when_idle(ctx, &mut actions);
         self.shortcuts(ctx, &mut actions);
         self.arriving_files(ctx, &mut actions);
         self.top_bar_ui(ctx, &mut actions);
@@ -922,6 +1056,8 @@ impl MindSageApp {
         self.recorder_ui(ctx, &mut actions);
         self.central_ui(ctx, &mut actions);
         self.importer.ui(ctx, &mut actions);
+        self.offer_ui(ctx, &mut actions);
+        self.confirm_export_ui(ctx);
         self.journal.tick(ctx, &mut actions);
         self.recorder.tick(ctx, &mut actions);
         self.act(actions);
@@ -941,6 +1077,73 @@ impl MindSageApp {
             }
         }
     }
+}
+
+impl MindSageApp {
+    /// The first start's offer: encrypt the new journal now, or not.
+    fn offer_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        let Some(form) = &mut self.offer else {
+            return;
+        };
+        let mut close = false;
+        egui::Modal::new(egui::Id::new("offer_encryption")).show(ctx, |ui| {
+            ui.set_max_width(420.0);
+            ui.heading("Encrypt your journal?");
+            ui.label(
+                "With a passphrase, the journal file, its search index and its backups can only be \
+                 read by someone who knows it. Search stays as fast. You can change this later in Settings.",
+            );
+            ui.add_space(6.0);
+            if let Some(passphrase) = form.ui(ui, "Encrypt") {
+                let remember = form.remember;
+                actions.push(Action::Encryption(EncryptionChange::Encrypt {
+                    passphrase,
+                    remember,
+                }));
+                close = true;
+            }
+            close |= ui.button("Not now").clicked();
+        });
+        if close {
+            self.offer = None;
+        }
+    }
+
+    /// "Exports are plain": asked before an export of an encrypted journal.
+    fn confirm_export_ui(&mut self, ctx: &egui::Context) {
+        let Some(choice) = self.confirm_export else {
+            return;
+        };
+        let mut answer = None;
+        egui::Modal::new(egui::Id::new("confirm_export")).show(ctx, |ui| {
+            ui.set_max_width(420.0);
+            ui.heading("Export as plain files?");
+            ui.label(
+                "Your journal is encrypted, but an export is not: anyone who can read the exported \
+                 files can read every entry in them. Keep them somewhere safe, and delete them when done.",
+            );
+            ui.horizontal(|ui| {
+                if ui.button("Export anyway").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+        if let Some(yes) = answer {
+            self.confirm_export = None;
+            if yes {
+                self.pick_files(choice);
+            }
+        }
+    }
+}
+
+/// The idle time after which an encrypted journal locks, from the settings.
+fn idle_lock_of(settings: &Settings) -> Option<Duration> {
+    let minutes = settings.lock_after_idle_minutes;
+    (minutes > 0).then(|| Duration::from_secs(u64::from(minutes) * 60))
 }
 
 /// What a file dialog is opened for.

@@ -77,6 +77,11 @@ impl Backend {
         (self.requests, self.ai, self.voice) = self.start.threads();
     }
 
+    /// Whether the journal the threads open is encrypted.
+    pub fn encrypted(&self) -> bool {
+        self.start.options.key.is_some()
+    }
+
     /// Sends a request to the reader. If the reader has died the request is lost; its
     /// [`crate::protocol::Watch`] has told the UI, which keeps the person's text and
     /// offers a restart.

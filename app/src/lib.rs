@@ -12,6 +12,7 @@ pub mod launch_report;
 pub mod overlay;
 pub mod protocol;
 pub mod queue;
+pub mod shell;
 mod transcriber;
 pub mod views;
 mod worker;

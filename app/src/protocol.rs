@@ -143,6 +143,9 @@ pub enum Request {
     /// Answered with [`Response::Flushed`] once every write sent before it is committed
     /// (the writer runs jobs in order): closing waits for it.
     Flush,
+    /// Forget the passphrase the credential store keeps for this journal; answered with
+    /// [`Response::Told`].
+    ForgetPassphrase,
     /// Faults only tests send, to check that failures and dead threads are noticed.
     #[doc(hidden)]
     Fault(Fault),
@@ -352,6 +355,8 @@ pub enum Response {
     OpenFailed(String),
     /// A request that no editor state waits on failed; shown, never retried.
     Failed(String),
+    /// Something done that the status bar tells.
+    Told(String),
 }
 
 /// Sends answers to the UI and wakes it up; shared by the reader, writer jobs, imports

@@ -191,6 +191,17 @@ impl Reader {
                 );
             }
             Request::Flush => return self.write_or(|_| Ok(Response::Flushed), |_| Response::Flushed),
+            Request::ForgetPassphrase => {
+                let (journal, reply) = (self.journal.clone(), self.reply.clone());
+                return self.spawn_file_thread("credential store", move || {
+                    reply.send(match mindsage_core::keystore::forget(&journal) {
+                        Ok(()) => {
+                            Response::Told("The passphrase is no longer remembered on this computer.".into())
+                        }
+                        Err(e) => Response::Failed(e.to_string()),
+                    });
+                });
+            }
             Request::Fault(fault) => return self.fault(fault),
             Request::Trash(id) => {
                 return self

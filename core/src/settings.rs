@@ -19,6 +19,10 @@ pub const SETTINGS_FILE: &str = "settings.json";
 /// journal entry, short enough that a forgotten recorder does not fill the disk.
 pub const DEFAULT_MAX_RECORDING_MINUTES: u32 = 15;
 
+/// How long an encrypted journal stays open with nobody at the keyboard, unless the
+/// person sets another time: a coffee break, not a working session.
+pub const DEFAULT_LOCK_AFTER_IDLE_MINUTES: u32 = 15;
+
 /// Light, dark, or whatever the system uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -57,6 +61,9 @@ pub struct Settings {
     pub backup_every_days: u32,
     /// Automatic backups kept; older ones are erased.
     pub backups_kept: u32,
+    /// Minutes without a key press or a click after which an encrypted journal locks
+    /// (its key and everything read from it dropped from memory); 0 for never.
+    pub lock_after_idle_minutes: u32,
 }
 
 impl Default for Settings {
@@ -74,6 +81,7 @@ impl Default for Settings {
             max_recording_minutes: DEFAULT_MAX_RECORDING_MINUTES,
             backup_every_days: 1,
             backups_kept: 7,
+            lock_after_idle_minutes: DEFAULT_LOCK_AFTER_IDLE_MINUTES,
         }
     }
 }

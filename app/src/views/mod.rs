@@ -21,6 +21,7 @@ pub mod paged;
 pub mod player;
 pub mod recorder;
 pub mod settings;
+pub mod unlock;
 
 /// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+5.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -76,6 +77,27 @@ pub enum Action {
     Voice(VoiceRequest),
     /// Stop the transcription on screen, keeping what was heard so far.
     CancelTranscription,
+    /// Lock the encrypted journal (its key and everything read with it leave memory).
+    Lock,
+    /// Change the journal's encryption, with the journal closed meanwhile.
+    Encryption(EncryptionChange),
+}
+
+/// A change to the journal's encryption ([`crate::shell`] carries it out).
+#[derive(Debug)]
+pub enum EncryptionChange {
+    /// Encrypt the plain journal with a new passphrase.
+    Encrypt {
+        passphrase: mindsage_core::db::cipher::Passphrase,
+        remember: bool,
+    },
+    /// Change the passphrase of the encrypted journal.
+    Rekey {
+        passphrase: mindsage_core::db::cipher::Passphrase,
+        remember: bool,
+    },
+    /// Store the journal unencrypted again.
+    Decrypt,
 }
 
 /// A stored UTC timestamp as the person's local date and time.

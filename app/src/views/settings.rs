@@ -11,7 +11,8 @@ use mindsage_core::settings::{Settings, Theme};
 
 use mindsage_core::voice::recordings;
 
-use super::{Action, display_time};
+use super::unlock::PassphraseForm;
+use super::{Action, EncryptionChange, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
 
 const MIB: u64 = 1024 * 1024;
@@ -55,6 +56,18 @@ pub struct SettingsView {
     backups: Option<Vec<db::backup::BackupFile>>,
     /// A restore being checked, confirmed or carried out.
     restoring: Option<Restoring>,
+    /// Whether the journal is encrypted.
+    encrypted: bool,
+    /// The encryption section's open form, if one is.
+    encryption: Option<EncryptionForm>,
+}
+
+/// The encryption section's forms.
+enum EncryptionForm {
+    /// A passphrase for encrypting the journal, or the new one for changing it.
+    Passphrase(PassphraseForm),
+    /// "Turn encryption off" asked; waits for yes.
+    ConfirmDecrypt,
 }
 
 /// Where a restore is: the backup is checked, then the person confirms, then the writer
@@ -72,7 +85,13 @@ const BACKUPS_LISTED: usize = 10;
 
 impl SettingsView {
     /// `damaged` is why the settings file could not be read, if it could not.
-    pub fn new(settings: Settings, data_dir: PathBuf, damaged: Option<String>) -> SettingsView {
+    /// `encrypted` is whether the journal is.
+    pub fn new(
+        settings: Settings,
+        data_dir: PathBuf,
+        damaged: Option<String>,
+        encrypted: bool,
+    ) -> SettingsView {
         SettingsView {
             settings,
             data_dir,
@@ -89,6 +108,8 @@ impl SettingsView {
             history_saving: false,
             backups: None,
             restoring: None,
+            encrypted,
+            encryption: None,
         }
     }
 
@@ -212,6 +233,8 @@ impl SettingsView {
                     ui.add_space(8.0);
                     ui.push_id("backups", |ui| self.backups_ui(ui, actions));
                     ui.add_space(8.0);
+                    ui.push_id("encryption", |ui| self.encryption_ui(ui, actions));
+                    ui.add_space(8.0);
                     ui.push_id("local_model", |ui| self.local_model_ui(ui));
                     ui.add_space(8.0);
                     ui.push_id("voice", |ui| self.voice_ui(ui));
@@ -288,6 +311,89 @@ impl SettingsView {
                     .weak()
                     .small(),
             );
+        });
+    }
+
+    /// Encryption at rest: its state, and turning it on, off, or changing the passphrase.
+    fn encryption_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        ui.label(RichText::new("Encryption").strong());
+        if self.encrypted {
+            ui.label(
+                "On: the journal file, its -wal and its backups are encrypted (SQLCipher, AES-256; the key \
+                 comes from your passphrase through PBKDF2-HMAC-SHA512). Exports ask first: they are plain files.",
+            );
+        } else {
+            ui.label("Off: anyone who can read your files can read the journal file.");
+        }
+        match &mut self.encryption {
+            Some(EncryptionForm::Passphrase(form)) => {
+                let button = if self.encrypted {
+                    "Change the passphrase"
+                } else {
+                    "Encrypt the journal"
+                };
+                if let Some(passphrase) = form.ui(ui, button) {
+                    let remember = form.remember;
+                    actions.push(Action::Encryption(match self.encrypted {
+                        true => EncryptionChange::Rekey { passphrase, remember },
+                        false => EncryptionChange::Encrypt { passphrase, remember },
+                    }));
+                    self.encryption = None;
+                } else if ui.button("Cancel").clicked() {
+                    self.encryption = None;
+                }
+            }
+            Some(EncryptionForm::ConfirmDecrypt) => {
+                ui.label(
+                    RichText::new(
+                        "The journal will be stored unencrypted: anyone who can read your files can read it.",
+                    )
+                    .strong(),
+                );
+                ui.horizontal(|ui| {
+                    if ui.button("Turn encryption off").clicked() {
+                        actions.push(Action::Encryption(EncryptionChange::Decrypt));
+                        self.encryption = None;
+                    }
+                    if ui.button("Cancel").clicked() {
+                        self.encryption = None;
+                    }
+                });
+            }
+            None if self.encrypted => {
+                ui.horizontal_wrapped(|ui| {
+                    if ui.button("Lock now (Ctrl+L)").clicked() {
+                        actions.push(Action::Lock);
+                    }
+                    if ui.button("Change the passphrase…").clicked() {
+                        self.encryption = Some(EncryptionForm::Passphrase(PassphraseForm::default()));
+                    }
+                    if ui.button("Forget the remembered passphrase").clicked() {
+                        actions.push(Action::Send(Request::ForgetPassphrase));
+                    }
+                    if ui.button("Turn encryption off…").clicked() {
+                        self.encryption = Some(EncryptionForm::ConfirmDecrypt);
+                    }
+                });
+                self.idle_lock_ui(ui);
+            }
+            None => {
+                if ui.button("Encrypt the journal…").clicked() {
+                    self.encryption = Some(EncryptionForm::Passphrase(PassphraseForm::default()));
+                }
+            }
+        }
+    }
+
+    /// The idle time after which an encrypted journal locks.
+    fn idle_lock_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let label = ui.label("Lock after this many minutes without use");
+            self.dirty |= ui
+                .add(egui::DragValue::new(&mut self.settings.lock_after_idle_minutes).range(0..=24 * 60))
+                .labelled_by(label.id)
+                .changed();
+            ui.label(RichText::new("0 for never; Ctrl+L locks at once").weak().small());
         });
     }
 

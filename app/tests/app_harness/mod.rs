@@ -12,6 +12,7 @@ use egui_kittest::kittest::Queryable;
 
 use mindsage::app::{MindSageApp, Startup};
 use mindsage::backend::Backend;
+use mindsage::shell::Shell;
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::StorageOptions;
 use mindsage_core::paths;
@@ -36,22 +37,35 @@ pub fn app_from(startup: Startup, ai: AiSettings, height: f32) -> Harness<'stati
         })
 }
 
+/// The window as a person starts it ([`Shell`]: the unlock screen first when the
+/// journal is encrypted), on the journal in `data_dir`; each opening starts on the
+/// journal screen with the data folder's settings.
+pub fn shell_from(data_dir: std::path::PathBuf, ai: AiSettings, height: f32) -> Harness<'static, Shell> {
+    let database = paths::database_path(&data_dir);
+    Harness::builder()
+        .with_size([1200.0, height])
+        .build_eframe(move |cc| {
+            let starts = Box::new(move || {
+                let mut startup = Startup::on_view(data_dir.clone(), mindsage::views::View::Journal);
+                startup.settings.ollama_host = ai.host.clone();
+                startup
+            });
+            Shell::new(&cc.egui_ctx, database, StorageOptions::default(), starts)
+        })
+}
+
 /// Runs frames until `ready` holds, as the real event loop would while the worker
 /// threads answer; fails naming `what` after [`PATIENCE`].
-pub fn wait_until(
-    harness: &mut Harness<'_, MindSageApp>,
-    what: &str,
-    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
-) {
+pub fn wait_until<S>(harness: &mut Harness<'_, S>, what: &str, ready: impl Fn(&Harness<'_, S>) -> bool) {
     wait_at_most(harness, what, PATIENCE, ready);
 }
 
 /// [`wait_until`] with a patience of its own.
-pub fn wait_at_most(
-    harness: &mut Harness<'_, MindSageApp>,
+pub fn wait_at_most<S>(
+    harness: &mut Harness<'_, S>,
     what: &str,
     patience: Duration,
-    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
+    ready: impl Fn(&Harness<'_, S>) -> bool,
 ) {
     let start = Instant::now();
     loop {
@@ -70,13 +84,13 @@ pub fn wait_at_most(
     }
 }
 
-pub fn shows(harness: &Harness<'_, MindSageApp>, text: &str) -> bool {
+pub fn shows<S>(harness: &Harness<'_, S>, text: &str) -> bool {
     harness.query_all_by_label_contains(text).next().is_some()
 }
 
 /// Types into a text field: focus moves one frame after it is asked for, so the typing
 /// goes in the frame after that.
-pub fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str, text: &str) {
+pub fn type_into<S>(harness: &mut Harness<'_, S>, role: Role, label: &str, text: &str) {
     harness.get_by_role_and_label(role, label).focus();
     harness.run_steps(1);
     harness.get_by_role_and_label(role, label).type_text(text);
@@ -84,7 +98,7 @@ pub fn type_into(harness: &mut Harness<'_, MindSageApp>, role: Role, label: &str
 }
 
 /// Runs frames for `how_long`, as an idle window would (a person looking at it).
-pub fn keep_running(harness: &mut Harness<'_, MindSageApp>, how_long: Duration) {
+pub fn keep_running<S>(harness: &mut Harness<'_, S>, how_long: Duration) {
     let start = Instant::now();
     while start.elapsed() < how_long {
         harness.step();

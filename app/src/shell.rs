@@ -1,0 +1,272 @@
+//! The window around the journal: the unlock screen while an encrypted journal is locked,
+//! the app ([`MindSageApp`]) while it is open, and "Encrypting…" while a change of
+//! encryption runs with the journal closed.
+//!
+//! Locking (Ctrl+L, the idle time, Settings) drops the whole [`MindSageApp`]: its
+//! threads end and close their connections, and with them go the key, the vector copy,
+//! the thumbnails, the dashboard's figures and every screen's text; egui's memory of
+//! the widgets (a text field's undo history holds what was typed) is cleared too.
+//! Unlocking starts everything anew, as a start does.
+//!
+//! A change of encryption (turn on, turn off, change the passphrase) needs the journal
+//! to itself: the app saves, hands the change over and is dropped, the change runs on a
+//! thread of its own, and the app opens again with the new key.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use mindsage_core::ai::AiSettings;
+use mindsage_core::db::cipher::{self, JournalKey};
+use mindsage_core::db::{DbError, StorageOptions};
+use mindsage_core::keystore;
+
+use crate::app::{Handover, MindSageApp, Startup};
+use crate::backend::Backend;
+use crate::views::EncryptionChange;
+use crate::views::unlock::UnlockView;
+
+/// How long a change of encryption waits for the app's own threads to close the journal
+/// (a model call in flight finishes first).
+const THREADS_PATIENCE: Duration = Duration::from_secs(60);
+
+/// Makes the [`Startup`] of each opening: the first carries the command line's asks
+/// (an entry to open, an import), later ones open the journal screen.
+pub type Starts = Box<dyn FnMut() -> Startup>;
+
+pub struct Shell {
+    journal: PathBuf,
+    options: StorageOptions,
+    starts: Starts,
+    state: State,
+}
+
+enum State {
+    Locked(UnlockView),
+    Open(Box<MindSageApp>),
+    Changing {
+        what: &'static str,
+        job: Receiver<Result<Changed, String>>,
+    },
+    /// Between states, for a moment inside one frame.
+    Gone,
+}
+
+impl Shell {
+    /// The window on the journal at `journal`: locked if it is encrypted (the remembered
+    /// passphrase tried first), open otherwise.
+    pub fn new(ctx: &egui::Context, journal: PathBuf, options: StorageOptions, starts: Starts) -> Shell {
+        let mut shell = Shell {
+            state: State::Gone,
+            journal,
+            options,
+            starts,
+        };
+        shell.state = match shell.options.key.is_none() && cipher::is_encrypted(&shell.journal) {
+            true => State::Locked(UnlockView::new(shell.journal.clone(), true, ctx)),
+            false => shell.open_app(ctx, None),
+        };
+        shell
+    }
+
+    /// The app, while the journal is open.
+    pub fn app(&self) -> Option<&MindSageApp> {
+        match &self.state {
+            State::Open(app) => Some(app),
+            _ => None,
+        }
+    }
+
+    pub fn app_mut(&mut self) -> Option<&mut MindSageApp> {
+        match &mut self.state {
+            State::Open(app) => Some(app),
+            _ => None,
+        }
+    }
+
+    /// Whether the unlock screen is showing.
+    pub fn locked(&self) -> bool {
+        matches!(self.state, State::Locked(_))
+    }
+
+    fn open_app(&mut self, ctx: &egui::Context, status: Option<String>) -> State {
+        let startup = (self.starts)();
+        let ai = AiSettings::from_settings(&startup.settings);
+        let backend = Backend::spawn(
+            self.journal.clone(),
+            self.options.clone(),
+            ai,
+            startup.voice_settings(),
+            ctx.clone(),
+        );
+        let mut app = MindSageApp::new(ctx, backend, startup);
+        app.tell(status);
+        State::Open(Box::new(app))
+    }
+
+    /// Drops the key and everything read with it, and shows the unlock screen.
+    fn lock(&mut self, ctx: &egui::Context) -> State {
+        self.options.key = None;
+        forget_widgets(ctx);
+        State::Locked(UnlockView::new(self.journal.clone(), false, ctx))
+    }
+
+    /// Runs `change` on a thread of its own once the app's threads have let go of the
+    /// journal.
+    fn change(&mut self, ctx: &egui::Context, change: EncryptionChange) -> State {
+        let what = match &change {
+            EncryptionChange::Encrypt { .. } => "Encrypting the journal…",
+            EncryptionChange::Rekey { .. } => "Changing the passphrase…",
+            EncryptionChange::Decrypt => "Turning encryption off…",
+        };
+        let (journal, options, ctx) = (self.journal.clone(), self.options.clone(), ctx.clone());
+        let (send, job) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("mindsage-encryption".into())
+            .spawn(move || {
+                let _ = send.send(run_change(&journal, &options, change));
+                ctx.request_repaint();
+            })
+            .expect("spawning a thread");
+        State::Changing { what, job }
+    }
+
+    fn changing_ui(ctx: &egui::Context, what: &str) {
+        egui::CentralPanel::default().show(ctx, |ui| {
+            ui.add_space(ui.available_height() / 3.0);
+            ui.vertical_centered(|ui| {
+                ui.spinner();
+                ui.label(what);
+                ui.label("Every entry is copied into a new file and checked before the old one is erased.");
+            });
+        });
+    }
+}
+
+/// What a change of encryption left: the key the journal opens with now (`None`: plain),
+/// and the backups that could not follow it.
+struct Changed {
+    key: Option<JournalKey>,
+    backups_left: Vec<String>,
+}
+
+/// Carries out `change` on the journal at `journal` and its backups, waiting for the
+/// app's threads to close it.
+fn run_change(
+    journal: &std::path::Path,
+    options: &StorageOptions,
+    change: EncryptionChange,
+) -> Result<Changed, String> {
+    let started = Instant::now();
+    loop {
+        let outcome = match &change {
+            EncryptionChange::Encrypt { passphrase, .. } => {
+                cipher::encrypt(journal, options, passphrase).map(Some)
+            }
+            EncryptionChange::Rekey { passphrase, .. } => {
+                cipher::rekey(journal, options, passphrase).map(Some)
+            }
+            EncryptionChange::Decrypt => cipher::decrypt(journal, options).map(|()| None),
+        };
+        match outcome {
+            Err(DbError::InUse { .. }) if started.elapsed() < THREADS_PATIENCE => {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => return Err(e.to_string()),
+            Ok(key) => {
+                let data_dir = journal.parent().unwrap_or(std::path::Path::new("."));
+                let backups_left = cipher::follow_in_backups(data_dir, options.key.as_ref(), key.as_ref());
+                for problem in &backups_left {
+                    tracing::warn!(%problem, "a backup did not follow the change of encryption");
+                }
+                let remembered = match &change {
+                    EncryptionChange::Encrypt {
+                        passphrase,
+                        remember: true,
+                    }
+                    | EncryptionChange::Rekey {
+                        passphrase,
+                        remember: true,
+                    } => keystore::remember(journal, passphrase),
+                    _ => keystore::forget(journal),
+                };
+                if let Err(error) = remembered {
+                    tracing::warn!(%error, "the credential store could not be updated");
+                }
+                return Ok(Changed { key, backups_left });
+            }
+        }
+    }
+}
+
+/// Clears egui's memory of the widgets: a text field's undo history holds the text
+/// typed into it.
+fn forget_widgets(ctx: &egui::Context) {
+    ctx.memory_mut(|memory| memory.data.clear());
+}
+
+impl eframe::App for Shell {
+    fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        self.ui(ctx, frame);
+    }
+}
+
+impl Shell {
+    /// One frame of the window.
+    pub fn ui(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        let state = std::mem::replace(&mut self.state, State::Gone);
+        self.state = match state {
+            State::Open(mut app) => {
+                eframe::App::update(app.as_mut(), ctx, frame);
+                match app.take_handover() {
+                    None => State::Open(app),
+                    Some(handover) => {
+                        drop(app);
+                        match handover {
+                            Handover::Lock => self.lock(ctx),
+                            Handover::Change(change) => self.change(ctx, change),
+                        }
+                    }
+                }
+            }
+            State::Locked(mut view) => match view.ui(ctx) {
+                Some(key) => {
+                    drop(view);
+                    self.options.key = Some(key);
+                    self.open_app(ctx, None)
+                }
+                None => State::Locked(view),
+            },
+            State::Changing { what, job } => match job.try_recv() {
+                Ok(Ok(Changed { key, backups_left })) => {
+                    let mut told = match &key {
+                        Some(_) if self.options.key.is_some() => "The passphrase is changed, for the backups too.",
+                        Some(_) => {
+                            "The journal is encrypted now, its backups too: without the passphrase they are unreadable."
+                        }
+                        None => "Encryption is off: the journal file and its backups are plain again.",
+                    }
+                    .to_owned();
+                    if !backups_left.is_empty() {
+                        told.push_str(&format!(
+                            " These backups were left as they were: {}.",
+                            backups_left.join("; ")
+                        ));
+                    }
+                    self.options.key = key;
+                    self.open_app(ctx, Some(told))
+                }
+                Ok(Err(message)) => self.open_app(ctx, Some(format!("Nothing was changed: {message}"))),
+                Err(mpsc::TryRecvError::Empty) => {
+                    Self::changing_ui(ctx, what);
+                    State::Changing { what, job }
+                }
+                Err(mpsc::TryRecvError::Disconnected) => self.open_app(
+                    ctx,
+                    Some("The change of encryption stopped unexpectedly; nothing was changed.".into()),
+                ),
+            },
+            State::Gone => State::Gone,
+        };
+    }
+}

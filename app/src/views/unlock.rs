@@ -1,0 +1,236 @@
+//! The screen an encrypted journal opens on, and the passphrase fields that encrypting
+//! and changing a passphrase share.
+//!
+//! Unlocking derives the key (a few hundred milliseconds of PBKDF2 by design) and asks
+//! the credential store (a D-Bus round trip on Linux), so both run on a thread of their
+//! own; the screen shows "Unlocking…" meanwhile and the UI thread never waits. At start
+//! the remembered passphrase, if any, is tried first; the person sees the field only if
+//! there is none or it no longer fits.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver};
+
+use egui::RichText;
+
+use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
+use mindsage_core::keystore;
+
+/// Shortest passphrase accepted for a new key: long enough that guessing it through 256,000
+/// rounds of PBKDF2 per try is out of reach for a list of common words.
+pub const MIN_PASSPHRASE_CHARS: usize = 8;
+
+/// A new passphrase typed twice, with "remember on this computer".
+#[derive(Default)]
+pub struct PassphraseForm {
+    first: String,
+    again: String,
+    pub remember: bool,
+}
+
+impl PassphraseForm {
+    /// The two fields and the checkbox. Returns the passphrase once it is long enough and
+    /// typed the same twice and `button` is pressed (or Enter in the second field).
+    pub fn ui(&mut self, ui: &mut egui::Ui, button: &str) -> Option<Passphrase> {
+        let mut submitted = false;
+        egui::Grid::new("passphrase_form").num_columns(2).show(ui, |ui| {
+            let label = ui.label("New passphrase");
+            ui.add(
+                egui::TextEdit::singleline(&mut self.first)
+                    .password(true)
+                    .id_salt("new_passphrase"),
+            )
+            .labelled_by(label.id);
+            ui.end_row();
+            let label = ui.label("Type it again");
+            let again = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.again)
+                        .password(true)
+                        .id_salt("new_passphrase_again"),
+                )
+                .labelled_by(label.id);
+            submitted |= again.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            ui.end_row();
+        });
+        ui.checkbox(&mut self.remember, "Remember on this computer")
+            .on_hover_text("Kept by the system's credential store, so MindSage opens without asking.");
+        let problem = self.problem();
+        if let Some(problem) = problem {
+            ui.label(RichText::new(problem).weak().small());
+        }
+        ui.label(
+            RichText::new(
+                "Nobody can recover a forgotten passphrase, MindSage included: keep it somewhere safe.",
+            )
+            .weak()
+            .small(),
+        );
+        submitted |= ui
+            .add_enabled(problem.is_none(), egui::Button::new(button))
+            .clicked();
+        if !submitted || problem.is_some() {
+            return None;
+        }
+        let passphrase = Passphrase::new(std::mem::take(&mut self.first)).ok();
+        zeroize_string(&mut self.again);
+        passphrase
+    }
+
+    fn problem(&self) -> Option<&'static str> {
+        if self.first.chars().count() < MIN_PASSPHRASE_CHARS {
+            Some("At least 8 characters.")
+        } else if self.first != self.again {
+            Some("The two do not match yet.")
+        } else {
+            None
+        }
+    }
+}
+
+/// The unlock screen.
+pub struct UnlockView {
+    journal: PathBuf,
+    passphrase: String,
+    remember: bool,
+    /// The unlock thread's answer: the key, or why not.
+    working: Option<Receiver<Result<JournalKey, String>>>,
+    problem: Option<String>,
+    /// Whether the remembered passphrase is being tried (the field is not shown).
+    trying_remembered: bool,
+}
+
+impl UnlockView {
+    /// The screen for the journal at `journal`; with `try_remembered`, the passphrase the
+    /// credential store keeps is tried first (at start; not after the person locked).
+    pub fn new(journal: PathBuf, try_remembered: bool, ctx: &egui::Context) -> UnlockView {
+        let mut view = UnlockView {
+            journal,
+            passphrase: String::new(),
+            remember: false,
+            working: None,
+            problem: None,
+            trying_remembered: try_remembered,
+        };
+        if try_remembered {
+            let path = view.journal.clone();
+            view.spawn(ctx, move || match keystore::remembered(&path) {
+                Ok(Some(passphrase)) => cipher::unlock(&path, &passphrase).map_err(|e| e.to_string()),
+                Ok(None) => Err(String::new()),
+                Err(e) => Err(e.to_string()),
+            });
+        }
+        view
+    }
+
+    /// Runs `work` on the unlock thread.
+    fn spawn(
+        &mut self,
+        ctx: &egui::Context,
+        work: impl FnOnce() -> Result<JournalKey, String> + Send + 'static,
+    ) {
+        let (send, receive) = mpsc::channel();
+        let ctx = ctx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mindsage-unlock".into())
+            .spawn(move || {
+                let _ = send.send(work());
+                ctx.request_repaint();
+            });
+        match spawned {
+            Ok(_) => self.working = Some(receive),
+            Err(e) => self.problem = Some(format!("Unlocking could not start: {e}")),
+        }
+    }
+
+    /// The key once the journal is unlocked.
+    fn poll(&mut self) -> Option<JournalKey> {
+        let outcome = self.working.as_ref()?.try_recv().ok()?;
+        self.working = None;
+        let remembered = std::mem::take(&mut self.trying_remembered);
+        match outcome {
+            Ok(key) => return Some(key),
+            // Nothing remembered: just ask.
+            Err(message) if remembered && message.is_empty() => {}
+            Err(message) if remembered => {
+                self.problem = Some(format!("The remembered passphrase could not be used: {message}"))
+            }
+            Err(message) => self.problem = Some(message),
+        }
+        None
+    }
+
+    /// Draws the screen; returns the key once the journal is unlocked.
+    pub fn ui(&mut self, ctx: &egui::Context) -> Option<JournalKey> {
+        if let Some(key) = self.poll() {
+            return Some(key);
+        }
+        egui::CentralPanel::default().show(ctx, |ui| {
+            ui.add_space(ui.available_height() / 4.0);
+            ui.vertical_centered(|ui| {
+                ui.heading("MindSage");
+                ui.label("This journal is encrypted. Enter its passphrase to open it.");
+                ui.add_space(8.0);
+                if self.working.is_some() {
+                    ui.horizontal(|ui| {
+                        ui.spinner();
+                        ui.label("Unlocking…");
+                    });
+                    return;
+                }
+                self.form_ui(ui);
+            });
+        });
+        None
+    }
+
+    fn form_ui(&mut self, ui: &mut egui::Ui) {
+        let field = ui.add(
+            egui::TextEdit::singleline(&mut self.passphrase)
+                .password(true)
+                .hint_text("Passphrase")
+                .id_salt("unlock_passphrase"),
+        );
+        if !field.has_focus() && self.problem.is_none() {
+            field.request_focus();
+        }
+        let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        ui.checkbox(&mut self.remember, "Remember on this computer");
+        if let Some(problem) = &self.problem {
+            ui.label(RichText::new(problem).color(ui.visuals().error_fg_color));
+        }
+        let unlock = ui.button("Unlock").clicked() || entered;
+        if unlock && !self.passphrase.is_empty() {
+            self.problem = None;
+            let Ok(passphrase) = Passphrase::new(std::mem::take(&mut self.passphrase)) else {
+                return;
+            };
+            let (path, remember) = (self.journal.clone(), self.remember);
+            let ctx = ui.ctx().clone();
+            self.spawn(&ctx, move || {
+                let key = cipher::unlock(&path, &passphrase).map_err(|e| e.to_string())?;
+                if remember && let Err(e) = keystore::remember(&path, &passphrase) {
+                    tracing::warn!(error = %e, "the passphrase could not be remembered");
+                }
+                Ok(key)
+            });
+        }
+    }
+}
+
+impl Drop for UnlockView {
+    fn drop(&mut self) {
+        zeroize_string(&mut self.passphrase);
+    }
+}
+
+impl Drop for PassphraseForm {
+    fn drop(&mut self) {
+        zeroize_string(&mut self.first);
+        zeroize_string(&mut self.again);
+    }
+}
+
+/// Overwrites a typed passphrase before its memory is given back.
+pub fn zeroize_string(text: &mut String) {
+    zeroize::Zeroize::zeroize(text);
+}
