@@ -2,7 +2,9 @@
 # The Windows checks (`make windows-check`): the cross-built exe and the installer,
 # really run under Wine on a virtual display. Builds what it needs (scripts/msi.sh).
 #   1. the command line: --version, seed, add, list --json, stats --json, purge on a
-#      journal in a Windows path, each compared with the Linux binary's answer;
+#      journal in a Windows path, each compared with the Linux binary's answer; an
+#      encrypted journal (SQLCipher with the exe's own OpenSSL): encrypt, read with the
+#      passphrase file, no entry text in the file, a wrong or missing passphrase refused;
 #   2. the data folder defaults to %APPDATA%\MindSage;
 #   3. the window opens on the journal, draws its rows (its --report-startup line) and
 #      closes cleanly when asked, as its close button would;
@@ -112,6 +114,40 @@ for _ in 1 2 3; do
   [ "$status" = 0 ] && [ ! -s "$work/pipe.err" ] || fail "a closed pipe did not end quietly (status $status): $(cat "$work/pipe.err")"
 done
 pass "a closed pipe ends the command quietly"
+# An encrypted journal. The passphrase file has Windows line ends, as Notepad writes
+# it; standard input is no terminal, so nothing is prompted for.
+win_secret="C:\\users\\$user\\MindSage secret"
+unix_secret="$user_dir/MindSage secret"
+rm -rf "$unix_secret"
+printf 'correct horse battery\r\n' >"$user_dir/passphrase.txt"
+printf 'not the passphrase\r\n' >"$user_dir/wrong passphrase.txt"
+passphrase="C:\\users\\$user\\passphrase.txt"
+wrong_passphrase="C:\\users\\$user\\wrong passphrase.txt"
+marker="Cellar door quokka"
+win --data-dir "$win_secret" seed --entries 5 >/dev/null </dev/null
+win --data-dir "$win_secret" add --title "$marker" --body "Kept under a passphrase." >/dev/null </dev/null
+[ "$(grep -a -c "$marker" "$unix_secret/journal.db" || true)" != 0 ] || fail "the plain journal does not hold the entry's title"
+win --data-dir "$win_secret" encrypt --passphrase-file "$passphrase" --json >"$work/win.json" 2>"$work/encrypt.err" </dev/null \
+  || fail "encrypt failed under Wine: $(tail -5 "$work/encrypt.err")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["encrypted"] and r["entries"] == 6, r' "$work/win.json" \
+  || fail "encrypt did not report 6 entries encrypted: $(cat "$work/win.json")"
+found=$(grep -a -c "$marker" "$unix_secret/journal.db" || true)
+[ "$found" = 0 ] || fail "the encrypted journal holds the entry's title in plain text ($found times)"
+if grep -a -r -l "$marker" "$unix_secret" >&2; then fail "a file beside the encrypted journal holds the entry's title"; fi
+pass "encrypt under Wine: the journal's files no longer hold the entry's title"
+win --data-dir "$win_secret" --passphrase-file "$passphrase" --json list >"$work/win.json" 2>"$work/encrypt.err" </dev/null \
+  || fail "list with the passphrase failed under Wine: $(tail -5 "$work/encrypt.err")"
+grep -q "$marker" "$work/win.json" || fail "list with the passphrase does not show the entry"
+pass "the encrypted journal lists with --passphrase-file"
+if win --data-dir "$win_secret" --passphrase-file "$wrong_passphrase" list >/dev/null 2>"$work/wrong.err" </dev/null; then
+  fail "a wrong passphrase opened the encrypted journal"
+fi
+grep -q "passphrase does not open" "$work/wrong.err" || fail "a wrong passphrase was refused without saying so: $(tail -3 "$work/wrong.err")"
+if win --data-dir "$win_secret" list >/dev/null 2>"$work/wrong.err" </dev/null; then
+  fail "the encrypted journal opened without a passphrase"
+fi
+grep -q "is encrypted" "$work/wrong.err" || fail "a missing passphrase was refused without saying so: $(tail -3 "$work/wrong.err")"
+pass "a wrong or missing passphrase is refused, and says so"
 
 # 2. The data folder defaults to %APPDATA%\MindSage.
 default_db=$(win --json info | python3 -c 'import json,sys; print(json.load(sys.stdin)["database"])')

@@ -130,6 +130,16 @@ pub fn run(args: &Args) -> Result<()> {
     startup.import = args.import.clone();
     startup.offer_encryption = !args.demo && matches!(cipher::file_kind(&path), Ok(cipher::FileKind::New));
     let mut options = cli::storage_options(args);
+    // A passphrase file given to the window (`--passphrase-file`, or the environment)
+    // unlocks it at start, before the window opens; otherwise the unlock screen asks.
+    if let Some(file) = args
+        .passphrase_file
+        .as_deref()
+        .filter(|_| cipher::is_encrypted(&path))
+    {
+        let passphrase = cipher::Passphrase::from_file(file)?;
+        options.key = Some(cipher::unlock(&path, &passphrase)?);
+    }
     if args.mmap_size.is_none() {
         options.mmap_size = startup.settings.mmap_size;
     }

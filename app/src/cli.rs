@@ -6,8 +6,8 @@
 //! one statement, so an interrupted command leaves the journal as before it (SQLite rolls
 //! an unfinished transaction back) and nothing typed is held anywhere else.
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use chrono::{Duration, Local};
@@ -16,13 +16,18 @@ use serde::Serialize;
 
 use mindsage_core::ai::{AiSettings, OllamaClient, search_box};
 use mindsage_core::clock;
-use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, stats};
+use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
+use mindsage_core::db::{self, DEFAULT_USER, DbError, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::export;
+use mindsage_core::keystore;
 use mindsage_core::paths;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchMode, Searcher};
 use mindsage_core::voice;
+
+/// The environment variable that names the passphrase file (`--passphrase-file`).
+pub const PASSPHRASE_FILE_ENV: &str = "MINDSAGE_PASSPHRASE_FILE";
 
 #[derive(Debug, Clone, Parser)]
 #[command(name = "mindsage", version, about = "A private, local-first journal.")]
@@ -35,6 +40,18 @@ pub struct Args {
     /// Bytes of the journal SQLite may memory-map (0 turns mapping off).
     #[arg(long, global = true, value_name = "BYTES")]
     pub mmap_size: Option<u64>,
+
+    /// The passphrase of an encrypted journal: the first line of FILE (for `encrypt`,
+    /// the new passphrase). Without it, the passphrase remembered on this computer, or
+    /// asked for on a terminal.
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        env = PASSPHRASE_FILE_ENV,
+        hide_env_values = true
+    )]
+    pub passphrase_file: Option<PathBuf>,
 
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
@@ -144,7 +161,7 @@ pub enum Command {
     Purge { id: i64 },
     /// Totals, streaks and words.
     Stats,
-    /// Where the journal is and the SQLite settings in effect.
+    /// Where the journal is, whether it is encrypted, and the SQLite settings in effect.
     Info,
     /// Search as the search box does: by words and, when the local model is running, by
     /// meaning; dates in the query ("in March") filter.
@@ -185,10 +202,29 @@ pub enum Command {
         path: PathBuf,
         #[arg(long, value_enum)]
         format: Option<ExportFormat>,
+        /// From an encrypted journal: export all the same, although the export is not
+        /// encrypted (anyone with its files can read them). A terminal asks instead.
+        #[arg(long)]
+        allow_plain: bool,
     },
     /// Copy the journal into FILE, whole, while the app may be running (SQLite's online
     /// backup); the copy is checked before it takes the name.
     Backup { file: PathBuf },
+    /// Encrypt the journal (SQLCipher, every page of the file, its -wal and its backups
+    /// from now on): it opens only with its passphrase. The new passphrase is the first
+    /// line of --passphrase-file, or typed twice on a terminal. Close the app first.
+    Encrypt,
+    /// Turn the encrypted journal back into a plain one, which anyone with the file can
+    /// read. Needs its passphrase. Close the app first.
+    Decrypt,
+    /// Change the encrypted journal's passphrase: the current one as for any command,
+    /// the new one from --new-passphrase-file or typed twice on a terminal. Backups made
+    /// before keep the old one. Close the app first.
+    Rekey {
+        /// The new passphrase: the first line of FILE.
+        #[arg(long, value_name = "FILE")]
+        new_passphrase_file: Option<PathBuf>,
+    },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -237,20 +273,23 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         return Ok(());
     }
     let path = database_path(args)?;
-    let options = storage_options(args);
-    if let Command::Restore { target } = &command
-        && target.parse::<i64>().is_err()
-    {
-        let file = std::path::Path::new(target);
-        let report = db::backup::restore(&path, file, &options)?;
-        return print(args, &report, || {
-            format!(
-                "Restored {} entries from {} into {}",
-                report.entries,
-                file.display(),
-                report.path.display()
-            )
-        });
+    let mut options = storage_options(args);
+    match &command {
+        Command::Encrypt => return encrypt(args, &path, options),
+        Command::Decrypt => return decrypt(args, &path, options),
+        Command::Rekey { new_passphrase_file } => {
+            return rekey(args, &path, options, new_passphrase_file.as_deref());
+        }
+        Command::Restore { target } if target.parse::<i64>().is_err() => {
+            return restore_backup(args, &path, Path::new(target), options);
+        }
+        Command::Export { allow_plain, .. } if cipher::is_encrypted(&path) => {
+            allow_plain_export(&path, *allow_plain)?;
+        }
+        _ => {}
+    }
+    if cipher::is_encrypted(&path) {
+        options.key = Some(unlock(args, &path, &path)?);
     }
     let mut conn = db::open(&path, &options)?;
     conn.busy_handler(Some(wait_for_the_other_writer))?;
@@ -313,29 +352,47 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Purge { id } => purge(args, &mut conn, id, &options),
         Command::Stats => stats(args, &conn),
         Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
-        Command::Transcribe { .. } => unreachable!("answered before the journal is opened"),
+        Command::Transcribe { .. } | Command::Encrypt | Command::Decrypt | Command::Rekey { .. } => {
+            unreachable!("answered before the journal is opened")
+        }
         Command::Index { wait } => {
             drop(conn);
             crate::index::run(&path, &options, &ai_settings(args)?, wait, args.json)
         }
-        Command::Search { query, limit } => search(args, &conn, &query, limit),
+        Command::Search { query, limit } => search(args, &conn, &options, &query, limit),
         Command::Import { path, dry_run } => crate::import::run(&mut conn, &path, dry_run, args.json),
-        Command::Export { path, format } => export(args, &conn, &path, format),
+        Command::Export { path, format, .. } => export(args, &conn, &path, format),
         Command::Backup { file } => {
             let report = db::backup::backup(&conn, &file, options.key.as_ref())?;
-            print(args, &report, || {
+            let encrypted = options.key.is_some();
+            let json = serde_json::json!({
+                "path": report.path,
+                "entries": report.entries,
+                "bytes": report.bytes,
+                "encrypted": encrypted,
+            });
+            print(args, &json, || {
                 format!(
-                    "Backed up {} entries into {} ({} bytes)",
+                    "Backed up {} entries into {} ({} bytes){}",
                     report.entries,
                     file.display(),
-                    report.bytes
+                    report.bytes,
+                    if encrypted {
+                        ", encrypted: it opens with the journal's passphrase as it is now"
+                    } else {
+                        ""
+                    }
                 )
             })
         }
         Command::Info => {
+            let cipher_version: Option<String> =
+                conn.query_row("PRAGMA cipher_version", [], |row| row.get(0)).ok();
             let info = serde_json::json!({
                 "database": path,
                 "version": env!("CARGO_PKG_VERSION"),
+                "encrypted": options.key.is_some(),
+                "cipher_version": cipher_version,
                 "pragmas": db::effective_pragmas(&conn)?,
             });
             print(args, &info, || {
@@ -343,6 +400,306 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             })
         }
     }
+}
+
+// Encryption at rest (core's `db::cipher`): where a passphrase comes from, and the
+// commands that convert the journal. A passphrase is never printed or logged: it lives
+// in core's `Passphrase`, which hides itself from `Debug` and is wiped when dropped.
+
+/// How often a terminal may type a wrong passphrase before the command gives up.
+const PROMPT_TRIES: u32 = 3;
+
+/// The key of the encrypted `file` (the journal, or a backup of the journal `journal`):
+/// its passphrase from `--passphrase-file` (or `MINDSAGE_PASSPHRASE_FILE`), else the one
+/// remembered on this computer for `journal`, else typed on a terminal. Without a
+/// terminal, an error that says how to give it.
+fn unlock(args: &Args, file: &Path, journal: &Path) -> Result<JournalKey> {
+    if let Some(from) = &args.passphrase_file {
+        let passphrase = Passphrase::from_file(from)?;
+        return Ok(cipher::unlock(file, &passphrase)?);
+    }
+    match keystore::remembered(journal) {
+        Ok(Some(passphrase)) => match cipher::unlock(file, &passphrase) {
+            Ok(key) => return Ok(key),
+            Err(DbError::WrongPassphrase { .. }) => eprintln!(
+                "The passphrase remembered on this computer does not open {}.",
+                file.display()
+            ),
+            Err(e) => return Err(e.into()),
+        },
+        Ok(None) => {}
+        // No credential store here (no Secret Service on a server, say): not an error
+        // for a command, which asks for the passphrase instead.
+        Err(error) => tracing::debug!(%error, "no remembered passphrase"),
+    }
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "{} is encrypted: give its passphrase with --passphrase-file FILE (or the {PASSPHRASE_FILE_ENV} environment variable), or run the command in a terminal to type it",
+            file.display()
+        );
+    }
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let passphrase = typed(&format!("Passphrase for {}: ", file.display()))?;
+        match cipher::unlock(file, &passphrase) {
+            Err(DbError::WrongPassphrase { .. }) if tries < PROMPT_TRIES => {
+                eprintln!("That passphrase does not open it; try again.");
+            }
+            unlocked => return Ok(unlocked?),
+        }
+    }
+}
+
+/// A passphrase typed on the terminal, not echoed; nothing typed is an error.
+fn typed(prompt: &str) -> Result<Passphrase> {
+    let text = rpassword::prompt_password(prompt).context("reading the passphrase from the terminal")?;
+    if text.is_empty() {
+        bail!("no passphrase was typed; nothing was changed");
+    }
+    Ok(Passphrase::new(text)?)
+}
+
+/// A new passphrase for `journal`: the first line of `file`, else typed twice on a
+/// terminal (the two must agree). `option` names the flag that gives the file.
+fn new_passphrase(file: Option<&Path>, journal: &Path, option: &str) -> Result<Passphrase> {
+    if let Some(file) = file {
+        return Ok(Passphrase::from_file(file)?);
+    }
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "give the new passphrase for {} with {option}, or run the command in a terminal to type it; nothing was changed",
+            journal.display()
+        );
+    }
+    eprintln!(
+        "Choose a passphrase for {}. Keep it safe: without it the journal cannot be read, by anyone.",
+        journal.display()
+    );
+    let first = typed("New passphrase: ")?;
+    let second = typed("The same passphrase again: ")?;
+    if first.as_str() != second.as_str() {
+        bail!("the two passphrases differ; nothing was changed");
+    }
+    Ok(first)
+}
+
+/// `mindsage export` from an encrypted journal: the export is plain, so a terminal is
+/// asked first, and anywhere else `--allow-plain` must say so.
+fn allow_plain_export(journal: &Path, allowed: bool) -> Result<()> {
+    if allowed {
+        return Ok(());
+    }
+    let warning = format!(
+        "{} is encrypted, but an export is not: anyone who has the exported files can read every entry in them.",
+        journal.display()
+    );
+    if !std::io::stdin().is_terminal() {
+        bail!("{warning} Add --allow-plain to export all the same; nothing was written");
+    }
+    eprint!("{warning}\nExport all the same? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .context("reading the answer from the terminal")?;
+    match answer.trim().to_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => bail!("nothing was exported"),
+    }
+}
+
+/// What a conversion leaves: the journal, whether it is encrypted now, and its entries
+/// (counted on a connection opened the way every command opens it, so the count also
+/// says the journal opens).
+#[derive(Serialize)]
+struct Converted {
+    path: PathBuf,
+    encrypted: bool,
+    entries: u64,
+    /// Backups already in the data folder's `backups/`, which stay as they were made:
+    /// those of a plain journal plain, the others opening with the passphrase they were
+    /// made with.
+    earlier_backups: usize,
+    /// Whether the passphrase remembered on this computer changed with it (`rekey`
+    /// updates it, `decrypt` forgets it).
+    remembered_passphrase: Option<&'static str>,
+}
+
+fn converted(path: &Path, options: &StorageOptions) -> Result<Converted> {
+    let conn = db::open(path, options)?;
+    let entries = entries::count(&conn, DEFAULT_USER)?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    Ok(Converted {
+        path: path.to_owned(),
+        encrypted: options.key.is_some(),
+        entries,
+        earlier_backups: db::backup::list(folder).len(),
+        remembered_passphrase: None,
+    })
+}
+
+/// Whether this computer remembers a passphrase for `journal` (quietly no when it has
+/// no credential store).
+fn is_remembered(journal: &Path) -> bool {
+    matches!(keystore::remembered(journal), Ok(Some(_)))
+}
+
+/// `mindsage encrypt`.
+fn encrypt(args: &Args, path: &Path, options: StorageOptions) -> Result<()> {
+    if cipher::is_encrypted(path) {
+        bail!(
+            "{} is already encrypted; `mindsage rekey` changes its passphrase",
+            path.display()
+        );
+    }
+    let passphrase = new_passphrase(
+        args.passphrase_file.as_deref(),
+        path,
+        &format!("--passphrase-file FILE (or the {PASSPHRASE_FILE_ENV} environment variable)"),
+    )?;
+    let key = cipher::encrypt(path, &options, &passphrase)?;
+    let report = converted(
+        path,
+        &StorageOptions {
+            key: Some(key),
+            ..options
+        },
+    )?;
+    print(args, &report, || {
+        let mut text = format!(
+            "Encrypted {} ({} entries): it opens only with its passphrase now.",
+            path.display(),
+            report.entries
+        );
+        if report.earlier_backups > 0 {
+            text.push_str(&format!(
+                "\nThe {} backups made before, in {}, stay as they were made (a backup of the plain journal is plain): delete those nobody else should read.",
+                report.earlier_backups,
+                path.with_file_name(db::backup::BACKUPS_FOLDER).display()
+            ));
+        }
+        text
+    })
+}
+
+/// `mindsage decrypt`.
+fn decrypt(args: &Args, path: &Path, mut options: StorageOptions) -> Result<()> {
+    refuse_unless_encrypted(path)?;
+    options.key = Some(unlock(args, path, path)?);
+    cipher::decrypt(path, &options)?;
+    let mut report = converted(path, &StorageOptions { key: None, ..options })?;
+    if is_remembered(path) {
+        report.remembered_passphrase = Some(match keystore::forget(path) {
+            Ok(()) => "forgotten",
+            Err(error) => {
+                eprintln!("warning: {error}");
+                "kept"
+            }
+        });
+    }
+    print(args, &report, || {
+        let mut text = format!(
+            "Decrypted {} ({} entries): it opens without a passphrase now, and anyone with the file can read it.",
+            path.display(),
+            report.entries
+        );
+        if report.remembered_passphrase == Some("forgotten") {
+            text.push_str("\nThe passphrase remembered on this computer was forgotten.");
+        }
+        text
+    })
+}
+
+/// `mindsage rekey`.
+fn rekey(args: &Args, path: &Path, mut options: StorageOptions, new_file: Option<&Path>) -> Result<()> {
+    refuse_unless_encrypted(path)?;
+    options.key = Some(unlock(args, path, path)?);
+    let passphrase = new_passphrase(new_file, path, "--new-passphrase-file FILE")?;
+    let key = cipher::rekey(path, &options, &passphrase)?;
+    let mut report = converted(
+        path,
+        &StorageOptions {
+            key: Some(key),
+            ..options
+        },
+    )?;
+    if is_remembered(path) {
+        report.remembered_passphrase = Some(match keystore::remember(path, &passphrase) {
+            Ok(()) => "updated",
+            Err(error) => {
+                eprintln!("warning: {error}");
+                "stale"
+            }
+        });
+    }
+    print(args, &report, || {
+        let mut text = format!(
+            "Changed the passphrase of {} ({} entries): it opens only with the new one now.",
+            path.display(),
+            report.entries
+        );
+        if report.earlier_backups > 0 {
+            text.push_str(&format!(
+                "\nThe {} backups made before, in {}, still open with the passphrase they were made with.",
+                report.earlier_backups,
+                path.with_file_name(db::backup::BACKUPS_FOLDER).display()
+            ));
+        }
+        match report.remembered_passphrase {
+            Some("updated") => text.push_str("\nThe passphrase remembered on this computer is the new one."),
+            Some(_) => text.push_str("\nThe passphrase remembered on this computer is still the old one."),
+            None => {}
+        }
+        text
+    })
+}
+
+/// `decrypt` and `rekey` work on an encrypted journal only.
+fn refuse_unless_encrypted(path: &Path) -> Result<()> {
+    match cipher::file_kind(path).with_context(|| format!("reading {}", path.display()))? {
+        cipher::FileKind::Encrypted { .. } => Ok(()),
+        cipher::FileKind::New => bail!("there is no journal at {}", path.display()),
+        cipher::FileKind::Plain => bail!(
+            "{} is not encrypted; `mindsage encrypt` encrypts it",
+            path.display()
+        ),
+    }
+}
+
+/// `mindsage restore FILE`: an encrypted backup opens with the passphrase it was made
+/// with (given as for any command); the restored journal is then encrypted as the
+/// backup was.
+fn restore_backup(args: &Args, path: &Path, file: &Path, mut options: StorageOptions) -> Result<()> {
+    if cipher::is_encrypted(file) {
+        options.key = Some(unlock(args, file, path)?);
+    }
+    let was_encrypted = cipher::is_encrypted(path);
+    let report = db::backup::restore(path, file, &options)?;
+    let encrypted = options.key.is_some();
+    let json = serde_json::json!({
+        "path": report.path,
+        "entries": report.entries,
+        "bytes": report.bytes,
+        "encrypted": encrypted,
+    });
+    print(args, &json, || {
+        let mut text = format!(
+            "Restored {} entries from {} into {}",
+            report.entries,
+            file.display(),
+            report.path.display()
+        );
+        match (was_encrypted, encrypted) {
+            (true, false) => text.push_str(
+                "\nThe backup was not encrypted, so the journal is not any more: `mindsage encrypt` encrypts it again.",
+            ),
+            (false, true) => text.push_str(
+                "\nThe backup was encrypted, so the journal is now: it opens with the backup's passphrase.",
+            ),
+            _ => {}
+        }
+        text
+    })
 }
 
 fn seed_demo(args: &Args, conn: &mut rusqlite::Connection, entries: usize, seed: u64) -> Result<()> {
@@ -526,11 +883,17 @@ fn stats(args: &Args, conn: &rusqlite::Connection) -> Result<()> {
 
 /// The search box's search ([`search_box::search`]); without the model, words only and
 /// a line saying why.
-fn search(args: &Args, conn: &rusqlite::Connection, query: &str, limit: u16) -> Result<()> {
+fn search(
+    args: &Args,
+    conn: &rusqlite::Connection,
+    options: &StorageOptions,
+    query: &str,
+    limit: u16,
+) -> Result<()> {
     let client = OllamaClient::new(&ai_settings(args)?);
     let outcome = search_box::search(
         &client,
-        &mut Searcher::default(),
+        &mut Searcher::with_key(options.key.clone()),
         conn,
         DEFAULT_USER,
         query,

@@ -100,7 +100,7 @@ pub(crate) fn serve(
         model_work: Some((ai, path.clone(), options.clone())),
         writer,
         stats: StatsCache::default(),
-        searcher: Searcher::default(),
+        searcher: Searcher::with_key(options.key.clone()),
         reply,
         data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
         busy_timeout: options.busy_timeout,

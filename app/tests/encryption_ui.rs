@@ -173,8 +173,10 @@ fn an_encrypted_journal_opens_on_the_unlock_screen_and_locks_when_left_alone() {
     )
     .unwrap();
     // Locks after a minute without use.
-    let mut settings = mindsage_core::settings::Settings::default();
-    settings.lock_after_idle_minutes = 1;
+    let settings = mindsage_core::settings::Settings {
+        lock_after_idle_minutes: 1,
+        ..Default::default()
+    };
     settings.save(dir.path()).unwrap();
 
     let mut harness = window(dir.path());

@@ -15,7 +15,9 @@ const SERVICE: &str = "MindSage";
 
 /// Why the credential store could not be used.
 #[derive(Debug, thiserror::Error)]
-#[error("this computer's credential store could not be used ({0}); the passphrase will be asked for at each start")]
+#[error(
+    "this computer's credential store could not be used ({0}); the passphrase will be asked for at each start"
+)]
 pub struct KeystoreError(String);
 
 fn entry(journal: &Path) -> Result<keyring::Entry, KeystoreError> {

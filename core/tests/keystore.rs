@@ -15,20 +15,35 @@ fn a_remembered_passphrase_comes_back_per_journal_and_is_forgotten_on_request() 
     };
     let dir = tempfile::tempdir().unwrap();
     let (first, second) = (dir.path().join("a/journal.db"), dir.path().join("b/journal.db"));
-    assert!(keystore::remembered(&first).unwrap().is_none(), "nothing remembered yet");
+    assert!(
+        keystore::remembered(&first).unwrap().is_none(),
+        "nothing remembered yet"
+    );
 
     keystore::remember(&first, &Passphrase::new("zqxkeptsecret one").unwrap()).unwrap();
     keystore::remember(&second, &Passphrase::new("zqxkeptsecret two").unwrap()).unwrap();
-    assert_eq!(keystore::remembered(&first).unwrap().unwrap().as_str(), "zqxkeptsecret one");
-    assert_eq!(keystore::remembered(&second).unwrap().unwrap().as_str(), "zqxkeptsecret two");
+    assert_eq!(
+        keystore::remembered(&first).unwrap().unwrap().as_str(),
+        "zqxkeptsecret one"
+    );
+    assert_eq!(
+        keystore::remembered(&second).unwrap().unwrap().as_str(),
+        "zqxkeptsecret two"
+    );
 
     keystore::remember(&first, &Passphrase::new("zqxkeptsecret changed").unwrap()).unwrap();
-    assert_eq!(keystore::remembered(&first).unwrap().unwrap().as_str(), "zqxkeptsecret changed");
+    assert_eq!(
+        keystore::remembered(&first).unwrap().unwrap().as_str(),
+        "zqxkeptsecret changed"
+    );
 
     keystore::forget(&first).unwrap();
     assert!(keystore::remembered(&first).unwrap().is_none());
     keystore::forget(&first).unwrap();
-    assert!(keystore::remembered(&second).unwrap().is_some(), "the other journal's stays");
+    assert!(
+        keystore::remembered(&second).unwrap().is_some(),
+        "the other journal's stays"
+    );
     assert!(
         walk(dir.path()).is_empty(),
         "nothing was written into the data folders"
@@ -41,7 +56,10 @@ fn without_a_credential_store_the_error_says_what_happens_instead() {
     let dir = tempfile::tempdir().unwrap();
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "unreachable_store_child", "--nocapture", "--ignored"])
-        .env("DBUS_SESSION_BUS_ADDRESS", format!("unix:path={}/no-bus", dir.path().display()))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            format!("unix:path={}/no-bus", dir.path().display()),
+        )
         .output()
         .unwrap();
     let printed = String::from_utf8_lossy(&output.stdout);

@@ -92,7 +92,7 @@ fn copy_to(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<(
 
 /// Makes a copy one file with no -wal beside it (the copied header asks for WAL, and
 /// every later open would leave -wal and -shm files next to the backup).
-fn self_contained(path: &Path, key: Option<&JournalKey>) -> Result<()> {
+pub(crate) fn self_contained(path: &Path, key: Option<&JournalKey>) -> Result<()> {
     let conn = Connection::open(path).map_err(|source| DbError::Open {
         path: path.to_path_buf(),
         source,
@@ -131,7 +131,14 @@ pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<
     check(from, key)?;
     let staged = beside(journal, "restoring");
     let source = cipher::open_read_only(from, key)?;
-    if let Err(e) = copy_to(&source, &staged, key) {
+    // What a restore killed before its swap left here is erased first (it holds the
+    // text of a journal, and a leftover plain or under another key would be refused as
+    // the copy's destination), and the copy starts on a new file readable by the person
+    // only, as the journal it becomes.
+    erase_partial(&staged);
+    let reserved = crate::paths::reserve_private_file(&staged)
+        .map_err(|e| DbError::Invalid(format!("cannot write {}: {e}", staged.display())));
+    if let Err(e) = reserved.and_then(|()| copy_to(&source, &staged, key)) {
         let _ = std::fs::remove_file(&staged);
         return Err(e);
     }

@@ -104,6 +104,34 @@ impl JournalKey {
         JournalKey::derive(passphrase, salt)
     }
 
+    /// The key in SQLCipher's raw-key form, 96 hex digits (the key, then the salt):
+    /// what a process that must not derive the key again is handed (the crash tests'
+    /// child processes), and what `sqlcipher` opens the journal with as
+    /// `PRAGMA key = "x'…'"`. As secret as the passphrase.
+    pub fn to_raw_hex(&self) -> Zeroizing<String> {
+        let literal = self.literal();
+        Zeroizing::new(literal[3..literal.len() - 2].to_owned())
+    }
+
+    /// A key from its raw-key form ([`JournalKey::to_raw_hex`]).
+    pub fn from_raw_hex(text: &str) -> Result<JournalKey> {
+        let invalid = || DbError::Invalid("a raw key is 96 hex digits: the key, then the salt".into());
+        let text = text.trim();
+        if text.len() != 2 * (KEY_LEN + SALT_LEN) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(invalid());
+        }
+        let mut bytes = Zeroizing::new([0_u8; KEY_LEN + SALT_LEN]);
+        for (byte, pair) in bytes.iter_mut().zip(text.as_bytes().chunks(2)) {
+            let pair = std::str::from_utf8(pair).map_err(|_| invalid())?;
+            *byte = u8::from_str_radix(pair, 16).map_err(|_| invalid())?;
+        }
+        let mut key = Zeroizing::new([0_u8; KEY_LEN]);
+        key.copy_from_slice(&bytes[..KEY_LEN]);
+        let mut salt = [0_u8; SALT_LEN];
+        salt.copy_from_slice(&bytes[KEY_LEN..]);
+        Ok(JournalKey { key, salt })
+    }
+
     /// SQLCipher's raw-key form, `x'<key><salt>'`, in memory wiped after use.
     fn literal(&self) -> Zeroizing<String> {
         let mut text = Zeroizing::new(String::with_capacity(4 + 2 * (KEY_LEN + SALT_LEN)));
@@ -118,6 +146,9 @@ impl JournalKey {
 
     /// Keys a connection: the first statement it runs.
     pub(crate) fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
+        // SQLCipher writes its own lines to stderr when a page does not decrypt (a
+        // wrong passphrase); the error we return says it once, in the person's words.
+        conn.execute_batch("PRAGMA cipher_log_level = NONE")?;
         conn.execute_batch(&Zeroizing::new(format!("PRAGMA key = {};", *self.literal())))
     }
 }
@@ -147,8 +178,17 @@ pub enum FileKind {
     Encrypted { salt: [u8; SALT_LEN] },
 }
 
-/// Reads the first bytes of `path` and says which [`FileKind`] it is.
+/// Reads the first bytes of `path` and says which [`FileKind`] it is. Where a
+/// conversion was killed with the journal renamed and its copy not yet in its place,
+/// the journal is the one the next [`super::open`] puts back ([`finish_swap`]).
 pub fn file_kind(path: &Path) -> std::io::Result<FileKind> {
+    match kind_of_file(path)? {
+        FileKind::New if replaced(path).exists() => kind_of_file(&replaced(path)),
+        kind => Ok(kind),
+    }
+}
+
+fn kind_of_file(path: &Path) -> std::io::Result<FileKind> {
     use std::io::Read;
     let mut file = match std::fs::File::open(path) {
         Ok(file) => file,
@@ -184,13 +224,12 @@ pub fn is_encrypted(path: &Path) -> bool {
 /// it opens the journal, reading only. Slow on purpose (the key derivation): never on
 /// the UI thread.
 pub fn unlock(path: &Path, passphrase: &Passphrase) -> Result<JournalKey> {
+    // The app unlocks before it opens: a journal a killed conversion left renamed is
+    // put back first, as opening would.
+    finish_swap(path);
     let salt = match file_kind(path).map_err(|e| io_error(path, e))? {
         FileKind::Encrypted { salt } => salt,
-        FileKind::Plain => {
-            return Err(DbError::NotEncrypted {
-                path: path.to_path_buf(),
-            });
-        }
+        FileKind::Plain => return Err(not_encrypted(path)),
         FileKind::New => {
             return Err(DbError::Invalid(format!(
                 "there is no journal at {}",
@@ -207,14 +246,13 @@ pub fn unlock(path: &Path, passphrase: &Passphrase) -> Result<JournalKey> {
 /// Checks the file against the key a connection is about to be given, and gives it:
 /// called by [`super::open`] before anything else runs on the connection.
 pub(crate) fn key_connection(conn: &Connection, path: &Path, key: Option<&JournalKey>) -> Result<()> {
-    let kind = file_kind(path).map_err(|e| io_error(path, e))?;
+    // The file SQLite is about to open, not one a killed conversion left beside it.
+    let kind = kind_of_file(path).map_err(|e| io_error(path, e))?;
     match (kind, key) {
         (FileKind::Encrypted { .. }, None) => Err(DbError::Encrypted {
             path: path.to_path_buf(),
         }),
-        (FileKind::Plain, Some(_)) => Err(DbError::NotEncrypted {
-            path: path.to_path_buf(),
-        }),
+        (FileKind::Plain, Some(_)) => Err(not_encrypted(path)),
         (FileKind::Encrypted { salt }, Some(key)) if salt != key.salt => Err(DbError::WrongPassphrase {
             path: path.to_path_buf(),
         }),
@@ -223,6 +261,26 @@ pub(crate) fn key_connection(conn: &Connection, path: &Path, key: Option<&Journa
             source,
         }),
         (_, None) => Ok(()),
+    }
+}
+
+/// The error for a file given a key that is not encrypted: a plain SQLite file is told
+/// it opens without a passphrase, anything else (an encrypted journal cut short in the
+/// middle of a page, text) that it is damaged or no journal, not that it is plain.
+fn not_encrypted(path: &Path) -> DbError {
+    let mut head = [0_u8; SQLITE_HEADER.len()];
+    let plain = std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
+        .is_ok_and(|()| &head == SQLITE_HEADER);
+    match plain {
+        true => DbError::NotEncrypted {
+            path: path.to_path_buf(),
+        },
+        false => DbError::NotAJournal {
+            path: path.to_path_buf(),
+            detail: "it is neither a SQLite database nor a whole encrypted journal: damaged, or cut short"
+                .into(),
+        },
     }
 }
 
@@ -286,6 +344,12 @@ pub fn rekey(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> 
         });
     };
     let key = JournalKey::derive(passphrase, old.salt);
+    rekey_to(path, options, &key)?;
+    Ok(key)
+}
+
+/// [`rekey`] with the new key already derived.
+fn rekey_to(path: &Path, options: &StorageOptions, key: &JournalKey) -> Result<()> {
     let conn = take_whole(path, options)?;
     conn.execute_batch(&Zeroizing::new(format!("PRAGMA rekey = {};", *key.literal())))?;
     // The -wal still holds pages under the old key until they are copied back.
@@ -296,9 +360,34 @@ pub fn rekey(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> 
         options.busy_timeout,
     )?;
     drop(conn);
-    let check = open_read_only(path, Some(&key))?;
-    read_schema(&check, path, true)?;
-    Ok(key)
+    let check = open_read_only(path, Some(key))?;
+    read_schema(&check, path, true)
+}
+
+/// Brings the backups in `data_dir` in line with a change of the journal's key (`from`
+/// was its key, `to` is its key now; `None`: plain), so turning encryption on covers
+/// the backups made before, and a backup opens with the journal's passphrase. A backup
+/// that does not open with `from` (made under an earlier passphrase) is left as it is.
+/// Returns a line per backup that could not be changed.
+pub fn follow_in_backups(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
+    let options = StorageOptions {
+        key: from.cloned(),
+        ..StorageOptions::default()
+    }
+    .for_background();
+    super::backup::list(data_dir)
+        .into_iter()
+        .filter_map(|backup| {
+            let changed = match (from, to) {
+                // Rekeyed in place, the backup is left in WAL mode by the open that
+                // took it: put back in rollback mode, one file, as every backup is.
+                (Some(_), Some(to)) => rekey_to(&backup.path, &options, to)
+                    .and_then(|()| super::backup::self_contained(&backup.path, Some(to))),
+                _ => convert(&backup.path, &options, to),
+            };
+            changed.err().map(|e| format!("{}: {e}", backup.path.display()))
+        })
+        .collect()
 }
 
 /// Opens the journal as the only connection to it: refused (with a message saying why)
@@ -307,13 +396,13 @@ pub fn rekey(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> 
 fn take_whole(path: &Path, options: &StorageOptions) -> Result<Connection> {
     let conn = super::open(path, &options.for_background())?;
     conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE")?;
-    conn.execute_batch("BEGIN EXCLUSIVE; COMMIT;").map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => DbError::Invalid(format!(
-            "{} is open in another MindSage (the app or a command): close it, then try again; nothing was changed",
-            path.display()
-        )),
-        _ => DbError::Sqlite(e),
-    })?;
+    conn.execute_batch("BEGIN EXCLUSIVE; COMMIT;")
+        .map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => DbError::InUse {
+                path: path.to_path_buf(),
+            },
+            _ => DbError::Sqlite(e),
+        })?;
     Ok(conn)
 }
 
@@ -405,11 +494,14 @@ fn swap_in(path: &Path, copy: &Path) -> std::io::Result<()> {
 
 /// Finishes or undoes a swap a kill interrupted: called before every open. The old
 /// journal under [`replaced`] goes back if the new one never arrived, and is overwritten
-/// otherwise.
+/// otherwise. An empty file in the journal's place is not the new one (a checked copy
+/// never is empty) but a file made since, as `db::open` reserves the journal's name
+/// before SQLite opens it: the old journal goes back over it.
 pub(crate) fn finish_swap(path: &Path) {
     let old = replaced(path);
     if old.exists() {
-        let outcome = match path.exists() {
+        let arrived = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+        let outcome = match arrived {
             true => recordings::erase(&old),
             false => std::fs::rename(&old, path),
         };
@@ -502,6 +594,19 @@ mod tests {
         assert_eq!(file_kind(&path).unwrap(), FileKind::Encrypted { salt: [7; 16] });
         std::fs::write(&path, [7_u8; 1000]).unwrap();
         assert_eq!(file_kind(&path).unwrap(), FileKind::Plain, "not whole pages");
+    }
+
+    #[test]
+    fn a_key_goes_to_its_raw_form_and_back() {
+        let key = JournalKey::derive(&Passphrase::new("hunter2").unwrap(), [0xa5; 16]);
+        let hex = key.to_raw_hex();
+        assert_eq!(hex.len(), 96);
+        assert!(hex.ends_with(&"a5".repeat(16)));
+        assert!(JournalKey::from_raw_hex(&hex).unwrap() == key);
+        assert!(JournalKey::from_raw_hex(&hex[1..]).is_err());
+        assert!(JournalKey::from_raw_hex(&format!("{}g", &hex[1..])).is_err());
+        assert!(JournalKey::from_raw_hex(&"é".repeat(48)).is_err());
+        assert!(JournalKey::from_raw_hex(&format!("+a{}", &hex[2..])).is_err());
     }
 
     #[test]

@@ -63,6 +63,10 @@ pub enum DbError {
     #[error("{path} is not encrypted, so it opens without a passphrase; it was left untouched")]
     NotEncrypted { path: PathBuf },
     #[error(
+        "{path} is open in another MindSage (the app or a command): close it, then try again; nothing was changed"
+    )]
+    InUse { path: PathBuf },
+    #[error(
         "{path} cannot be written: the file or its folder is read-only (check their permissions, or whether the disk is mounted read-only); it was left untouched"
     )]
     ReadOnly { path: PathBuf },
@@ -326,7 +330,11 @@ pub fn effective_pragmas(conn: &Connection) -> Result<EffectivePragmas> {
         cache_size: int("cache_size")?,
         temp_store: temp_store.to_owned(),
         wal_autocheckpoint: int("wal_autocheckpoint")?,
-        page_size: int("page_size")?,
+        // SQLCipher answers this one for an encrypted journal, as text.
+        page_size: conn.query_row("PRAGMA page_size", [], |r| match r.get_ref(0)? {
+            rusqlite::types::ValueRef::Text(text) => Ok(String::from_utf8_lossy(text).parse().unwrap_or(0)),
+            _ => r.get(0),
+        })?,
         schema_version: int("user_version")?,
     })
 }

@@ -319,13 +319,21 @@ const MAX_RANKING_THREADS: usize = 4;
 #[derive(Default)]
 pub struct RankingConnections {
     opened: Option<Vec<Connection>>,
+    /// The journal's key, when it is encrypted.
+    key: Option<crate::db::cipher::JournalKey>,
 }
 
 impl RankingConnections {
+    /// Connections to an encrypted journal, opened with its key.
+    pub fn with_key(key: Option<crate::db::cipher::JournalKey>) -> RankingConnections {
+        RankingConnections { opened: None, key }
+    }
+
     /// None at all: every ranking stays on the caller's connection (one-off searches).
     pub fn none() -> RankingConnections {
         RankingConnections {
             opened: Some(Vec::new()),
+            key: None,
         }
     }
 
@@ -335,17 +343,19 @@ impl RankingConnections {
     }
 
     fn open(&mut self, conn: &Connection) -> &mut [Connection] {
-        self.opened.get_or_insert_with(|| open_helpers(conn))
+        let key = &self.key;
+        self.opened.get_or_insert_with(|| open_helpers(conn, key.clone()))
     }
 }
 
-fn open_helpers(conn: &Connection) -> Vec<Connection> {
+fn open_helpers(conn: &Connection, key: Option<crate::db::cipher::JournalKey>) -> Vec<Connection> {
     let Some(path) = conn.path().filter(|p| !p.is_empty()) else {
         return Vec::new();
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let options = crate::db::StorageOptions {
         vector_extension: false,
+        key,
         ..Default::default()
     };
     let opened: Result<Vec<Connection>> = (1..threads.min(MAX_RANKING_THREADS))

@@ -234,6 +234,15 @@ pub struct Searcher {
 }
 
 impl Searcher {
+    /// A searcher for an encrypted journal: its ranking connections are opened with
+    /// `key` (`None`, as [`Searcher::default`], for a plain journal).
+    pub fn with_key(key: Option<crate::db::cipher::JournalKey>) -> Searcher {
+        Searcher {
+            rankers: RankingConnections::with_key(key),
+            ..Searcher::default()
+        }
+    }
+
     /// The vector copy, for memory figures and the bench.
     pub fn cache(&self) -> &VectorCache {
         &self.cache

@@ -49,7 +49,12 @@ impl SecretService {
         };
         // A password on stdin makes and unlocks the login keyring (an empty one makes
         // none); closing stdin lets the daemon go on in the background.
-        drop(keyring.stdin.take().map(|mut stdin| stdin.write_all(b"test keyring")));
+        drop(
+            keyring
+                .stdin
+                .take()
+                .map(|mut stdin| stdin.write_all(b"test keyring")),
+        );
         let _ = keyring.wait_with_output();
         let daemon_pid = Command::new("pgrep")
             .args(["-n", "gnome-keyring-d"])
