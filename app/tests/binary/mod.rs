@@ -19,6 +19,7 @@ pub fn on_journal<'a>(command: &'a mut Command, data_dir: &Path, args: &[&str]) 
         .arg(data_dir)
         .args(args)
         .env_remove("MINDSAGE_DATA_DIR")
+        .env_remove("MINDSAGE_PASSPHRASE_FILE")
         .env_remove(mindsage_core::ai::settings::ALLOW_REMOTE_ENV)
         .env("OLLAMA_HOST", "http://127.0.0.1:9")
 }
