@@ -97,6 +97,8 @@ pub struct UnlockView {
     problem: Option<String>,
     /// Whether the remembered passphrase is being tried (the field is not shown).
     trying_remembered: bool,
+    /// Whether the passphrase field has been given the keyboard focus.
+    focused: bool,
 }
 
 impl UnlockView {
@@ -110,13 +112,19 @@ impl UnlockView {
             working: None,
             problem: None,
             trying_remembered: try_remembered,
+            focused: false,
         };
         if try_remembered {
             let path = view.journal.clone();
             view.spawn(ctx, move || match keystore::remembered(&path) {
                 Ok(Some(passphrase)) => cipher::unlock(&path, &passphrase).map_err(|e| e.to_string()),
                 Ok(None) => Err(String::new()),
-                Err(e) => Err(e.to_string()),
+                // No credential store on this computer: nothing was remembered, so the
+                // screen just asks (ticking "Remember" says what is wrong).
+                Err(error) => {
+                    tracing::debug!(%error, "no remembered passphrase");
+                    Err(String::new())
+                }
             });
         }
         view
@@ -154,7 +162,11 @@ impl UnlockView {
             Err(message) if remembered => {
                 self.problem = Some(format!("The remembered passphrase could not be used: {message}"))
             }
-            Err(message) => self.problem = Some(message),
+            Err(message) => {
+                self.problem = Some(message);
+                // Back into the field for the next try.
+                self.focused = false;
+            }
         }
         None
     }
@@ -190,7 +202,7 @@ impl UnlockView {
                 .hint_text("Passphrase")
                 .id_salt("unlock_passphrase"),
         );
-        if !field.has_focus() && self.problem.is_none() {
+        if !std::mem::replace(&mut self.focused, true) {
             field.request_focus();
         }
         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
