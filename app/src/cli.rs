@@ -360,7 +360,9 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             crate::index::run(&path, &options, &ai_settings(args)?, wait, args.json)
         }
         Command::Search { query, limit } => search(args, &conn, &options, &query, limit),
-        Command::Import { path, dry_run } => crate::import::run(&mut conn, &path, dry_run, args.json),
+        Command::Import { path, dry_run } => {
+            crate::import::run(&mut conn, &path, dry_run, args.json, options.key.as_ref())
+        }
         Command::Export { path, format, .. } => export(args, &conn, &path, format),
         Command::Backup { file } => {
             let report = db::backup::backup(&conn, &file, options.key.as_ref())?;

@@ -17,7 +17,13 @@ use mindsage_core::import::{self, Options, Report};
 
 use crate::views::importing::entries;
 
-pub fn run(conn: &mut Connection, path: &Path, dry_run: bool, json: bool) -> Result<()> {
+pub fn run(
+    conn: &mut Connection,
+    path: &Path,
+    dry_run: bool,
+    json: bool,
+    key: Option<&mindsage_core::db::cipher::JournalKey>,
+) -> Result<()> {
     let mut export = import::open(path)?;
     let bar = ProgressBar::new(export.items.len() as u64).with_style(
         ProgressStyle::with_template("importing {bar:30} {pos}/{len} entries · {per_sec} · {eta} left")
@@ -26,6 +32,7 @@ pub fn run(conn: &mut Connection, path: &Path, dry_run: bool, json: bool) -> Res
     bar.enable_steady_tick(Duration::from_millis(250));
     let options = Options {
         dry_run,
+        key,
         ..Options::default()
     };
     let report = import::run(conn, DEFAULT_USER, &mut export, &options, &mut |p| {

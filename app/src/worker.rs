@@ -399,6 +399,7 @@ impl Reader {
                     let options = import::Options {
                         dry_run,
                         cancel: Some(&cancel),
+                        key: options.key.as_ref(),
                         ..import::Options::default()
                     };
                     let progress = &mut |p: import::Progress| {

@@ -27,9 +27,14 @@ pub struct Checkpointer {
 
 impl Checkpointer {
     /// Opens a connection of its own to the journal at `path` (already open elsewhere,
-    /// so no settings or migrations are applied) and starts the thread. `wait`: how long
+    /// so no settings or migrations are applied; with `key` if it is encrypted) and
+    /// starts the thread. `wait`: how long
     /// a checkpoint waits for a lock (the journal's busy timeout).
-    pub fn spawn(path: &Path, wait: Duration) -> Result<Checkpointer> {
+    pub fn spawn(
+        path: &Path,
+        wait: Duration,
+        key: Option<&super::cipher::JournalKey>,
+    ) -> Result<Checkpointer> {
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -38,6 +43,8 @@ impl Checkpointer {
             path: path.to_path_buf(),
             source,
         })?;
+        // An encrypted journal's pages are read and written with its key.
+        super::cipher::key_connection(&conn, path, key)?;
         let (nudges, commits) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("mindsage-checkpointer".into())

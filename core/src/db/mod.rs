@@ -56,7 +56,7 @@ pub enum DbError {
     CreateFolder { path: PathBuf, source: std::io::Error },
     #[error("{path} is not a MindSage journal or is damaged ({detail}); it was left untouched")]
     NotAJournal { path: PathBuf, detail: String },
-    #[error("{path} is encrypted: it opens with its passphrase")]
+    #[error("{path} is encrypted (or damaged): it opens only with its passphrase; it was left untouched")]
     Encrypted { path: PathBuf },
     #[error("the passphrase does not open {path} (or the file is damaged); it was left untouched")]
     WrongPassphrase { path: PathBuf },

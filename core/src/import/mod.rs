@@ -309,6 +309,9 @@ pub struct Options<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// How the entries are written; the default is what `mindsage import` and the app use.
     pub write: WritePath,
+    /// The journal's key when it is encrypted: the checkpointing thread's connection
+    /// needs it too.
+    pub key: Option<&'a crate::db::cipher::JournalKey>,
 }
 
 /// The bulk-ingest path: how many entries go in one transaction and which of the
@@ -370,11 +373,15 @@ struct Raised {
 }
 
 impl Raised {
-    fn apply(conn: &Connection, write: &WritePath) -> Result<Raised, DbError> {
+    fn apply(
+        conn: &Connection,
+        write: &WritePath,
+        key: Option<&crate::db::cipher::JournalKey>,
+    ) -> Result<Raised, DbError> {
         let read = |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0));
         let busy_timeout = Duration::from_millis(read("busy_timeout")?.max(0) as u64);
         let checkpointer = match conn.path().filter(|p| write.checkpoint_beside && !p.is_empty()) {
-            Some(path) => Some(Checkpointer::spawn(Path::new(path), busy_timeout)?),
+            Some(path) => Some(Checkpointer::spawn(Path::new(path), busy_timeout, key)?),
             None => None,
         };
         let before = Raised {
@@ -464,7 +471,7 @@ pub fn run(
     if options.dry_run {
         write_items(conn, user, export, options, None, progress, &mut report)?;
     } else {
-        let raised = Raised::apply(conn, &options.write)?;
+        let raised = Raised::apply(conn, &options.write, options.key)?;
         let written = write_items(
             conn,
             user,
