@@ -8,6 +8,9 @@
 //! a copy of it as a power cut would have left it must hold no less than
 //! `synchronous = NORMAL` allows (`crash_harness::power_cut` states the rule).
 //!
+//! A second run does the same on an encrypted journal (issue #18), with a fifth of the
+//! kills: the child's connections, the checks and the power-cut copy's all keyed.
+//!
 //! The child is this test binary run again with `MINDSAGE_CRASH_CHILD` naming its data
 //! folder. Half of the kills come at a random moment after the child starts (its start
 //! and WAL recovery included), half at a random moment after the child begins an
@@ -27,6 +30,7 @@ use crash_harness::model::{self, Ack, History, Line, Op};
 use crash_harness::{Lines, Summary, power_cut};
 use mindsage_core::ai::client::CallStats;
 use mindsage_core::ai::enrich::{self, Enriched, Enrichment};
+use mindsage_core::db::cipher::{JournalKey, Passphrase};
 use mindsage_core::db::entries::{self, EntryEdit, NewEntry};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, backup};
@@ -39,6 +43,8 @@ use rusqlite::Connection;
 
 /// This test's name: the child runs it alone.
 const TEST: &str = "acknowledged_writes_survive_kills_and_power_cuts";
+/// The encrypted journal's test.
+const TEST_ENCRYPTED: &str = "acknowledged_writes_survive_kills_and_power_cuts_on_an_encrypted_journal";
 
 /// Set in the child: its data folder.
 const CHILD: &str = "MINDSAGE_CRASH_CHILD";
@@ -48,17 +54,69 @@ const CHILD_SEED: &str = "MINDSAGE_CRASH_CHILD_SEED";
 const CHILD_RUN: &str = "MINDSAGE_CRASH_CHILD_RUN";
 /// An import the previous child began and did not finish, to run again first.
 const CHILD_RESUME: &str = "MINDSAGE_CRASH_RESUME";
+/// Set in the child of the encrypted run: the journal's key in its raw form, so that
+/// each child starts at once instead of deriving it from the passphrase.
+const CHILD_KEY: &str = "MINDSAGE_CRASH_CHILD_KEY";
 
 #[test]
 fn acknowledged_writes_survive_kills_and_power_cuts() {
     if let Some(dir) = std::env::var_os(CHILD) {
         child(PathBuf::from(dir));
     }
-    let seed = crash_harness::seed(TEST);
-    let mut summary = Summary::new("crash", seed);
-    let started = Instant::now();
-    let result = kill_repeatedly(&mut StdRng::seed_from_u64(seed), &mut summary);
-    summary.finish(started, result);
+    let run = Run {
+        test: TEST,
+        summary: "crash",
+        key: None,
+        kills: crash_harness::kills(),
+    };
+    run.kill_and_check();
+}
+
+/// The same on an encrypted journal: the child keys every connection, the backups it
+/// makes are encrypted, and every check (the journal's, the backups', the power-cut
+/// copy's) opens them with the key.
+#[test]
+fn acknowledged_writes_survive_kills_and_power_cuts_on_an_encrypted_journal() {
+    if let Some(dir) = std::env::var_os(CHILD) {
+        child(PathBuf::from(dir));
+    }
+    let passphrase = Passphrase::new("a lighthouse at the end of the pier").expect("a passphrase");
+    let run = Run {
+        test: TEST_ENCRYPTED,
+        summary: "crash_encrypted",
+        key: Some(JournalKey::for_new_file(&passphrase)),
+        kills: (crash_harness::kills() / 5).max(1),
+    };
+    run.kill_and_check();
+}
+
+/// One of the two runs.
+struct Run {
+    /// The test's name, which its children run.
+    test: &'static str,
+    /// The summary's name in `MINDSAGE_RELIABILITY_DIR`.
+    summary: &'static str,
+    /// The key of every journal of the run; `None`: plain journals.
+    key: Option<JournalKey>,
+    kills: usize,
+}
+
+impl Run {
+    fn kill_and_check(&self) {
+        let seed = crash_harness::seed(self.test);
+        let mut summary = Summary::new(self.summary, seed);
+        let started = Instant::now();
+        let result = kill_repeatedly(self, &mut StdRng::seed_from_u64(seed), &mut summary);
+        summary.finish(started, result);
+    }
+
+    /// The storage options of every connection to the run's journals.
+    fn options(&self) -> StorageOptions {
+        StorageOptions {
+            key: self.key.clone(),
+            ..StorageOptions::default()
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -93,9 +151,9 @@ impl Scratch {
     }
 }
 
-fn kill_repeatedly(rng: &mut StdRng, summary: &mut Summary) -> Result<(), String> {
+fn kill_repeatedly(run: &Run, rng: &mut StdRng, summary: &mut Summary) -> Result<(), String> {
     let mut scratch = Scratch::new();
-    for kill in 0..crash_harness::kills() {
+    for kill in 0..run.kills {
         if kill % KILLS_PER_JOURNAL == 0 {
             if kill > 0 {
                 summary.partial_backups_left += crash_harness::partial_backups(&scratch.data_dir());
@@ -103,7 +161,7 @@ fn kill_repeatedly(rng: &mut StdRng, summary: &mut Summary) -> Result<(), String
             }
             summary.journals += 1;
         }
-        one_kill(kill, rng, &mut scratch, summary).map_err(|e| format!("kill {kill}: {e}"))?;
+        one_kill(run, kill, rng, &mut scratch, summary).map_err(|e| format!("kill {kill}: {e}"))?;
         summary.kills += 1;
     }
     summary.partial_backups_left += crash_harness::partial_backups(&scratch.data_dir());
@@ -164,14 +222,15 @@ impl Plan {
 }
 
 fn one_kill(
-    run: usize,
+    run: &Run,
+    kill: usize,
     rng: &mut StdRng,
     scratch: &mut Scratch,
     summary: &mut Summary,
 ) -> Result<(), String> {
-    let history = run_until_killed(run, rng, scratch)?;
+    let history = run_until_killed(run, kill, rng, scratch)?;
     summary.count_interrupted(&history);
-    let found = check_after_kill(scratch, &history, summary)?;
+    let found = check_after_kill(run, scratch, &history, summary)?;
     let finished_resumed = scratch.resume.is_some()
         && history
             .steps
@@ -184,9 +243,9 @@ fn one_kill(
 }
 
 /// Starts a child, kills it at the moment a plan picks, and returns what it said.
-fn run_until_killed(run: usize, rng: &mut StdRng, scratch: &Scratch) -> Result<History, String> {
+fn run_until_killed(run: &Run, kill: usize, rng: &mut StdRng, scratch: &Scratch) -> Result<History, String> {
     let plan = Plan::pick(rng);
-    let mut child = spawn_child(scratch, run, rng.random())?;
+    let mut child = spawn_child(run, scratch, kill, rng.random())?;
     let lines = Lines::of(child.stdout.take().expect("piped"));
     let mut history = History::default();
     let waited = wait_for_the_moment(&plan, &lines, &mut history);
@@ -203,10 +262,15 @@ fn run_until_killed(run: usize, rng: &mut StdRng, scratch: &Scratch) -> Result<H
 
 /// Every check after a kill: the journal, what was acknowledged, the backups, the
 /// power-cut copy (made before anything opens the journal). Returns what was found.
-fn check_after_kill(scratch: &Scratch, history: &History, summary: &mut Summary) -> Result<Journal, String> {
+fn check_after_kill(
+    run: &Run,
+    scratch: &Scratch,
+    history: &History,
+    summary: &mut Summary,
+) -> Result<Journal, String> {
     let cut = power_cut::copy(&scratch.journal(), &scratch.dir.path().join("power-cut"))
         .map_err(|e| format!("copying the journal as a power cut leaves it: {e}"))?;
-    let found = inspect::inspect(&scratch.journal())?;
+    let found = inspect::inspect_with(&scratch.journal(), &run.options())?;
     model::check_acknowledgements(&scratch.found.entries, history)?;
     model::find_state(
         &found.entries,
@@ -214,24 +278,28 @@ fn check_after_kill(scratch: &Scratch, history: &History, summary: &mut Summary)
         history,
         history.steps.len(),
     )?;
-    crash_harness::check_backups(&scratch.data_dir(), history)?;
+    crash_harness::check_backups_with(&scratch.data_dir(), history, run.key.as_ref())?;
     if let Some(cut) = cut {
-        cut.check(&scratch.found, history, summary)?;
+        cut.check_with(&scratch.found, history, summary, &run.options())?;
     }
     Ok(found)
 }
 
-fn spawn_child(scratch: &Scratch, run: usize, seed: u64) -> Result<std::process::Child, String> {
+fn spawn_child(run: &Run, scratch: &Scratch, kill: usize, seed: u64) -> Result<std::process::Child, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut command = Command::new(exe);
     command
-        .args([TEST, "--exact", "--nocapture", "--test-threads=1"])
+        .args([run.test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, scratch.data_dir())
         .env(CHILD_SEED, seed.to_string())
-        .env(CHILD_RUN, run.to_string())
+        .env(CHILD_RUN, kill.to_string())
         .env_remove(CHILD_RESUME)
+        .env_remove(CHILD_KEY)
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
+    if let Some(key) = &run.key {
+        command.env(CHILD_KEY, &*key.to_raw_hex());
+    }
     if let Some(op) = &scratch.resume {
         command.env(CHILD_RESUME, serde_json::to_string(op).expect("an op serialises"));
     }
@@ -322,8 +390,14 @@ fn child(data_dir: PathBuf) -> ! {
     // Ends the test harness's "test … " line, so each protocol line starts a line.
     print_line("");
     let journal = data_dir.join(paths::DATABASE_FILE);
-    let writer = Writer::spawn(&journal, &StorageOptions::default()).expect("the writer starts");
-    let side = db::open(&journal, &StorageOptions::default()).expect("the journal opens");
+    let options = StorageOptions {
+        key: std::env::var(CHILD_KEY)
+            .ok()
+            .map(|hex| JournalKey::from_raw_hex(&hex).expect("the parent's key")),
+        ..StorageOptions::default()
+    };
+    let writer = Writer::spawn(&journal, &options).expect("the writer starts");
+    let side = db::open(&journal, &options).expect("the journal opens");
     let mut saver = Saver {
         rng: StdRng::seed_from_u64(number(CHILD_SEED)),
         run: number(CHILD_RUN),
@@ -331,6 +405,7 @@ fn child(data_dir: PathBuf) -> ! {
         data_dir,
         writer,
         side,
+        key: options.key,
         made: 0,
     };
     if let Ok(op) = std::env::var(CHILD_RESUME) {
@@ -353,6 +428,8 @@ struct Saver {
     /// The connection of the import and the backup, as the app's import and backup
     /// threads each open their own.
     side: Connection,
+    /// The journal's key, for its backups; `None`: plain.
+    key: Option<JournalKey>,
     /// The entries saved by this child and earlier ones (not imported), to edit, enrich
     /// and purge: id and marker.
     own: Vec<(EntryId, String)>,
@@ -620,7 +697,7 @@ impl Saver {
             KEEP_BACKUPS,
             chrono::Utc::now(),
             true,
-            None,
+            self.key.as_ref(),
         )
         .expect("a backup")
         .expect("a forced backup is made");

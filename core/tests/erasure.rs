@@ -10,216 +10,47 @@
 //! checks that the markers are on disk, so a scan that finds nothing proves something.
 
 mod common;
+#[path = "marked_entry/mod.rs"]
+mod marked_entry;
 #[path = "reliability_summary/mod.rs"]
 mod reliability_summary;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{TempJournal, contains};
-use mindsage_core::ai::client::CallStats;
-use mindsage_core::ai::enrich::{self, Enriched, Enrichment};
-use mindsage_core::db::audio::{self, NewRecording};
-use mindsage_core::db::entries::{self, EntryEdit, NewEntry};
+use common::TempJournal;
+use marked_entry::{
+    Marker, data_folder_files, fully_marked_entry, journal_itself, missing, new_entry, traces,
+};
+use mindsage_core::db::cipher::JournalKey;
+use mindsage_core::db::entries::{self, EntryEdit};
 use mindsage_core::db::writer::Writer;
-use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, backup, gallery, history, vectors};
+use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, backup, history};
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::voice::{transcribe::Segment, wav};
 use rand::{Rng, SeedableRng};
 use reliability_summary::Summary;
 use rusqlite::Connection;
 
 const USER: db::UserId = DEFAULT_USER;
-const EMBED_MODEL: &str = "nomic-embed-text";
 /// Longest wait for the writer thread's idle checkpoint.
 const PATIENCE: Duration = Duration::from_secs(10);
-
-/// A byte string that must vanish, and what it stands for.
-struct Marker {
-    what: &'static str,
-    bytes: Vec<u8>,
-}
-
-impl Marker {
-    fn text(what: &'static str, text: &str) -> Marker {
-        Marker {
-            what,
-            bytes: text.as_bytes().to_vec(),
-        }
-    }
-
-    /// 24 bytes from the middle of `data`: random bytes (noise pixels, noise samples,
-    /// a random vector) occur nowhere else, and so few rarely straddle a page boundary.
-    fn slice(what: &'static str, data: &[u8]) -> Marker {
-        let start = data.len() / 2;
-        Marker {
-            what,
-            bytes: data[start..start + 24].to_vec(),
-        }
-    }
-}
-
-/// Every file under `dir`, recursively, with its bytes.
-fn data_folder_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    for item in std::fs::read_dir(dir).expect("read the data folder").flatten() {
-        let path = item.path();
-        if path.is_dir() {
-            files.extend(data_folder_files(&path));
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            files.push((path, bytes));
-        }
-    }
-    files
-}
-
-/// "what in file" for each marker found in a file under `dir` whose path `scanned` keeps.
-fn traces(dir: &Path, markers: &[Marker], scanned: impl Fn(&Path) -> bool) -> Vec<String> {
-    let files = data_folder_files(dir);
-    markers
-        .iter()
-        .flat_map(|m| {
-            files
-                .iter()
-                .filter(|(path, bytes)| scanned(path) && contains(bytes, &m.bytes))
-                .map(move |(path, _)| format!("{} in {}", m.what, path.display()))
-        })
-        .collect()
-}
-
-/// The markers none of the files under `dir` holds.
-fn missing(dir: &Path, markers: &[Marker]) -> Vec<&'static str> {
-    let files = data_folder_files(dir);
-    markers
-        .iter()
-        .filter(|m| !files.iter().any(|(_, bytes)| contains(bytes, &m.bytes)))
-        .map(|m| m.what)
-        .collect()
-}
-
-/// Every file but the backups: what the journal itself leaves.
-fn journal_itself(path: &Path) -> bool {
-    !path.components().any(|c| c.as_os_str() == backup::BACKUPS_FOLDER)
-}
 
 /// A journal with other people's days in it, so the marked entry shares pages with
 /// entries that stay.
 fn seeded_journal() -> (TempJournal, Connection) {
+    seeded_journal_with(&StorageOptions::default())
+}
+
+/// [`seeded_journal`] opened with `options` (an encrypted journal's carry its key).
+fn seeded_journal_with(options: &StorageOptions) -> (TempJournal, Connection) {
     let journal = TempJournal::new();
-    let mut conn = journal.open();
+    let mut conn = db::open(&journal.path, options).unwrap();
     let options = DemoOptions {
         photo_every: 0,
         ..DemoOptions::fixed(120, 17)
     };
     demo::seed(&mut conn, USER, &options).unwrap();
     (journal, conn)
-}
-
-fn new_entry(title: &str, body: &str, tags: &[&str]) -> NewEntry {
-    NewEntry {
-        title: title.into(),
-        body: body.into(),
-        tags: tags.iter().map(|t| t.to_string()).collect(),
-        mood_score: None,
-        created_at: None,
-    }
-}
-
-/// An entry carrying a marker in every place an entry's content is stored: title, body,
-/// tag, an earlier version, a recording (its words and its sound), a photo and its
-/// thumbnail, the model's summary and mood tag, and its search vector. Returns its id and
-/// the markers.
-fn fully_marked_entry(conn: &mut Connection, rng: &mut impl Rng) -> (EntryId, Vec<Marker>) {
-    let mut markers = vec![
-        Marker::text("title", "zqxerasetitle"),
-        Marker::text("tag", "zqxerasetag"),
-        Marker::text("earlier version", "zqxeraseversion"),
-        Marker::text("body", "zqxerasebody"),
-    ];
-    let first = "Before I changed my mind: zqxeraseversion. ".repeat(40);
-    let id = entries::create(conn, USER, &new_entry("zqxerasetitle", &first, &["zqxerasetag"])).unwrap();
-    let edit = EntryEdit {
-        title: "zqxerasetitle".into(),
-        body: "What I wrote in the end: zqxerasebody. ".repeat(40),
-        tags: vec!["zqxerasetag".into()],
-        mood_score: None,
-    };
-    entries::update(conn, USER, id, &edit).unwrap();
-    assert_eq!(
-        history::versions(conn, id).unwrap().len(),
-        1,
-        "the first text is kept as a version"
-    );
-    markers.extend(attach_recording(conn, id, rng));
-    markers.extend(attach_photo(conn, id, rng));
-    markers.extend(apply_enrichment(conn, id, rng));
-    (id, markers)
-}
-
-/// A second of noise as the recording, with a segment of marked words.
-fn attach_recording(conn: &Connection, id: EntryId, rng: &mut impl Rng) -> Vec<Marker> {
-    let samples: Vec<f32> = (0..16_000).map(|_| rng.random_range(-0.5..0.5)).collect();
-    let bytes = wav::encode(&samples);
-    let segments = [Segment {
-        start_ms: 0,
-        end_ms: 1_000,
-        text: "zqxerasesegment".into(),
-    }];
-    let recording = NewRecording {
-        wav: &bytes,
-        duration_ms: 1_000,
-        language: "en",
-        segments: &segments,
-    };
-    audio::attach(conn, USER, id, &recording, &mindsage_core::clock::now_utc()).unwrap();
-    vec![
-        Marker::text("recording's transcript segment", "zqxerasesegment"),
-        Marker::slice("recording's sound", &bytes),
-    ]
-}
-
-/// A photo of noise: its bytes and its thumbnail's are found nowhere else.
-fn attach_photo(conn: &Connection, id: EntryId, rng: &mut impl Rng) -> Vec<Marker> {
-    let pixels = image::RgbImage::from_fn(96, 96, |_, _| image::Rgb(rng.random()));
-    let mut png = std::io::Cursor::new(Vec::new());
-    pixels.write_to(&mut png, image::ImageFormat::Png).unwrap();
-    let prepared = mindsage_core::media::prepare_image(png.into_inner()).unwrap();
-    gallery::attach_image(conn, USER, id, &prepared, &mindsage_core::clock::now_utc()).unwrap();
-    vec![
-        Marker::slice("photo", &prepared.data),
-        Marker::slice("photo's thumbnail", &prepared.thumbnail_jpeg),
-    ]
-}
-
-/// The model's write-back, as the job runner makes it: summary, mood tag, embedding.
-fn apply_enrichment(conn: &mut Connection, id: EntryId, rng: &mut impl Rng) -> Vec<Marker> {
-    let embedding: Vec<f32> = (0..64).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let enriched = Enriched {
-        enrichment: Enrichment {
-            title: "A model's title".into(),
-            mood_score: 4,
-            mood_tags: vec!["zqxerasemood".into()],
-            summary: "zqxerasesummary of the day".into(),
-        },
-        embedding: embedding.clone(),
-        embed_model: EMBED_MODEL.into(),
-        model_calls: 1,
-        stats: CallStats::default(),
-        revision: entries::get(conn, USER, id).unwrap().revision,
-    };
-    assert!(
-        enrich::apply(conn, USER, id, &enriched).unwrap(),
-        "the enrichment is written"
-    );
-    // Stored normalised, as little-endian f32s.
-    let mut unit = embedding;
-    vectors::normalise(&mut unit);
-    let stored: Vec<u8> = unit.iter().flat_map(|x| x.to_le_bytes()).collect();
-    vec![
-        Marker::text("model's summary", "zqxerasesummary"),
-        Marker::text("model's mood tag", "zqxerasemood"),
-        Marker::slice("search vector", &stored),
-    ]
 }
 
 /// Copies the WAL into the main file, where a careless delete would leave the text.
@@ -268,6 +99,116 @@ fn purging_an_entry_leaves_nothing_of_it_in_any_file() {
         120,
         "the other entries stay"
     );
+}
+
+/// The same purge on an encrypted journal (issue #18). Its files show nothing of any
+/// entry to a byte scan, purged or not, so what is left is looked for where the key
+/// sees it: every row of every table, the full-text index's and the vector tables'
+/// own included, read through a keyed connection before the purge (where every marker
+/// is) and after it (where none may be).
+#[test]
+fn purging_an_entry_of_an_encrypted_journal_leaves_nothing_of_it() {
+    let mut summary = Summary::new(
+        "erasure",
+        "purging_an_entry_of_an_encrypted_journal_leaves_nothing_of_it",
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1801);
+    // A raw key: what a passphrase would derive, without the second it takes.
+    let hex: String = (0..48).map(|_| format!("{:02x}", rng.random::<u8>())).collect();
+    let options = StorageOptions {
+        key: Some(JournalKey::from_raw_hex(&hex).unwrap()),
+        ..StorageOptions::default()
+    };
+    let (journal, mut conn) = seeded_journal_with(&options);
+    let (id, markers) = fully_marked_entry(&mut conn, &mut rng);
+    let reader = db::open(&journal.path, &options).unwrap();
+    passive_checkpoint(&conn);
+    assert_eq!(
+        missing_from_rows(&reader, &markers),
+        Vec::<&str>::new(),
+        "every marker is in the journal first"
+    );
+    assert_eq!(
+        traces(journal.dir.path(), &markers, |_| true),
+        Vec::<String>::new(),
+        "and none can be read from its files"
+    );
+
+    entries::soft_delete(&mut conn, USER, id).unwrap();
+    let report = entries::purge(&mut conn, USER, id, Duration::from_secs(5)).unwrap();
+    assert!(report.wal_cleared, "no reader held the checkpoint back");
+    let gone = missing_from_rows(&reader, &markers);
+    let in_rows: Vec<&str> = markers
+        .iter()
+        .map(|m| m.what)
+        .filter(|what| !gone.contains(what))
+        .collect();
+    let terms: i64 = {
+        reader
+            .execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms USING fts5vocab(main, entries_fts, 'row')",
+            )
+            .unwrap();
+        reader
+            .query_row(
+                "SELECT count(*) FROM temp.terms WHERE term LIKE 'zqxerase%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let in_files = traces(journal.dir.path(), &markers, |_| true);
+    summary.set("markers", markers.iter().map(|m| m.what).collect::<Vec<_>>());
+    summary.set("traces_left_in_rows", &in_rows);
+    summary.set("terms_left_in_the_full_text_index", terms);
+    assert!(
+        in_rows.is_empty(),
+        "purge left in the journal's rows: {in_rows:?}"
+    );
+    assert_eq!(terms, 0, "purge left words in the full-text index");
+    assert!(in_files.is_empty(), "readable: {in_files:?}");
+    assert_eq!(
+        entries::count(&reader, USER).unwrap(),
+        120,
+        "the other entries stay"
+    );
+}
+
+/// The markers found in no row of any table with storage in the journal `conn` is open
+/// on, each value read as SQL gives it (text as its bytes, blobs whole).
+fn missing_from_rows<'m>(conn: &Connection, markers: &'m [Marker]) -> Vec<&'m str> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND rootpage > 0")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let mut values: Vec<Vec<u8>> = Vec::new();
+    for table in tables {
+        let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
+        let columns = stmt.column_count();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(row) = rows.next().unwrap() {
+            for i in 0..columns {
+                match row.get_ref(i).unwrap() {
+                    rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => {
+                        values.push(b.to_vec())
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    markers
+        .iter()
+        .filter(|m| {
+            !values
+                .iter()
+                .any(|v| v.windows(m.bytes.len()).any(|w| w == m.bytes))
+        })
+        .map(|m| m.what)
+        .collect()
 }
 
 /// The trash has no "Empty trash" button: each trashed entry is deleted forever on its

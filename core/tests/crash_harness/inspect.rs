@@ -25,8 +25,13 @@ pub struct Journal {
 /// truncating checkpoint, so the journal file alone holds everything found: the next
 /// process starts from a state no power cut can take back.
 pub fn inspect(path: &Path) -> Result<Journal, String> {
-    let conn = db::open(path, &StorageOptions::default())
-        .map_err(|e| format!("the journal does not open after the kill: {e}"))?;
+    inspect_with(path, &StorageOptions::default())
+}
+
+/// [`inspect`] with the journal opened with `options` (an encrypted one's carry its key).
+pub fn inspect_with(path: &Path, options: &StorageOptions) -> Result<Journal, String> {
+    let conn =
+        db::open(path, options).map_err(|e| format!("the journal does not open after the kill: {e}"))?;
     check_file(&conn)?;
     let journal = read_entries(&conn)?;
     check_totals(&conn, journal.entries.len())?;

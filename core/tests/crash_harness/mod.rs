@@ -20,6 +20,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mindsage_core::db::backup;
+use mindsage_core::db::cipher::JournalKey;
 use model::{Ack, History, Line};
 
 /// Kills a run makes unless `MINDSAGE_CRASH_KILLS` says otherwise (`make soak`: 1,000).
@@ -98,8 +99,17 @@ pub fn kill(child: &mut Child) -> Result<bool, String> {
 /// Every backup the app would offer (`backup::list`) is whole, and the last one
 /// acknowledged is there holding what it said.
 pub fn check_backups(data_dir: &Path, history: &History) -> Result<(), String> {
+    check_backups_with(data_dir, history, None)
+}
+
+/// [`check_backups`] of an encrypted journal's backups, opened with its `key`.
+pub fn check_backups_with(
+    data_dir: &Path,
+    history: &History,
+    key: Option<&JournalKey>,
+) -> Result<(), String> {
     for listed in backup::list(data_dir) {
-        backup::check(&listed.path, None).map_err(|e| format!("a listed backup is not whole: {e}"))?;
+        backup::check(&listed.path, key).map_err(|e| format!("a listed backup is not whole: {e}"))?;
     }
     let last = history.steps.iter().rev().find_map(|s| match &s.ack {
         Ack::BackedUp { path, entries } => Some((path, *entries)),
@@ -107,7 +117,7 @@ pub fn check_backups(data_dir: &Path, history: &History) -> Result<(), String> {
     });
     if let Some((path, entries)) = last {
         let held =
-            backup::check(path, None).map_err(|e| format!("an acknowledged backup is not whole: {e}"))?;
+            backup::check(path, key).map_err(|e| format!("an acknowledged backup is not whole: {e}"))?;
         if held != entries {
             return Err(format!(
                 "the backup {} holds {held} entries, acknowledged with {entries}",

@@ -20,7 +20,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::Summary;
-use super::inspect::{Journal, inspect};
+use mindsage_core::db::StorageOptions;
+
+use super::inspect::{Journal, inspect_with};
 use super::model::{History, find_state};
 
 /// The copy of a journal after a simulated power cut.
@@ -37,6 +39,18 @@ impl PowerCut {
     /// process's operations in `history`) passed through no earlier than the last
     /// acknowledged checkpoint.
     pub fn check(&self, start: &Journal, history: &History, summary: &mut Summary) -> Result<(), String> {
+        self.check_with(start, history, summary, &StorageOptions::default())
+    }
+
+    /// [`PowerCut::check`] with the copy opened with `options` (an encrypted journal's
+    /// copy opens with its key).
+    pub fn check_with(
+        &self,
+        start: &Journal,
+        history: &History,
+        summary: &mut Summary,
+        options: &StorageOptions,
+    ) -> Result<(), String> {
         summary.power_cuts += 1;
         summary.power_cuts_mid_checkpoint += usize::from(self.wal_frames_kept > 0);
         let context = |e: String| {
@@ -45,7 +59,7 @@ impl PowerCut {
                 self.wal_frames_kept
             )
         };
-        let found = inspect(&self.path).map_err(context)?;
+        let found = inspect_with(&self.path, options).map_err(context)?;
         find_state(
             &found.entries,
             &start.entries,
@@ -72,7 +86,7 @@ pub fn copy(journal: &Path, into: &Path) -> std::io::Result<Option<PowerCut>> {
     std::fs::copy(journal, &path)?;
     let synced = synced_wal_frames(journal)?;
     if synced > 0 {
-        let frame = 24 + page_size(journal)?;
+        let frame = 24 + page_size(&with_suffix(journal, "-wal"))?;
         let wal = std::fs::read(with_suffix(journal, "-wal"))?;
         let keep = (WAL_HEADER + synced * frame).min(wal.len() as u64) as usize;
         std::fs::write(with_suffix(&path, "-wal"), &wal[..keep])?;
@@ -102,14 +116,14 @@ fn synced_wal_frames(journal: &Path) -> std::io::Result<u64> {
     Ok(if attempted > done { u64::from(attempted) } else { 0 })
 }
 
-/// The page size from the journal's header (offset 16, big-endian; 1 means 65536).
-fn page_size(journal: &Path) -> std::io::Result<u64> {
-    let mut header = [0u8; 18];
-    std::fs::File::open(journal)?.read_exact(&mut header)?;
-    Ok(match u16::from_be_bytes([header[16], header[17]]) {
-        1 => 65_536,
-        size => u64::from(size),
-    })
+/// The page size of a -wal's frames, from its header (offset 8, big-endian): the
+/// journal's own header says it too, but an encrypted journal's is encrypted.
+fn page_size(wal: &Path) -> std::io::Result<u64> {
+    let mut header = [0u8; 12];
+    std::fs::File::open(wal)?.read_exact(&mut header)?;
+    Ok(u64::from(u32::from_be_bytes([
+        header[8], header[9], header[10], header[11],
+    ])))
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
