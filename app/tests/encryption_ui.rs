@@ -228,3 +228,41 @@ fn a_remembered_passphrase_opens_the_journal_without_asking() {
         shows(h, "This journal is encrypted")
     });
 }
+
+#[test]
+fn the_first_start_on_a_new_journal_offers_encryption() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().to_path_buf();
+    let journal_file = paths::database_path(&data_dir);
+    let offline = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..AiSettings::default()
+    };
+    let mut harness = Harness::builder()
+        .with_size([1200.0, 900.0])
+        .build_eframe(move |cc| {
+            let mut first = true;
+            let starts = Box::new(move || {
+                let mut startup =
+                    mindsage::app::Startup::on_view(data_dir.clone(), mindsage::views::View::Journal);
+                startup.settings.ollama_host = offline.host.clone();
+                startup.offer_encryption = std::mem::take(&mut first);
+                startup
+            });
+            Shell::new(
+                &cc.egui_ctx,
+                journal_file.clone(),
+                StorageOptions::default(),
+                starts,
+            )
+        });
+    wait_until(&mut harness, "the offer", |h| shows(h, "Encrypt your journal?"));
+    type_into(&mut harness, Role::PasswordInput, "New passphrase", PASSPHRASE);
+    type_into(&mut harness, Role::PasswordInput, "Type it again", PASSPHRASE);
+    click(&mut harness, "Encrypt");
+    wait_until(&mut harness, "the new journal encrypted", |h| {
+        shows(h, "The journal is encrypted now")
+    });
+    assert!(cipher::is_encrypted(&paths::database_path(dir.path())));
+    assert!(!shows(&harness, "Encrypt your journal?"), "offered once");
+}
