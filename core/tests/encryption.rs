@@ -615,7 +615,8 @@ fn a_damaged_or_cut_short_encrypted_journal_is_refused_and_left_untouched() {
     assert!(pages > 8, "{pages} pages");
     let journal = data.journal();
     let mut outcomes = BTreeMap::new();
-    let cases: [(&str, Box<dyn Fn()>); 4] = [
+    type Damage<'a> = Box<dyn Fn() + 'a>;
+    let cases: [(&str, Damage); 4] = [
         ("first page damaged", Box::new(|| damage_page(&journal, 0))),
         (
             "middle page damaged",
