@@ -206,6 +206,9 @@ fn side_run(
     if let Some(dataset) = &o.dataset {
         cmd.arg("--dataset").arg(dataset);
     }
+    if o.no_encrypted {
+        cmd.arg("--no-encrypted");
+    }
     for pair in env {
         let (key, value) = pair.split_once('=').expect("checked by run");
         cmd.env(key, value);

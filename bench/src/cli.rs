@@ -110,6 +110,10 @@ pub struct RunOptions {
     /// stages instead of the committed one.
     #[arg(long)]
     pub dataset: Option<std::path::PathBuf>,
+    /// Measure the plain journal only: no encrypted copy in the db, vector and import
+    /// stages (their `encrypted.*` scenarios and ratios).
+    #[arg(long = "no-encrypted")]
+    pub no_encrypted: bool,
 }
 
 impl RunOptions {
@@ -122,6 +126,7 @@ impl RunOptions {
                 budget_s: self.budget_s,
             },
             dataset: self.dataset.clone(),
+            encrypted: !self.no_encrypted,
         }
     }
 }

@@ -10,6 +10,19 @@
 //! `$HOME/.cache/mindsage-bench/journals/`, keyed by size, seed and schema version, so
 //! a second run does not reseed 50,000 entries. Each run measures a fresh copy: the
 //! cached file is never written to.
+//!
+//! Unless `--no-encrypted`, each size also gets a second copy of the same journal
+//! encrypted with SQLCipher (`db::cipher::encrypt`, as the app converts a journal),
+//! opened with its key, and every scenario runs on both copies in turn, step by step
+//! (the lists on the plain copy, then on the encrypted one, then the dashboard on each,
+//! …), each step starting once both writers' pending checkpoints are done, so one
+//! copy's background checkpoint never lands in the other's timings. The encrypted
+//! figures are `encrypted.<name>`, and `encrypted.<name>.vs_plain_p95` their p95 over
+//! the plain one's ([`super::encryption`]). Then, with every connection closed, opening:
+//! `open_to_first_page` (`db::open` and the first list page) on the plain copy, and
+//! `encrypted.open_to_first_page` (the key derived from the passphrase by
+//! `cipher::unlock`, then the same) on the encrypted one, with its key derivation's
+//! share as `encrypted.open.key_derivation`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +44,7 @@ use rand_chacha::ChaCha8Rng;
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
-use super::{Recorder, Stage, StageContext};
+use super::{Recorder, Stage, StageContext, encryption};
 use crate::run::{Dataset, Measure, Scenario, Unit};
 use crate::stats::{self, Measured, Payload, Sampling};
 
@@ -67,22 +80,218 @@ impl Stage for Db {
             let work = tempfile::tempdir()?;
             let path = work.path().join("journal.db");
             std::fs::copy(&cached, &path).with_context(|| format!("copying {}", cached.display()))?;
-            let journal = Journal::open(&path, size)?;
+            let mut journals = vec![Journal::open(&path, size, StorageOptions::default())?];
+            // The same journal, encrypted: a copy of the cached file in a folder of its
+            // own (the same file name, as the app's), converted as the app converts one.
+            let encrypted_path = work.path().join("encrypted").join("journal.db");
+            if ctx.encrypted {
+                let key = encryption::encrypted_copy(&cached, &encrypted_path)?;
+                journals.push(Journal::open(&encrypted_path, size, encryption::options(key))?);
+            }
             out.datasets.push(Dataset {
                 stage: "db".into(),
                 entries: size,
                 seed: SEED,
-                photos: journal.photos,
+                photos: journals[0].photos,
                 schema_version: migrate::latest_version(),
             });
             if out.pragmas.is_none() {
-                out.pragmas = Some(db::effective_pragmas(&journal.reader)?);
-                out.sqlite_vec_version = db::vec_extension::extension_version(&journal.reader);
+                out.pragmas = Some(db::effective_pragmas(&journals[0].reader)?);
+                out.sqlite_vec_version = db::vec_extension::extension_version(&journals[0].reader);
             }
-            journal.bench(ctx.sampling, out)?;
+            let cipher = journals
+                .get(1)
+                .and_then(|j| j.storage.cipher().map(str::to_owned));
+            bench(&journals, ctx.sampling, out)?;
+            // Every connection closed, as when the app starts.
+            drop(journals);
+            let open_sampling = Sampling {
+                samples: ctx.sampling.samples.min(OPEN_SAMPLES),
+                warmup: ctx.sampling.warmup.min(1),
+                ..ctx.sampling
+            };
+            time_opening(&path, None, size, &open_sampling, out);
+            if let Some(cipher) = &cipher {
+                time_opening(&encrypted_path, Some(cipher), size, &open_sampling, out);
+            }
         }
         Ok(())
     }
+}
+
+/// Samples of opening a journal: each derives the key again (a few hundred
+/// milliseconds by design), so far fewer than a query's.
+const OPEN_SAMPLES: usize = 20;
+
+/// Which copy of the journal a connection reads, and what its scenarios are called.
+enum Storage {
+    Plain,
+    /// Encrypted with SQLCipher; `cipher` says which build.
+    Encrypted {
+        cipher: String,
+    },
+}
+
+impl Storage {
+    /// The name a scenario measured on this copy is recorded under.
+    fn name(&self, scenario: &str) -> String {
+        match self {
+            Storage::Plain => scenario.to_owned(),
+            Storage::Encrypted { .. } => format!("{}{scenario}", encryption::PREFIX),
+        }
+    }
+
+    fn cipher(&self) -> Option<&str> {
+        match self {
+            Storage::Plain => None,
+            Storage::Encrypted { cipher } => Some(cipher),
+        }
+    }
+
+    fn params(&self) -> BTreeMap<String, String> {
+        self.cipher().map(encryption::params).unwrap_or_default()
+    }
+
+    /// What a note adds for this copy: nothing for the plain one.
+    fn note(&self) -> String {
+        match self {
+            Storage::Plain => String::new(),
+            Storage::Encrypted { cipher } => format!(" ({cipher}; {})", encryption::MMAP_NOTE),
+        }
+    }
+}
+
+/// `open_to_first_page`: from nothing open to the journal's first list page, as the app
+/// starts; on an encrypted copy (`cipher` given) from the passphrase, so the key
+/// derivation is in it, and its share is recorded as `encrypted.open.key_derivation`.
+fn time_opening(path: &Path, cipher: Option<&str>, size: usize, sampling: &Sampling, out: &mut Recorder) {
+    let storage = match cipher {
+        Some(cipher) => Storage::Encrypted {
+            cipher: cipher.to_owned(),
+        },
+        None => Storage::Plain,
+    };
+    let mut derivations = Vec::new();
+    let measured = stats::measure(
+        sampling,
+        |_| {
+            let conn = match cipher {
+                Some(_) => {
+                    let (derived, conn) = encryption::unlock_and_open(path)?;
+                    derivations.push(derived);
+                    conn
+                }
+                None => db::open(path, &StorageOptions::default())?,
+            };
+            Ok(entries::list(
+                &conn,
+                USER,
+                &ListFilter::default(),
+                None,
+                PAGE_SIZE,
+            )?)
+        },
+        page_payload,
+    );
+    let what = match cipher {
+        Some(_) => format!(
+            "cipher::unlock (PBKDF2-HMAC-SHA512, {} rounds, and a read to check the key), db::open with the key, the first list page; nothing else open on the file",
+            mindsage_core::db::cipher::KDF_ITERATIONS
+        ),
+        None => "db::open and the first list page; nothing else open on the file".to_owned(),
+    };
+    let taken = measured.as_ref().map_or(0, |m| m.stats.count);
+    let mut rec = SizeRecorder {
+        size,
+        storage: &storage,
+        plans: &BTreeMap::new(),
+        out,
+    };
+    rec.timing(
+        "open_to_first_page",
+        "list.page1",
+        MIN_READ_BYTES,
+        Some(&what),
+        measured,
+    );
+    if cipher.is_some() && taken > 0 {
+        // The sampled calls are the last ones; the warm-up's come first.
+        let sampled = &derivations[derivations.len().saturating_sub(taken)..];
+        let note = format!(
+            "the key derivation's share of each encrypted.open_to_first_page call (cipher::unlock), {} rounds",
+            mindsage_core::db::cipher::KDF_ITERATIONS
+        );
+        let name = storage.name("open.key_derivation");
+        rec.out.push(Scenario {
+            params: storage.params(),
+            ..Scenario::new(
+                "db",
+                Some(size),
+                &name,
+                super::timing_measure(sampled),
+                Some(note),
+            )
+        });
+    }
+}
+
+/// Every scenario on each copy of the journal in turn, step by step, then the ratios
+/// of the encrypted copy's figures to the plain one's. Each step on a copy starts with
+/// every copy's pending checkpoint done, so no copy's background checkpoint runs in
+/// another's timings.
+fn bench(journals: &[Journal], sampling: Sampling, out: &mut Recorder) -> anyhow::Result<()> {
+    let works: Vec<Workload> = journals
+        .iter()
+        .map(|j| Workload::new(j, &sampling, &mut ChaCha8Rng::seed_from_u64(SEED)))
+        .collect();
+    type Step<'s> = &'s dyn Fn(&Journal, &Workload, &mut SizeRecorder<'_>) -> anyhow::Result<()>;
+    let mut each = |step: Step<'_>| -> anyhow::Result<()> {
+        for (journal, work) in journals.iter().zip(&works) {
+            for settled in journals {
+                settled.settle_writes()?;
+            }
+            step(journal, work, &mut journal.recorder(out))?;
+        }
+        Ok(())
+    };
+    each(&|j, _, _| j.trash_some())?;
+    each(&|j, w, rec| j.time_lists(&sampling, w, rec))?;
+    each(&|j, w, rec| {
+        j.time_dashboard(&sampling, w, rec);
+        Ok(())
+    })?;
+    each(&|j, _, rec| j.time_search_box(&sampling, rec))?;
+    each(&|j, _, rec| {
+        j.time_gallery(&sampling, rec);
+        Ok(())
+    })?;
+    each(&|j, w, rec| {
+        j.time_writes(&sampling, w, rec);
+        Ok(())
+    })?;
+    each(&|j, w, rec| {
+        j.time_list_during_writes(&sampling, w, rec, Storm::TheWriter);
+        Ok(())
+    })?;
+    each(&|j, w, rec| {
+        j.time_list_during_writes(&sampling, w, rec, Storm::Connections(LOAD_WRITERS));
+        Ok(())
+    })?;
+    // The plans are the statements', whichever copy they read.
+    journals[0].recorder(out).plan_summary();
+    if let Some(encrypted) = journals.get(1) {
+        let size = Some(encrypted.size);
+        let pairs: Vec<(String, String)> = out
+            .scenarios
+            .iter()
+            .filter(|s| s.stage == "db" && s.size == size)
+            .filter_map(|s| s.name.strip_prefix(encryption::PREFIX))
+            .map(|plain| (plain.to_owned(), encrypted.storage.name(plain)))
+            .collect();
+        let cipher = encrypted.storage.cipher().unwrap_or_default();
+        encryption::push_ratios(out, "db", size, &pairs, cipher);
+    }
+    Ok(())
 }
 
 /// The cached seeded journal for `size`, seeding it first if needed.
@@ -124,16 +333,19 @@ pub(super) fn cached_journal(size: usize) -> anyhow::Result<PathBuf> {
 struct Journal {
     size: usize,
     path: PathBuf,
+    /// What every connection to this copy opens with (the key of an encrypted one).
+    options: StorageOptions,
+    storage: Storage,
     reader: Connection,
     writer: Writer,
     photos: usize,
     first_id: EntryId,
     last_id: EntryId,
+    plans: BTreeMap<&'static str, (u32, Vec<String>)>,
 }
 
 impl Journal {
-    fn open(path: &Path, size: usize) -> anyhow::Result<Journal> {
-        let options = StorageOptions::default();
+    fn open(path: &Path, size: usize, options: StorageOptions) -> anyhow::Result<Journal> {
         let reader = db::open(path, &options)?;
         let writer = Writer::spawn(path, &options)?;
         let (first_id, last_id, photos): (EntryId, EntryId, i64) = reader.query_row(
@@ -141,15 +353,34 @@ impl Journal {
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
+        let storage = match options.key {
+            Some(_) => Storage::Encrypted {
+                cipher: encryption::describe(&reader),
+            },
+            None => Storage::Plain,
+        };
         Ok(Journal {
             size,
             path: path.to_path_buf(),
+            plans: plans(&reader)?,
+            options,
+            storage,
             reader,
             writer,
             photos: photos as usize,
             first_id,
             last_id,
         })
+    }
+
+    /// Records this copy's scenarios at its size.
+    fn recorder<'a>(&'a self, out: &'a mut Recorder) -> SizeRecorder<'a> {
+        SizeRecorder {
+            size: self.size,
+            storage: &self.storage,
+            plans: &self.plans,
+            out,
+        }
     }
 
     /// The live entry `depth` rows from the newest, as a list cursor.
@@ -196,26 +427,6 @@ impl Journal {
             .collect();
         ids.shuffle(rng);
         ids
-    }
-
-    fn bench(self, sampling: Sampling, out: &mut Recorder) -> anyhow::Result<()> {
-        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-        let mut rec = SizeRecorder {
-            size: self.size,
-            plans: plans(&self.reader)?,
-            out,
-        };
-        let work = Workload::new(&self, &sampling, &mut rng);
-        self.trash_some()?;
-        self.time_lists(&sampling, &work, &mut rec)?;
-        self.time_dashboard(&sampling, &work, &mut rec);
-        self.time_search_box(&sampling, &mut rec)?;
-        self.time_gallery(&sampling, &mut rec);
-        self.time_writes(&sampling, &work, &mut rec);
-        self.time_list_during_writes(&sampling, &work, &mut rec, Storm::TheWriter);
-        self.time_list_during_writes(&sampling, &work, &mut rec, Storm::Connections(LOAD_WRITERS));
-        rec.plan_summary();
-        Ok(())
     }
 
     /// Moves one entry in [`TRASH_EVERY`] to the trash, so `list.trash` has a page.
@@ -346,7 +557,8 @@ impl Journal {
     fn time_search_box(&self, sampling: &Sampling, rec: &mut SizeRecorder<'_>) -> anyhow::Result<()> {
         self.settle_writes()?;
         let typed = KEYWORD_QUERIES;
-        let mut searcher = Searcher::default();
+        // As the app's reader makes it: its ranking connections keyed like the journal.
+        let mut searcher = Searcher::with_key(self.options.key.clone());
         let m = stats::measure(
             sampling,
             |i| {
@@ -471,7 +683,7 @@ impl Journal {
         rec: &mut SizeRecorder<'_>,
         storm: Storm,
     ) {
-        let (path, writer) = (&self.path, &self.writer);
+        let (path, writer, options) = (&self.path, &self.writer, &self.options);
         let stop = AtomicBool::new(false);
         let storm_writes = AtomicUsize::new(0);
         let storm_started = Instant::now();
@@ -482,7 +694,7 @@ impl Journal {
                     scope.spawn(move || -> anyhow::Result<()> {
                         let mut own = match storm {
                             Storm::TheWriter => None,
-                            Storm::Connections(_) => Some(db::open(path, &StorageOptions::default())?),
+                            Storm::Connections(_) => Some(db::open(path, options)?),
                         };
                         let mut i = t;
                         while !stop.load(Ordering::Relaxed) {
@@ -627,10 +839,12 @@ fn plans(conn: &Connection) -> anyhow::Result<BTreeMap<&'static str, (u32, Vec<S
     Ok(plans)
 }
 
-/// Adds one size's scenarios to the run, with the plan of the statement behind each.
+/// Adds one size's scenarios of one copy of the journal to the run, with the plan of
+/// the statement behind each.
 struct SizeRecorder<'a> {
     size: usize,
-    plans: BTreeMap<&'static str, (u32, Vec<String>)>,
+    storage: &'a Storage,
+    plans: &'a BTreeMap<&'static str, (u32, Vec<String>)>,
     out: &'a mut Recorder,
 }
 
@@ -667,6 +881,14 @@ impl SizeRecorder<'_> {
             )),
             _ => note.map(str::to_owned),
         };
+        let note = match self.storage {
+            Storage::Plain => note,
+            Storage::Encrypted { .. } => Some(format!(
+                "{}the encrypted copy of the same journal{}",
+                note.map_or(String::new(), |n| format!("{n}; ")),
+                self.storage.note()
+            )),
+        };
         let (full_scans, unexpected) = self
             .plans
             .get(query)
@@ -676,7 +898,8 @@ impl SizeRecorder<'_> {
             expect_min_bytes,
             full_scans,
             unexpected_scans: unexpected,
-            ..Scenario::new("db", Some(self.size), name, measure, note)
+            params: self.storage.params(),
+            ..Scenario::new("db", Some(self.size), &self.storage.name(name), measure, note)
         });
     }
 

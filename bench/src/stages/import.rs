@@ -19,19 +19,26 @@
 //! (the payload a checkpoint interval trades for speed). Every journal is opened with
 //! `StorageOptions::default()`, as `mindsage import` and the app's import thread open
 //! theirs.
+//!
+//! Unless `--no-encrypted`, the shipped path also imports the same items into a new
+//! journal encrypted with SQLCipher (`shipped_encrypted`: opened with a key made by
+//! `JournalKey::for_new_file` before the clock starts, as the app makes a new encrypted
+//! journal), in the same rounds, and `import.shipped_encrypted.vs_shipped` is its
+//! entries/s over the plain shipped path's.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use chrono::SecondsFormat;
+use mindsage_core::db::cipher::JournalKey;
 use mindsage_core::db::queries::WRITE_CREATE;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::import::{self, WritePath, dayone};
 use rusqlite::params;
 
-use super::{Recorder, Stage, StageContext};
+use super::{Recorder, Stage, StageContext, encryption};
 use crate::run::{Dataset, Measure, Scenario, Unit};
 
 /// Entries in the export imported.
@@ -59,19 +66,29 @@ struct Step {
     /// `None`: plain `INSERT`s of the rows, the baseline.
     write: Option<WritePath>,
     what: &'static str,
+    /// Into a new encrypted journal: the step named without `_encrypted`, on SQLCipher.
+    encrypted: bool,
 }
 
-/// The steps [`STEPS_VAR`] names, or every one.
-fn chosen_steps() -> Vec<Step> {
+/// The encrypted twin of the shipped path.
+const SHIPPED_ENCRYPTED: &str = "shipped_encrypted";
+
+/// The steps [`STEPS_VAR`] names, or every one; the encrypted twin of the shipped path
+/// whenever the shipped path runs, unless `encrypted` is off.
+fn chosen_steps(encrypted: bool) -> Vec<Step> {
     let named = std::env::var(STEPS_VAR).unwrap_or_default();
     let wanted: Vec<&str> = named
         .split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .collect();
+    let chosen = |name: &str| wanted.is_empty() || wanted.contains(&name);
     steps()
         .into_iter()
-        .filter(|s| wanted.is_empty() || s.write.is_none() || wanted.contains(&s.name))
+        .filter(|s| match s.encrypted {
+            true => encrypted && (chosen(s.name) || chosen("shipped")),
+            false => s.write.is_none() || chosen(s.name),
+        })
         .collect()
 }
 
@@ -99,31 +116,37 @@ fn steps() -> Vec<Step> {
             name: "plain_inserts",
             write: None,
             what: "plain INSERTs of the same rows, 1,000 a transaction, SQLite's defaults",
+            encrypted: false,
         },
         Step {
             name: "defaults",
             write: Some(defaults),
             what: "SQLite's defaults (the connection's page cache, wal_autocheckpoint 1000), full-text row with each entry",
+            encrypted: false,
         },
         Step {
             name: "cache",
             write: Some(cache),
             what: "defaults + a 64 MiB page cache",
+            encrypted: false,
         },
         Step {
             name: "checkpoint",
             write: Some(checkpoint),
             what: "+ wal_autocheckpoint 20,000 pages",
+            encrypted: false,
         },
         Step {
             name: "fts_per_batch",
             write: Some(fts),
             what: "+ the batch's full-text rows written together at its end",
+            encrypted: false,
         },
         Step {
             name: "checkpoint_beside",
             write: Some(beside),
             what: "+ checkpoints on a thread of their own, beside the import",
+            encrypted: false,
         },
         Step {
             name: "shipped_batch_500",
@@ -132,11 +155,13 @@ fn steps() -> Vec<Step> {
                 ..shipped
             }),
             what: "the shipped path, 500 entries a transaction",
+            encrypted: false,
         },
         Step {
             name: "shipped",
             write: Some(shipped),
             what: "the shipped path (WritePath::default())",
+            encrypted: false,
         },
         Step {
             name: "shipped_batch_5000",
@@ -145,6 +170,13 @@ fn steps() -> Vec<Step> {
                 ..shipped
             }),
             what: "the shipped path, 5,000 entries a transaction",
+            encrypted: false,
+        },
+        Step {
+            name: SHIPPED_ENCRYPTED,
+            write: Some(shipped),
+            what: "the shipped path (WritePath::default()) into a new journal encrypted with SQLCipher",
+            encrypted: true,
         },
     ]
 }
@@ -164,7 +196,7 @@ impl Stage for Import {
         "import"
     }
 
-    fn run(&self, _ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
+    fn run(&self, ctx: &StageContext, out: &mut Recorder) -> anyhow::Result<()> {
         let export = day_one_export()?;
         out.datasets.push(Dataset {
             stage: "import".into(),
@@ -193,7 +225,7 @@ impl Stage for Import {
             "serde_json and the Day One importer, bytes to items",
         );
 
-        let steps = chosen_steps();
+        let steps = chosen_steps(ctx.encrypted);
         let mut rounds: Vec<Vec<Round>> = steps.iter().map(|_| Vec::new()).collect();
         for _ in 0..ROUNDS {
             for (step, done) in steps.iter().zip(&mut rounds) {
@@ -201,8 +233,14 @@ impl Stage for Import {
                 let journal = dir.path().join("import.db");
                 // Parsed again, untimed: an import consumes its items.
                 let items = parse(&export)?;
+                // A new encrypted journal's key is made before the clock starts, as
+                // the app makes it when the person chooses the passphrase.
+                let options = match step.encrypted {
+                    true => encryption::options(JournalKey::for_new_file(&encryption::passphrase())),
+                    false => StorageOptions::default(),
+                };
                 let round = match step.write {
-                    Some(write) => import_round(&journal, items, write),
+                    Some(write) => import_round(&journal, items, write, &options),
                     None => plain_round(&journal, &items, import::BATCH),
                 }
                 .with_context(|| format!("importing through the {} path", step.name))?;
@@ -212,6 +250,13 @@ impl Stage for Import {
 
         let elapsed_of = |done: &[Round]| -> Vec<Duration> { done.iter().map(|r| r.elapsed).collect() };
         let plain_rate = median_rate(&elapsed_of(&rounds[0]));
+        let rate_of = |name: &str| {
+            steps
+                .iter()
+                .position(|s| s.name == name)
+                .map(|i| median_rate(&elapsed_of(&rounds[i])))
+        };
+        let (shipped_rate, encrypted_rate) = (rate_of("shipped"), rate_of(SHIPPED_ENCRYPTED));
         for (step, done) in steps.iter().zip(&rounds) {
             let elapsed = elapsed_of(done);
             record_rate(out, step.name, &elapsed, step.what);
@@ -239,6 +284,14 @@ impl Stage for Import {
                 done.iter().map(|r| r.wal_peak).max().unwrap_or(0) as f64,
                 Unit::Bytes,
                 "the -wal file's largest size after a commit, over every round".into(),
+            ));
+        }
+        if let (Some(shipped), Some(encrypted)) = (shipped_rate, encrypted_rate) {
+            out.push(value(
+                &format!("import.{SHIPPED_ENCRYPTED}.vs_shipped"),
+                encrypted / shipped,
+                Unit::Score,
+                "entries/s into a new encrypted journal over entries/s into a new plain one, the shipped path on the same items, rounds taking turns in this run".into(),
             ));
         }
         Ok(())
@@ -290,11 +343,18 @@ fn parse(export: &[u8]) -> anyhow::Result<import::Export> {
     Ok(parsed)
 }
 
-/// One import of `export` through `import::run` into a new journal at `journal`.
-fn import_round(journal: &Path, mut export: import::Export, write: WritePath) -> anyhow::Result<Round> {
-    let mut conn = db::open(journal, &StorageOptions::default())?;
+/// One import of `export` through `import::run` into a new journal at `journal`,
+/// opened with `storage` (the default, or a new encrypted journal's key).
+fn import_round(
+    journal: &Path,
+    mut export: import::Export,
+    write: WritePath,
+    storage: &StorageOptions,
+) -> anyhow::Result<Round> {
+    let mut conn = db::open(journal, storage)?;
     let options = import::Options {
         write,
+        key: storage.key.as_ref(),
         ..import::Options::default()
     };
     let mut last = (0, Duration::ZERO);

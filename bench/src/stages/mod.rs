@@ -10,6 +10,7 @@ mod ai;
 pub mod app;
 mod backfill;
 mod db;
+mod encryption;
 mod import;
 mod retrieval;
 mod size;
@@ -33,6 +34,9 @@ pub struct StageContext {
     /// The labelled set for the retrieval and ai stages (`--dataset`); the committed
     /// one when `None`.
     pub dataset: Option<std::path::PathBuf>,
+    /// Whether the `db`, `vector` and `import` stages also measure an encrypted copy
+    /// of their journal (`encrypted.*` scenarios; off with `--no-encrypted`).
+    pub encrypted: bool,
 }
 
 /// Collects a stage's results and prints a progress line per scenario as it lands.

@@ -7,8 +7,17 @@
 //! shipped (stripped) exe's bytes, the attribution from the unstripped build, and the
 //! .msi's bytes. A crate that suddenly doubles shows up here before anyone wonders why
 //! the download grew.
+//!
+//! The C libraries have lines of their own whatever their rank: `sqlite3 (C)` (SQLite
+//! as SQLCipher builds it), `sqlcipher (C)` (SQLCipher's own functions, by the names
+//! its source defines: the codec, its key handling and its crypto providers' glue) and,
+//! where OpenSSL is linked into the binary (the Windows exe, which builds it from
+//! source), `openssl (C)`: the functions whose names the `libcrypto.a` of that build
+//! defines. On Linux libcrypto is the system's shared library, so none of its bytes are
+//! in the binary; `linked.<library>` records the size of the one it loads (from the
+//! binary's `DT_NEEDED` and `ldd`), which the system provides, outside the download.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -20,6 +29,42 @@ use crate::run::{Measure, Scenario, Unit};
 
 /// Crates listed by name; the rest are summed into `crate.(others)`.
 const TOP_CRATES: usize = 25;
+
+/// C libraries listed whatever their rank (when the binary holds any of their bytes).
+const ALWAYS_LISTED: &[&str] = &[SQLITE, SQLCIPHER, OPENSSL];
+const SQLITE: &str = "sqlite3 (C)";
+const SQLCIPHER: &str = "sqlcipher (C)";
+const OPENSSL: &str = "openssl (C)";
+
+/// The functions SQLCipher adds to SQLite (its `sqlcipher.c`, `crypto_*.c`): names that
+/// start with `sqlcipher`, and these (a GCC clone of one, `name.part.0`, too).
+const SQLCIPHER_FUNCTIONS: &[&str] = &[
+    "sqlite3Codec",
+    "sqlite3CodecQueryParameters",
+    "sqlite3FreeCodecArg",
+    "sqlite3_key",
+    "sqlite3_key_v2",
+    "sqlite3_rekey",
+    "sqlite3_rekey_v2",
+    "sqlite3_activate_see",
+    "sqlite3pager_error",
+    "sqlite3pager_is_sj_pgno",
+    "sqlite3pager_reset",
+    "codec_set_btree_to_codec_pagesize",
+    "codec_set_pass_key",
+    "cipher_bin2hex",
+    "cipher_hex2bin",
+    "cipher_hex2int",
+    "cipher_isHex",
+    "splitmix64",
+    "xoshiro_next",
+    "xoshiro_randomness",
+    "xoshiro_rotl",
+];
+
+/// The cipher provider's shared libraries, recorded as `linked.<name>` where the binary
+/// loads them rather than holding them.
+const CRYPTO_LIBRARIES: &[&str] = &["libcrypto", "libssl"];
 
 pub struct Size;
 
@@ -34,7 +79,8 @@ impl Stage for Size {
         let note = format!("{}", binary.display());
         out.push(value("binary", data.len() as u64, Some(note)));
 
-        push_crates(out, "crate", &data)?;
+        push_crates(out, "crate", &data, &BTreeSet::new())?;
+        push_linked_crypto(out, &binary, &data);
 
         match windows_build()? {
             Some(windows) => {
@@ -46,7 +92,8 @@ impl Stage for Size {
                 ));
                 let unstripped = std::fs::read(&windows.unstripped)
                     .with_context(|| format!("reading {}", windows.unstripped.display()))?;
-                push_crates(out, "windows.crate", &unstripped)?;
+                let openssl = openssl_functions(&target_dir().join(WINDOWS_TARGET).join("dist"))?;
+                push_crates(out, "windows.crate", &unstripped, &openssl)?;
                 let msi = std::fs::metadata(&windows.msi)?.len();
                 out.push(value(
                     "installer.msi",
@@ -63,21 +110,143 @@ impl Stage for Size {
     }
 }
 
-/// The largest crates of a binary by function bytes, as `<prefix>.<crate>`, and the
-/// rest as `<prefix>.(others)`.
-fn push_crates(out: &mut Recorder, prefix: &str, binary: &[u8]) -> anyhow::Result<()> {
-    let mut crates: Vec<(String, u64)> = bytes_by_crate(binary)?.into_iter().collect();
+/// The largest crates of a binary by function bytes, as `<prefix>.<crate>`, the C
+/// libraries of [`ALWAYS_LISTED`] whatever their rank, and the rest as
+/// `<prefix>.(others)`. `openssl`: the names of OpenSSL's functions, where it is linked
+/// in.
+fn push_crates(
+    out: &mut Recorder,
+    prefix: &str,
+    binary: &[u8],
+    openssl: &BTreeSet<String>,
+) -> anyhow::Result<()> {
+    let mut crates: Vec<(String, u64)> = bytes_by_crate(binary, openssl)?.into_iter().collect();
     crates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let others: u64 = crates.iter().skip(TOP_CRATES).map(|(_, b)| b).sum();
+    let (listed, rest): (Vec<_>, Vec<_>) = crates
+        .into_iter()
+        .enumerate()
+        .partition(|(rank, (name, _))| *rank < TOP_CRATES || ALWAYS_LISTED.contains(&name.as_str()));
     let note = "function symbol bytes attributed by demangled crate prefix (cargo-bloat style)";
-    for (name, bytes) in crates.iter().take(TOP_CRATES) {
-        out.push(value(&format!("{prefix}.{name}"), *bytes, Some(note.into())));
+    for (_, (name, bytes)) in &listed {
+        let note = match name.as_str() {
+            SQLCIPHER => format!("{note}; SQLCipher's own functions, by the names its source defines"),
+            OPENSSL => format!("{note}; functions whose names the OpenSSL build's libcrypto.a defines"),
+            _ => note.to_owned(),
+        };
+        out.push(value(&format!("{prefix}.{name}"), *bytes, Some(note)));
     }
+    let others: u64 = rest.iter().map(|(_, (_, bytes))| bytes).sum();
     if others > 0 {
         let rest = format!("{note}; every crate after the largest {TOP_CRATES}");
         out.push(value(&format!("{prefix}.(others)"), others, Some(rest)));
     }
     Ok(())
+}
+
+/// `linked.<library>`: the bytes of each cipher library the binary loads at run time
+/// (Linux: the system's libcrypto), which its own bytes do not include.
+fn push_linked_crypto(out: &mut Recorder, binary: &std::path::Path, data: &[u8]) {
+    let needed: Vec<String> = needed_libraries(data)
+        .into_iter()
+        .filter(|name| {
+            CRYPTO_LIBRARIES
+                .iter()
+                .any(|c| name.starts_with(&format!("{c}.")))
+        })
+        .collect();
+    if needed.is_empty() {
+        return;
+    }
+    let resolved = Command::new("ldd")
+        .arg(binary)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    for name in needed {
+        // "\tlibcrypto.so.3 => /lib/x86_64-linux-gnu/libcrypto.so.3 (0x…)"
+        let path = resolved.lines().find_map(|line| {
+            let (lib, rest) = line.trim().split_once(" => ")?;
+            (lib == name).then(|| rest.split(" (").next().unwrap_or(rest).trim().to_owned())
+        });
+        match path.and_then(|p| Some((std::fs::metadata(&p).ok()?.len(), p))) {
+            Some((bytes, path)) => out.push(value(
+                &format!("linked.{name}"),
+                bytes,
+                Some(format!(
+                    "{path}: SQLCipher's cipher provider, loaded at run time from the system (a package dependency), not part of the binary or the download"
+                )),
+            )),
+            None => eprintln!("[size] {} needs {name}, which ldd could not resolve here: not recorded", binary.display()),
+        }
+    }
+}
+
+/// The shared libraries an ELF binary names in its dynamic section (`DT_NEEDED`);
+/// none for other formats.
+fn needed_libraries(data: &[u8]) -> Vec<String> {
+    use object::read::elf::{Dyn, ElfFile64};
+    let Ok(elf) = ElfFile64::<object::Endianness>::parse(data) else {
+        return Vec::new();
+    };
+    let endian = elf.endian();
+    let sections = elf.elf_section_table();
+    let Ok(Some((dynamic, link))) = sections.dynamic(endian, data) else {
+        return Vec::new();
+    };
+    let Ok(strings) = sections.strings(endian, data, link) else {
+        return Vec::new();
+    };
+    dynamic
+        .iter()
+        .filter(|d| d.tag32(endian) == Some(object::elf::DT_NEEDED))
+        .filter_map(|d| d.string(endian, strings).ok())
+        .map(|name| String::from_utf8_lossy(name).into_owned())
+        .collect()
+}
+
+/// The function names the static `libcrypto.a` that openssl-sys built for a profile's
+/// directory (`<target>/<profile>/build/openssl-sys-*/out/openssl-build/install/lib/`)
+/// defines; empty, with a message, where there is none (OpenSSL then counts as
+/// `(C and other)`).
+fn openssl_functions(profile_dir: &std::path::Path) -> anyhow::Result<BTreeSet<String>> {
+    let newest = std::fs::read_dir(profile_dir.join("build"))
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|dir| {
+            dir.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("openssl-sys-"))
+        })
+        .map(|dir| dir.join("out/openssl-build/install/lib/libcrypto.a"))
+        .filter(|archive| archive.exists())
+        .max_by_key(|archive| std::fs::metadata(archive).and_then(|m| m.modified()).ok());
+    let Some(archive) = newest else {
+        eprintln!(
+            "[size] no libcrypto.a under {}: OpenSSL's functions in the Windows exe are counted in (C and other)",
+            profile_dir.join("build").display()
+        );
+        return Ok(BTreeSet::new());
+    };
+    let data = std::fs::read(&archive).with_context(|| format!("reading {}", archive.display()))?;
+    archive_functions(&data).with_context(|| format!("reading {}", archive.display()))
+}
+
+/// Names of the functions the members of a static library define.
+fn archive_functions(data: &[u8]) -> anyhow::Result<BTreeSet<String>> {
+    let archive = object::read::archive::ArchiveFile::parse(data)?;
+    let mut names = BTreeSet::new();
+    for member in archive.members() {
+        let Ok(object) = object::File::parse(member?.data(data)?) else {
+            continue;
+        };
+        names.extend(
+            object
+                .symbols()
+                .filter(|s| s.is_definition() && s.kind() == SymbolKind::Text)
+                .filter_map(|s| s.name().ok().map(str::to_owned)),
+        );
+    }
+    Ok(names)
 }
 
 fn value(name: &str, bytes: u64, note: Option<String>) -> Scenario {
@@ -114,7 +283,7 @@ pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
 /// Bytes of function symbols per crate. COFF (the Windows exe) records no symbol
 /// sizes, so there a function runs to the next one's address, the last to the end of
 /// its code section.
-fn bytes_by_crate(data: &[u8]) -> anyhow::Result<BTreeMap<String, u64>> {
+fn bytes_by_crate(data: &[u8], openssl: &BTreeSet<String>) -> anyhow::Result<BTreeMap<String, u64>> {
     let file = object::File::parse(data).context("parsing the binary")?;
     let mut functions: Vec<(u64, u64, String)> = file
         .symbols()
@@ -140,7 +309,11 @@ fn bytes_by_crate(data: &[u8]) -> anyhow::Result<BTreeMap<String, u64>> {
     }
     let mut crates = BTreeMap::new();
     for (_, size, name) in functions.iter().filter(|(_, size, _)| *size > 0) {
-        *crates.entry(crate_of(name)).or_insert(0) += size;
+        let owner = match crate_of(name) {
+            other if other == "(C and other)" && openssl.contains(name) => OPENSSL.to_owned(),
+            owner => owner,
+        };
+        *crates.entry(owner).or_insert(0) += size;
     }
     if crates.is_empty() {
         bail!("the binary has no symbol table (stripped?): per-crate sizes need one");
@@ -160,12 +333,17 @@ fn sizes_from_addresses(functions: &mut [(u64, u64, String)], end: u64) {
 
 /// The crate a (mangled) symbol belongs to. Rust symbols are demangled and named by
 /// their first path segment; for `<T as Trait>::f` that is `T`'s crate, or the
-/// trait's when `T` is not a path (`[u8]`, `&str`). C symbols go to `sqlite3 (C)` when
-/// they are SQLite's and `(C and other)` otherwise.
+/// trait's when `T` is not a path (`[u8]`, `&str`). C symbols go to `sqlcipher (C)`
+/// when SQLCipher defines them, `sqlite3 (C)` when they are SQLite's and
+/// `(C and other)` otherwise.
 fn crate_of(mangled: &str) -> String {
     let Ok(demangled) = rustc_demangle::try_demangle(mangled) else {
-        return if mangled.starts_with("sqlite3") {
-            "sqlite3 (C)".into()
+        // A GCC clone (`f.part.0`, `f.isra.0`) is its function's.
+        let function = mangled.split('.').next().unwrap_or(mangled);
+        return if function.starts_with("sqlcipher") || SQLCIPHER_FUNCTIONS.contains(&function) {
+            SQLCIPHER.into()
+        } else if mangled.starts_with("sqlite3") {
+            SQLITE.into()
         } else {
             "(C and other)".into()
         };
@@ -274,6 +452,54 @@ mod tests {
         );
         assert_eq!(crate_of("sqlite3VdbeExec"), "sqlite3 (C)");
         assert_eq!(crate_of("memcpy"), "(C and other)");
+        assert_eq!(crate_of("sqlcipher_codec_ctx_init"), "sqlcipher (C)");
+        assert_eq!(crate_of("sqlite3_key_v2"), "sqlcipher (C)");
+        assert_eq!(crate_of("sqlcipher_set_default_use_hmac.part.0"), "sqlcipher (C)");
+        // SQLite's own, though it starts like SQLCipher's sqlite3_key.
+        assert_eq!(crate_of("sqlite3_keyword_check"), "sqlite3 (C)");
+    }
+
+    #[test]
+    fn this_test_binary_has_sqlcipher_and_loads_or_holds_its_crypto() {
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let crates = bytes_by_crate(&me, &BTreeSet::new()).unwrap();
+        assert!(crates.get(SQLCIPHER).is_some_and(|&b| b > 0), "{crates:?}");
+        if cfg!(target_os = "linux") {
+            let needed = needed_libraries(&me);
+            assert!(needed.iter().any(|n| n.starts_with("libcrypto.")), "{needed:?}");
+            let mut out = recorder();
+            push_linked_crypto(&mut out, &std::env::current_exe().unwrap(), &me);
+            let linked = out
+                .scenarios
+                .iter()
+                .find(|s| s.name.starts_with("linked.libcrypto."));
+            assert!(
+                linked.is_some_and(|s| s.stat("value").is_some_and(|b| b > 0.0)),
+                "{:?}",
+                out.scenarios
+            );
+        }
+    }
+
+    fn recorder() -> Recorder {
+        Recorder {
+            scenarios: Vec::new(),
+            datasets: Vec::new(),
+            pragmas: None,
+            sqlite_vec_version: None,
+            models: Vec::new(),
+            questions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_c_library_gets_its_line_whatever_its_rank() {
+        let mut out = recorder();
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        push_crates(&mut out, "crate", &me, &BTreeSet::new()).unwrap();
+        let names: Vec<&str> = out.scenarios.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"crate.sqlcipher (C)"), "{names:?}");
+        assert!(names.contains(&"crate.sqlite3 (C)"), "{names:?}");
     }
 
     #[test]
@@ -294,7 +520,7 @@ mod tests {
     #[test]
     fn reads_the_symbols_of_this_test_binary() {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        let crates = bytes_by_crate(&me).unwrap();
+        let crates = bytes_by_crate(&me, &BTreeSet::new()).unwrap();
         assert!(crates.get("mindsage_bench").is_some_and(|&b| b > 0), "{crates:?}");
     }
 }

@@ -18,7 +18,15 @@
 //!   exact rerank, for K = 50/100/200/400, and `int8`, each with recall@10 against
 //!   exact search;
 //!
-//! and the ratios of stock to exact at p95, plus memory per representation. Each
+//! and the ratios of stock to exact at p95, plus memory per representation.
+//!
+//! Unless `--no-encrypted`, the same file is also copied and encrypted with SQLCipher
+//! (`db::cipher::encrypt`), and the searches that read it are timed on the encrypted
+//! copy right after the plain one, as `<data>.encrypted.<name>` with their p95 over the
+//! plain one's (`….vs_plain_p95`): `exact.k10` and `int8_rerank.k10` (the app's cache,
+//! whose rerank reads the file), `int8_rerank.file_reads.k10`, `exact_sqlite_vec_avx.k10`
+//! (sqlite-vec's KNN, Ask's vector half) and `cache_refresh` (the app's cache read from
+//! the file, as after opening the journal). Each sqlite-vec scenario records its build's `vec_debug()`. Each
 //! sqlite-vec scenario records its build's `vec_debug()`. Recall on real embeddings
 //! (the labelled set and a few thousand demo entries embedded by the configured model,
 //! questions as queries; embeddings cached under `$HOME/.cache/mindsage-bench/`) is
@@ -31,7 +39,7 @@ use anyhow::Context;
 use mindsage_core::ai::{AiSettings, OllamaClient};
 use mindsage_core::db::vec_extension::{self, ExtensionBuild};
 use mindsage_core::db::vectors;
-use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::search::SearchFilter;
 use mindsage_core::search::kernels;
 use mindsage_core::search::quality::LabelledSet;
@@ -41,7 +49,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::retrieval::DEFAULT_SET;
-use super::{Recorder, Stage, StageContext};
+use super::{Recorder, Stage, StageContext, encryption};
 use crate::run::{Measure, Scenario, Unit};
 use crate::stats::{self, Payload, Sampling};
 
@@ -77,6 +85,7 @@ impl Stage for Vector {
                     size,
                     data,
                     sampling,
+                    encrypted: ctx.encrypted,
                 }
                 .all(&vectors, &queries)?;
             }
@@ -89,6 +98,7 @@ impl Stage for Vector {
                     size,
                     data: "real",
                     sampling,
+                    encrypted: false,
                 };
                 m.recall_figures(&vectors, dim, &queries, &format!("{model}, {dim}-d"));
             }
@@ -138,6 +148,63 @@ struct Measurer<'a> {
     size: usize,
     data: &'static str,
     sampling: Sampling,
+    /// Time the searches that read the file on an encrypted copy too.
+    encrypted: bool,
+}
+
+/// Samples of reading the app's vector cache from the file (tenths of a second each).
+const REFRESH_SAMPLES: usize = 5;
+
+/// The vector file encrypted, opened with its key, with the caches the app would fill
+/// from it.
+struct EncryptedCopy {
+    conn: rusqlite::Connection,
+    exact: VectorCache,
+    int8: VectorCache,
+    model: vectors::VectorModel,
+    cipher: String,
+}
+
+impl EncryptedCopy {
+    /// Copies the file at `path` (its -wal emptied into it first through `conn`) into
+    /// `dir`, encrypts the copy and reads its caches.
+    fn new(
+        conn: &rusqlite::Connection,
+        path: &std::path::Path,
+        dir: &std::path::Path,
+    ) -> anyhow::Result<EncryptedCopy> {
+        let wait = StorageOptions::default().busy_timeout;
+        anyhow::ensure!(
+            db::checkpoint(conn, Checkpoint::Truncate, wait, wait)?,
+            "the vector file's checkpoint could not complete"
+        );
+        let copy = dir.join("encrypted").join("vectors.db");
+        let key = encryption::encrypted_copy(path, &copy)?;
+        let conn = db::open(&copy, &encryption::options(key))?;
+        let cache = |precision| -> anyhow::Result<VectorCache> {
+            let mut cache = VectorCache::with_precision(precision);
+            cache.refresh(&conn, DEFAULT_USER)?;
+            Ok(cache)
+        };
+        let (exact, int8) = (cache(Precision::Exact)?, cache(Precision::Int8Rerank)?);
+        let model = vectors::active_model(&conn, DEFAULT_USER)?.context("vectors in the encrypted copy")?;
+        let cipher = encryption::describe(&conn);
+        Ok(EncryptedCopy {
+            conn,
+            exact,
+            int8,
+            model,
+            cipher,
+        })
+    }
+
+    fn note(&self, note: &str) -> String {
+        format!(
+            "{note}; the encrypted copy of the same file ({}; {})",
+            self.cipher,
+            encryption::MMAP_NOTE
+        )
+    }
 }
 
 impl Measurer<'_> {
@@ -166,6 +233,46 @@ impl Measurer<'_> {
         let filter = SearchFilter::default();
         let q = |i: usize| &queries[i % queries.len()];
         let note = format!("{} {DIM}-d unit vectors, {}", self.data, kernels::kernel_name());
+        let encrypted = match self.encrypted {
+            true => Some(EncryptedCopy::new(&conn, &path, dir.path())?),
+            false => None,
+        };
+
+        // The app's cache read from the file, as after the journal opens.
+        let refresh_sampling = Sampling {
+            samples: self.sampling.samples.min(REFRESH_SAMPLES),
+            warmup: self.sampling.warmup.min(1),
+            ..self.sampling
+        };
+        let refresh = |c: &rusqlite::Connection| {
+            stats::measure(
+                &refresh_sampling,
+                |_| {
+                    let mut cache = VectorCache::default();
+                    cache.refresh(c, DEFAULT_USER)?;
+                    Ok(cache.len())
+                },
+                |&n| Payload::of(n as u64, (n * DIM) as u64),
+            )
+        };
+        let refresh_note = format!(
+            "{note}; VectorCache::default().refresh: every vector read from the file into the app's copy ({:?} at this size)",
+            app_cache.precision()
+        );
+        let m = refresh(&conn)?;
+        let plain_refresh = m.stats.p95_ms;
+        self.timing_named("cache_refresh", m, &refresh_note, &[]);
+        if let Some(e) = &encrypted {
+            let m = refresh(&e.conn)?;
+            self.encrypted_timing(
+                "cache_refresh",
+                m,
+                plain_refresh,
+                &e.note(&refresh_note),
+                &[],
+                &e.cipher,
+            );
+        }
 
         let mut exact_p95 = None;
         for (name, cache, precision) in [
@@ -179,10 +286,26 @@ impl Measurer<'_> {
                     |i| Ok(cache.search(&conn, q(i), k, &filter)?),
                     |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
                 )?;
+                let plain_p95 = m.stats.p95_ms;
                 if (name, k) == ("exact", 10) {
                     exact_p95 = Some(m.stats.p95_ms);
                 }
                 self.timing(name, k, precision, "l2", m, &note);
+                let twin = encrypted.as_ref().and_then(|e| match name {
+                    "exact" => Some((e, &e.exact)),
+                    "int8_rerank" => Some((e, &e.int8)),
+                    _ => None,
+                });
+                if let (Some((e, cache)), 10) = (twin, k) {
+                    let m = stats::measure(
+                        &self.sampling,
+                        |i| Ok(cache.search(&e.conn, q(i), k, &filter)?),
+                        |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
+                    )?;
+                    let params = [("k", "10"), ("precision", precision), ("distance", "l2")];
+                    let name = format!("{name}.k{k}");
+                    self.encrypted_timing(&name, m, plain_p95, &e.note(&note), &params, &e.cipher);
+                }
             }
         }
         // The rerank's share: reading the f32 vectors of as many candidates as a top 10
@@ -207,12 +330,32 @@ impl Measurer<'_> {
             },
             |r| Payload::of(r.len() as u64, r.len() as u64 * 4),
         )?;
-        self.timing_named(
-            "int8_rerank.file_reads.k10",
-            m,
-            &format!("{note}; the {pool} f32 vectors a top-10 rerank reads from the vec0 table"),
-            &[("k", "10"), ("precision", "f32 file"), ("distance", "l2")],
-        );
+        let reads_note = format!("{note}; the {pool} f32 vectors a top-10 rerank reads from the vec0 table");
+        let reads_params = [("k", "10"), ("precision", "f32 file"), ("distance", "l2")];
+        let plain_p95 = m.stats.p95_ms;
+        self.timing_named("int8_rerank.file_reads.k10", m, &reads_note, &reads_params);
+        if let Some(e) = &encrypted {
+            let m = stats::measure(
+                &self.sampling,
+                |i| {
+                    Ok(stored_scores(
+                        &e.conn,
+                        &e.model,
+                        q(i),
+                        &candidates[i % candidates.len()],
+                    )?)
+                },
+                |r| Payload::of(r.len() as u64, r.len() as u64 * 4),
+            )?;
+            self.encrypted_timing(
+                "int8_rerank.file_reads.k10",
+                m,
+                plain_p95,
+                &e.note(&reads_note),
+                &reads_params,
+                &e.cipher,
+            );
+        }
 
         // The stock build on its own connection to the same file: one connection
         // cannot hold two copies of the extension's functions and module.
@@ -284,6 +427,36 @@ impl Measurer<'_> {
         )?;
         let avx_p95 = m.stats.p95_ms;
         self.timing_debug("exact_sqlite_vec_avx", "f32", "l2", m, &avx_note, &own_debug);
+        if let Some(e) = &encrypted {
+            let m = stats::measure(
+                &self.sampling,
+                |i| {
+                    Ok(knn_sqlite_vec(
+                        &e.conn,
+                        DEFAULT_USER,
+                        &e.model,
+                        q(i),
+                        10,
+                        &filter,
+                    )?)
+                },
+                |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
+            )?;
+            let params = [
+                ("k", "10"),
+                ("precision", "f32"),
+                ("distance", "l2"),
+                ("vec_debug", own_debug.as_str()),
+            ];
+            self.encrypted_timing(
+                "exact_sqlite_vec_avx.k10",
+                m,
+                avx_p95,
+                &e.note(&avx_note),
+                &params,
+                &e.cipher,
+            );
+        }
         let mut same = 0;
         for i in 0..SAME_TOP_QUERIES {
             let l2: Vec<i64> = knn(&conn, i)?.into_iter().map(|(id, _)| id).collect();
@@ -356,6 +529,7 @@ impl Measurer<'_> {
         );
         drop(stmt);
         drop(stock);
+        drop(encrypted);
         drop(conn);
         self.recall_figures(vectors, DIM, queries, &note);
         Ok(())
@@ -523,6 +697,37 @@ impl Measurer<'_> {
         s.payload = Some(m.payload);
         s.expect_min_bytes = 1;
         self.out.push(s);
+    }
+
+    /// A timing on the encrypted copy, `<data>.encrypted.<name>`, and its p95 over
+    /// `plain_p95`, the plain file's figure just measured.
+    fn encrypted_timing(
+        &mut self,
+        name: &str,
+        m: stats::Measured,
+        plain_p95: f64,
+        note: &str,
+        params: &[(&str, &str)],
+        cipher: &str,
+    ) {
+        let name = format!("{}{name}", encryption::PREFIX);
+        let p95 = m.stats.p95_ms;
+        let mut params = params.to_vec();
+        params.extend([("storage", "encrypted"), ("cipher", cipher)]);
+        self.timing_named(&name, m, note, &params);
+        if plain_p95 > 0.0 {
+            let data = self.data;
+            self.value(
+                &format!("{name}{}", encryption::RATIO_SUFFIX),
+                p95 / plain_p95,
+                Unit::Count,
+                &format!(
+                    "p95 of {data}.{name} ÷ p95 of {data}.{}, measured one after the other in this run",
+                    name.trim_start_matches(encryption::PREFIX)
+                ),
+                &[("storage", "encrypted"), ("cipher", cipher)],
+            );
+        }
     }
 
     fn value(&mut self, name: &str, value: f64, unit: Unit, note: &str, params: &[(&str, &str)]) {
