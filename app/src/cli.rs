@@ -518,24 +518,26 @@ struct Converted {
     path: PathBuf,
     encrypted: bool,
     entries: u64,
-    /// Backups already in the data folder's `backups/`, which stay as they were made:
-    /// those of a plain journal plain, the others opening with the passphrase they were
-    /// made with.
-    earlier_backups: usize,
+    /// Backups in the data folder's `backups/` that could not follow the change (each
+    /// with why); the others were converted with the journal.
+    backups_left: Vec<String>,
     /// Whether the passphrase remembered on this computer changed with it (`rekey`
     /// updates it, `decrypt` forgets it).
     remembered_passphrase: Option<&'static str>,
 }
 
-fn converted(path: &Path, options: &StorageOptions) -> Result<Converted> {
+/// What a conversion left, once the backups in `backups/` followed the journal from
+/// the key `from` to the one in `options` (as the app converts them).
+fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::JournalKey>) -> Result<Converted> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let backups_left = cipher::follow_in_backups(folder, from, options.key.as_ref());
     let conn = db::open(path, options)?;
     let entries = entries::count(&conn, DEFAULT_USER)?;
-    let folder = path.parent().unwrap_or(Path::new("."));
     Ok(Converted {
         path: path.to_owned(),
         encrypted: options.key.is_some(),
         entries,
-        earlier_backups: db::backup::list(folder).len(),
+        backups_left,
         remembered_passphrase: None,
     })
 }
@@ -566,6 +568,7 @@ fn encrypt(args: &Args, path: &Path, options: StorageOptions) -> Result<()> {
             key: Some(key),
             ..options
         },
+        None,
     )?;
     print(args, &report, || {
         let mut text = format!(
@@ -573,13 +576,7 @@ fn encrypt(args: &Args, path: &Path, options: StorageOptions) -> Result<()> {
             path.display(),
             report.entries
         );
-        if report.earlier_backups > 0 {
-            text.push_str(&format!(
-                "\nThe {} backups made before, in {}, stay as they were made (a backup of the plain journal is plain): delete those nobody else should read.",
-                report.earlier_backups,
-                path.with_file_name(db::backup::BACKUPS_FOLDER).display()
-            ));
-        }
+        backups_left_text(&mut text, &report);
         text
     })
 }
@@ -589,7 +586,8 @@ fn decrypt(args: &Args, path: &Path, mut options: StorageOptions) -> Result<()> 
     refuse_unless_encrypted(path)?;
     options.key = Some(unlock(args, path, path)?);
     cipher::decrypt(path, &options)?;
-    let mut report = converted(path, &StorageOptions { key: None, ..options })?;
+    let from = options.key.take();
+    let mut report = converted(path, &options, from.as_ref())?;
     if is_remembered(path) {
         report.remembered_passphrase = Some(match keystore::forget(path) {
             Ok(()) => "forgotten",
@@ -605,6 +603,7 @@ fn decrypt(args: &Args, path: &Path, mut options: StorageOptions) -> Result<()> 
             path.display(),
             report.entries
         );
+        backups_left_text(&mut text, &report);
         if report.remembered_passphrase == Some("forgotten") {
             text.push_str("\nThe passphrase remembered on this computer was forgotten.");
         }
@@ -618,13 +617,8 @@ fn rekey(args: &Args, path: &Path, mut options: StorageOptions, new_file: Option
     options.key = Some(unlock(args, path, path)?);
     let passphrase = new_passphrase(new_file, path, "--new-passphrase-file FILE")?;
     let key = cipher::rekey(path, &options, &passphrase)?;
-    let mut report = converted(
-        path,
-        &StorageOptions {
-            key: Some(key),
-            ..options
-        },
-    )?;
+    let from = options.key.replace(key);
+    let mut report = converted(path, &options, from.as_ref())?;
     if is_remembered(path) {
         report.remembered_passphrase = Some(match keystore::remember(path, &passphrase) {
             Ok(()) => "updated",
@@ -640,13 +634,7 @@ fn rekey(args: &Args, path: &Path, mut options: StorageOptions, new_file: Option
             path.display(),
             report.entries
         );
-        if report.earlier_backups > 0 {
-            text.push_str(&format!(
-                "\nThe {} backups made before, in {}, still open with the passphrase they were made with.",
-                report.earlier_backups,
-                path.with_file_name(db::backup::BACKUPS_FOLDER).display()
-            ));
-        }
+        backups_left_text(&mut text, &report);
         match report.remembered_passphrase {
             Some("updated") => text.push_str("\nThe passphrase remembered on this computer is the new one."),
             Some(_) => text.push_str("\nThe passphrase remembered on this computer is still the old one."),
@@ -654,6 +642,18 @@ fn rekey(args: &Args, path: &Path, mut options: StorageOptions, new_file: Option
         }
         text
     })
+}
+
+/// The backups that could not follow a conversion, as a line each.
+fn backups_left_text(text: &mut String, report: &Converted) {
+    if !report.backups_left.is_empty() {
+        text.push_str("\nThese backups were left as they were:");
+        for left in &report.backups_left {
+            text.push_str(&format!("\n  {left}"));
+        }
+    } else {
+        text.push_str("\nIts backups in backups/ were converted with it.");
+    }
 }
 
 /// `decrypt` and `rekey` work on an encrypted journal only.

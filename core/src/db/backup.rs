@@ -376,7 +376,7 @@ pub fn list(data_dir: &Path) -> Vec<BackupFile> {
 }
 
 /// `journal.db` → `.journal.db.WHAT` in the same folder.
-fn beside(path: &Path, what: &str) -> PathBuf {
+pub(crate) fn beside(path: &Path, what: &str) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -384,6 +384,7 @@ fn beside(path: &Path, what: &str) -> PathBuf {
     path.with_file_name(format!(".{name}.{what}"))
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+/// `journal.db` → `journal.db-wal` (for `-wal`), beside it.
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}{suffix}", path.display()))
 }

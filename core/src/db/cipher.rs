@@ -29,6 +29,7 @@ use rusqlite::{Connection, OpenFlags};
 use sha2::Sha512;
 use zeroize::Zeroizing;
 
+use super::backup::{beside, with_suffix};
 use super::{DEFAULT_USER, DbError, Result, StorageOptions, entries};
 use crate::voice::recordings;
 
@@ -530,19 +531,6 @@ fn erase_with_companions(path: &Path) {
 
 fn io_error(path: &Path, e: std::io::Error) -> DbError {
     DbError::Invalid(format!("{}: {e}", path.display()))
-}
-
-/// `journal.db` → `.journal.db.WHAT` in the same folder.
-fn beside(path: &Path, what: &str) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.{what}"))
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    PathBuf::from(format!("{}{suffix}", path.display()))
 }
 
 #[cfg(test)]
