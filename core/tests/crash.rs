@@ -715,6 +715,7 @@ impl Saver {
                 batch,
                 ..WritePath::default()
             },
+            key: self.key.as_ref(),
             ..Options::default()
         };
         let mut from = 0;
