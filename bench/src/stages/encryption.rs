@@ -171,14 +171,7 @@ mod tests {
 
     #[test]
     fn ratios_divide_the_encrypted_p95_by_the_plain_one() {
-        let mut out = Recorder {
-            scenarios: Vec::new(),
-            datasets: Vec::new(),
-            pragmas: None,
-            sqlite_vec_version: None,
-            models: Vec::new(),
-            questions: Vec::new(),
-        };
+        let mut out = Recorder::default();
         let timing =
             |p95: f64| super::super::timing_measure(&[std::time::Duration::from_secs_f64(p95 / 1000.0)]);
         out.push(Scenario::new("db", Some(150), "list.page1", timing(2.0), None));

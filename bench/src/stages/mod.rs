@@ -40,6 +40,7 @@ pub struct StageContext {
 }
 
 /// Collects a stage's results and prints a progress line per scenario as it lands.
+#[derive(Default)]
 pub struct Recorder {
     pub scenarios: Vec<Scenario>,
     pub datasets: Vec<Dataset>,
@@ -194,14 +195,7 @@ pub fn execute(label: &str, kind: RunKind, stage_names: &[String], ctx: StageCon
     if build.profile != "release" {
         eprintln!("warning: a debug build measures the compiler's worst code; use --release");
     }
-    let mut out = Recorder {
-        scenarios: Vec::new(),
-        datasets: Vec::new(),
-        pragmas: None,
-        sqlite_vec_version: None,
-        models: Vec::new(),
-        questions: Vec::new(),
-    };
+    let mut out = Recorder::default();
     for stage in &stages {
         stage.run(&ctx, &mut out)?;
     }

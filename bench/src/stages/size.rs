@@ -467,7 +467,7 @@ mod tests {
         if cfg!(target_os = "linux") {
             let needed = needed_libraries(&me);
             assert!(needed.iter().any(|n| n.starts_with("libcrypto.")), "{needed:?}");
-            let mut out = recorder();
+            let mut out = Recorder::default();
             push_linked_crypto(&mut out, &std::env::current_exe().unwrap(), &me);
             let linked = out
                 .scenarios
@@ -481,20 +481,9 @@ mod tests {
         }
     }
 
-    fn recorder() -> Recorder {
-        Recorder {
-            scenarios: Vec::new(),
-            datasets: Vec::new(),
-            pragmas: None,
-            sqlite_vec_version: None,
-            models: Vec::new(),
-            questions: Vec::new(),
-        }
-    }
-
     #[test]
     fn every_c_library_gets_its_line_whatever_its_rank() {
-        let mut out = recorder();
+        let mut out = Recorder::default();
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         push_crates(&mut out, "crate", &me, &BTreeSet::new()).unwrap();
         let names: Vec<&str> = out.scenarios.iter().map(|s| s.name.as_str()).collect();

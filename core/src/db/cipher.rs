@@ -354,12 +354,7 @@ fn rekey_to(path: &Path, options: &StorageOptions, key: &JournalKey) -> Result<(
     let conn = take_whole(path, options)?;
     conn.execute_batch(&Zeroizing::new(format!("PRAGMA rekey = {};", *key.literal())))?;
     // The -wal still holds pages under the old key until they are copied back.
-    super::checkpoint(
-        &conn,
-        super::Checkpoint::Truncate,
-        options.busy_timeout,
-        options.busy_timeout,
-    )?;
+    empty_wal(&conn, options)?;
     drop(conn);
     let check = open_read_only(path, Some(key))?;
     read_schema(&check, path, true)
@@ -391,6 +386,18 @@ pub fn follow_in_backups(data_dir: &Path, from: Option<&JournalKey>, to: Option<
         .collect()
 }
 
+/// Copies the -wal into the journal and empties it, on the connection that has the
+/// journal whole.
+fn empty_wal(conn: &Connection, options: &StorageOptions) -> Result<()> {
+    super::checkpoint(
+        conn,
+        super::Checkpoint::Truncate,
+        options.busy_timeout,
+        options.busy_timeout,
+    )
+    .map(drop)
+}
+
 /// Opens the journal as the only connection to it: refused (with a message saying why)
 /// while the app or a command has it open, and nobody else can open it until this
 /// connection closes.
@@ -420,12 +427,7 @@ fn replaced(path: &Path) -> PathBuf {
 /// `None`), checks the copy, swaps it in and erases the old file (module comment).
 fn convert(path: &Path, options: &StorageOptions, to: Option<&JournalKey>) -> Result<()> {
     let conn = take_whole(path, options)?;
-    super::checkpoint(
-        &conn,
-        super::Checkpoint::Truncate,
-        options.busy_timeout,
-        options.busy_timeout,
-    )?;
+    empty_wal(&conn, options)?;
     let entries = entries::count(&conn, DEFAULT_USER)?;
     let copy = converting(path);
     erase_with_companions(&copy);
