@@ -1,7 +1,7 @@
 //! The two compiled copies of sqlite-vec (the crate's stock build and ours with AVX)
 //! and the cache's scans agree on the same stored vectors; the reduced-precision caches
-//! rerank from the file to exactly the scores of the f32 scan and stay in step with
-//! writes.
+//! rerank (from the file, or from the f32 copy an encrypted journal's cache keeps) to
+//! exactly the scores of the f32 scan and stay in step with writes.
 
 mod common;
 
@@ -83,7 +83,12 @@ fn avx_l2_stock_cosine_and_the_cache_rank_alike() {
     }
 }
 
-const PRECISIONS: [Precision; 3] = [Precision::Exact, Precision::HalfRerank, Precision::Int8Rerank];
+const PRECISIONS: [Precision; 4] = [
+    Precision::Exact,
+    Precision::HalfRerank,
+    Precision::Int8Rerank,
+    Precision::Int8RerankInMemory,
+];
 
 /// Vectors scattered around a few centres, as embeddings of related texts are, so near
 /// neighbours are close together and rounding could reorder them.
@@ -113,7 +118,7 @@ fn store_all(conn: &rusqlite::Connection, vectors: &[Vec<f32>]) -> Vec<i64> {
 
 /// Each reduced cache's answer equals the f32 cache's, scores bit for bit (the rerank
 /// reads the stored f32 vector and scores it with the same kernel), for k from 1 to 50.
-fn assert_same_as_exact(conn: &rusqlite::Connection, caches: &[VectorCache; 3], queries: &[Vec<f32>]) {
+fn assert_same_as_exact(conn: &rusqlite::Connection, caches: &[VectorCache], queries: &[Vec<f32>]) {
     let filter = SearchFilter::default();
     for query in queries {
         for k in [1, 10, 50] {
@@ -144,16 +149,19 @@ fn reduced_caches_rerank_from_the_file_to_exact_scores_and_follow_writes() {
     }
     assert_eq!(caches[2].vector_bytes(), data.len() * (DIM + 4));
     assert_eq!(caches[1].vector_bytes(), data.len() * DIM * 2);
+    assert_eq!(caches[3].vector_bytes(), data.len() * (DIM + 4 + DIM * 4));
     let queries: Vec<Vec<f32>> = clustered_vectors(20, &mut rng);
     assert_same_as_exact(&reader, &caches, &queries);
 
-    // A vector replaced and one removed after the last refresh: the reduced caches
-    // still hold the old rounding, but scores come from the file, and a removed
-    // candidate is dropped rather than shown.
+    // A vector replaced and one removed after the last refresh: the caches that
+    // rerank from the file still hold the old rounding, but scores come from the file,
+    // and a removed candidate is dropped rather than shown. (The in-memory rerank
+    // answers from its copy until refreshed, as the f32 cache does; search refreshes
+    // first.)
     let moved = ids[7];
     vectors::store_embedding(&conn, USER, moved, "test-768", &queries[0]).unwrap();
     vectors::delete_vectors_of(&conn, USER, ids[8]).unwrap();
-    for cache in &caches[1..] {
+    for cache in &caches[1..3] {
         let found = cache
             .search(&reader, &data[8], 10, &SearchFilter::default())
             .unwrap();
@@ -188,6 +196,11 @@ fn a_cache_switches_to_int8_once_the_set_reaches_the_threshold() {
     cache.refresh(&conn, USER).unwrap();
     assert_eq!(cache.precision(), Precision::Exact);
     let f32_bytes = cache.vector_bytes();
+    // An encrypted journal's cache keeps the f32 copy beside the int8 one past the
+    // threshold (its file cannot be mapped for the rerank).
+    let mut encrypted = VectorCache::for_encrypted_journal();
+    encrypted.refresh(&conn, USER).unwrap();
+    assert_eq!(encrypted.precision(), Precision::Exact);
     let query = clustered_vectors(1, &mut rng).remove(0);
     let before = cache.search(&conn, &query, 10, &SearchFilter::default()).unwrap();
 
@@ -197,6 +210,9 @@ fn a_cache_switches_to_int8_once_the_set_reaches_the_threshold() {
     assert_eq!(cache.precision(), Precision::Int8Rerank);
     assert_eq!(cache.vector_bytes(), (data.len() + 1) * (DIM + 4));
     assert!(cache.vector_bytes() * 3 < f32_bytes);
+    encrypted.refresh(&conn, USER).unwrap();
+    assert_eq!(encrypted.precision(), Precision::Int8RerankInMemory);
+    assert_eq!(encrypted.vector_bytes(), (data.len() + 1) * (DIM + 4 + DIM * 4));
     let after = cache.search(&conn, &query, 10, &SearchFilter::default()).unwrap();
     let expected: Vec<(i64, f32)> = {
         let mut exact = VectorCache::with_precision(Precision::Exact);
@@ -204,6 +220,12 @@ fn a_cache_switches_to_int8_once_the_set_reaches_the_threshold() {
         exact.search(&conn, &query, 10, &SearchFilter::default()).unwrap()
     };
     assert_eq!(after, expected);
+    assert_eq!(
+        encrypted
+            .search(&conn, &query, 10, &SearchFilter::default())
+            .unwrap(),
+        expected
+    );
     assert!(before.iter().all(|(id, _)| ids.contains(id)));
     assert!(after.iter().all(|(id, _)| ids.contains(id) || *id == extra));
 
@@ -214,4 +236,11 @@ fn a_cache_switches_to_int8_once_the_set_reaches_the_threshold() {
     assert_eq!(cache.len(), data.len());
     let without = cache.search(&conn, &query, 10, &SearchFilter::default()).unwrap();
     assert_eq!(without[..9], after[1..]);
+    encrypted.refresh(&conn, USER).unwrap();
+    assert_eq!(
+        encrypted
+            .search(&conn, &query, 10, &SearchFilter::default())
+            .unwrap(),
+        without
+    );
 }

@@ -23,11 +23,13 @@
 //! Unless `--no-encrypted`, the same file is also copied and encrypted with SQLCipher
 //! (`db::cipher::encrypt`), and the searches that read it are timed on the encrypted
 //! copy right after the plain one, as `<data>.encrypted.<name>` with their p95 over the
-//! plain one's (`….vs_plain_p95`): `exact.k10` and `int8_rerank.k10` (the app's cache,
-//! whose rerank reads the file), `int8_rerank.file_reads.k10`, `exact_sqlite_vec_avx.k10`
-//! (sqlite-vec's KNN, Ask's vector half) and `cache_refresh` (the app's cache read from
-//! the file, as after opening the journal). Each sqlite-vec scenario records its build's `vec_debug()`. Each
-//! sqlite-vec scenario records its build's `vec_debug()`. Recall on real embeddings
+//! plain one's (`….vs_plain_p95`): `exact.k10`; `int8_rerank_memory.k10`, the app's
+//! cache on an encrypted journal, which re-scores from an f32 copy in memory (its ratio
+//! is to the plain `int8_rerank.k10`, the app's cache on a plain journal, and its size
+//! is `memory.encrypted_cache`); `int8_rerank.file_reads.k10`, which shows why it does
+//! not read the file; `exact_sqlite_vec_avx.k10` (sqlite-vec's KNN, Ask's vector half);
+//! and `cache_refresh` (the app's cache read from the file, as after opening the
+//! journal). Each sqlite-vec scenario records its build's `vec_debug()`. Recall on real embeddings
 //! (the labelled set and a few thousand demo entries embedded by the configured model,
 //! questions as queries; embeddings cached under `$HOME/.cache/mindsage-bench/`) is
 //! what decides whether a prefilter may replace exact search; synthetic vectors only
@@ -160,7 +162,8 @@ const REFRESH_SAMPLES: usize = 5;
 struct EncryptedCopy {
     conn: rusqlite::Connection,
     exact: VectorCache,
-    int8: VectorCache,
+    /// The app's cache on an encrypted journal.
+    app: VectorCache,
     model: vectors::VectorModel,
     cipher: String,
 }
@@ -181,18 +184,18 @@ impl EncryptedCopy {
         let copy = dir.join("encrypted").join("vectors.db");
         let key = encryption::encrypted_copy(path, &copy)?;
         let conn = db::open(&copy, &encryption::options(key))?;
-        let cache = |precision| -> anyhow::Result<VectorCache> {
-            let mut cache = VectorCache::with_precision(precision);
+        let cache = |mut cache: VectorCache| -> anyhow::Result<VectorCache> {
             cache.refresh(&conn, DEFAULT_USER)?;
             Ok(cache)
         };
-        let (exact, int8) = (cache(Precision::Exact)?, cache(Precision::Int8Rerank)?);
+        let exact = cache(VectorCache::with_precision(Precision::Exact))?;
+        let app = cache(VectorCache::for_encrypted_journal())?;
         let model = vectors::active_model(&conn, DEFAULT_USER)?.context("vectors in the encrypted copy")?;
         let cipher = encryption::describe(&conn);
         Ok(EncryptedCopy {
             conn,
             exact,
-            int8,
+            app,
             model,
             cipher,
         })
@@ -267,7 +270,7 @@ impl Measurer<'_> {
             self.encrypted_timing(
                 "cache_refresh",
                 m,
-                plain_refresh,
+                ("cache_refresh", plain_refresh),
                 &e.note(&refresh_note),
                 &[],
                 &e.cipher,
@@ -291,20 +294,24 @@ impl Measurer<'_> {
                     exact_p95 = Some(m.stats.p95_ms);
                 }
                 self.timing(name, k, precision, "l2", m, &note);
+                // The encrypted twin: the same copy, or the app's cache on an encrypted
+                // journal for the app's cache on a plain one.
+                let plain_name = name;
                 let twin = encrypted.as_ref().and_then(|e| match name {
-                    "exact" => Some((e, &e.exact)),
-                    "int8_rerank" => Some((e, &e.int8)),
+                    "exact" => Some((e, &e.exact, name, precision)),
+                    "int8_rerank" => Some((e, &e.app, "int8_rerank_memory", "int8+f32 memory")),
                     _ => None,
                 });
-                if let (Some((e, cache)), 10) = (twin, k) {
+                if let (Some((e, cache, name, precision)), 10) = (twin, k) {
                     let m = stats::measure(
                         &self.sampling,
                         |i| Ok(cache.search(&e.conn, q(i), k, &filter)?),
                         |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
                     )?;
                     let params = [("k", "10"), ("precision", precision), ("distance", "l2")];
+                    let plain = (format!("{plain_name}.k{k}"), plain_p95);
                     let name = format!("{name}.k{k}");
-                    self.encrypted_timing(&name, m, plain_p95, &e.note(&note), &params, &e.cipher);
+                    self.encrypted_timing(&name, m, (&plain.0, plain.1), &e.note(&note), &params, &e.cipher);
                 }
             }
         }
@@ -350,7 +357,7 @@ impl Measurer<'_> {
             self.encrypted_timing(
                 "int8_rerank.file_reads.k10",
                 m,
-                plain_p95,
+                ("int8_rerank.file_reads.k10", plain_p95),
                 &e.note(&reads_note),
                 &reads_params,
                 &e.cipher,
@@ -451,7 +458,7 @@ impl Measurer<'_> {
             self.encrypted_timing(
                 "exact_sqlite_vec_avx.k10",
                 m,
-                avx_p95,
+                ("exact_sqlite_vec_avx.k10", avx_p95),
                 &e.note(&avx_note),
                 &params,
                 &e.cipher,
@@ -527,6 +534,18 @@ impl Measurer<'_> {
             ),
             &[],
         );
+        if let Some(e) = &encrypted {
+            self.value(
+                "memory.encrypted_cache",
+                e.app.memory_bytes() as f64,
+                Unit::Bytes,
+                &format!(
+                    "the app's VectorCache on an encrypted journal at this size ({:?}): the vector copies, ids, dates, positions",
+                    e.app.precision()
+                ),
+                &[("storage", "encrypted")],
+            );
+        }
         drop(stmt);
         drop(stock);
         drop(encrypted);
@@ -701,11 +720,13 @@ impl Measurer<'_> {
 
     /// A timing on the encrypted copy, `<data>.encrypted.<name>`, and its p95 over
     /// `plain_p95`, the plain file's figure just measured.
+    /// Stores `m`, measured on the encrypted copy, as `encrypted.<name>` with its p95
+    /// over `plain`'s (the plain scenario's name and p95).
     fn encrypted_timing(
         &mut self,
         name: &str,
         m: stats::Measured,
-        plain_p95: f64,
+        (plain_name, plain_p95): (&str, f64),
         note: &str,
         params: &[(&str, &str)],
         cipher: &str,
@@ -722,8 +743,7 @@ impl Measurer<'_> {
                 p95 / plain_p95,
                 Unit::Count,
                 &format!(
-                    "p95 of {data}.{name} ÷ p95 of {data}.{}, measured one after the other in this run",
-                    name.trim_start_matches(encryption::PREFIX)
+                    "p95 of {data}.{name} ÷ p95 of {data}.{plain_name}, measured one after the other in this run",
                 ),
                 &[("storage", "encrypted"), ("cipher", cipher)],
             );

@@ -235,11 +235,16 @@ pub struct Searcher {
 
 impl Searcher {
     /// A searcher for an encrypted journal: its ranking connections are opened with
-    /// `key` (`None`, as [`Searcher::default`], for a plain journal).
+    /// `key`, and its vector copy re-scores from memory, not the file
+    /// ([`VectorCache::for_encrypted_journal`]). `None`, as [`Searcher::default`], for
+    /// a plain journal.
     pub fn with_key(key: Option<crate::db::cipher::JournalKey>) -> Searcher {
         Searcher {
+            cache: match key {
+                Some(_) => VectorCache::for_encrypted_journal(),
+                None => VectorCache::default(),
+            },
             rankers: RankingConnections::with_key(key),
-            ..Searcher::default()
         }
     }
 

@@ -17,7 +17,8 @@ use crate::search::{SearchFilter, kernels, quantize};
 /// An in-memory copy of one user's active vectors, scanned with SIMD. Below
 /// [`super::REDUCED_FROM`] vectors it holds them in f32 and scans exactly; from there
 /// on it holds only an int8 copy, scans that for a few more candidates than asked for,
-/// and re-scores those from the f32 vectors in the journal file.
+/// and re-scores those from the f32 vectors in the journal file (or, for an encrypted
+/// journal, from an f32 copy it keeps too: [`Precision::Int8RerankInMemory`]).
 #[derive(Default)]
 pub struct VectorCache {
     model: Option<VectorModel>,
@@ -28,6 +29,8 @@ pub struct VectorCache {
     created_at: Vec<String>,
     /// Set by [`VectorCache::with_precision`]; otherwise the copy follows the size.
     fixed: Option<Precision>,
+    /// Filled from an encrypted journal ([`VectorCache::for_encrypted_journal`]).
+    encrypted: bool,
     rows: Rows,
     position: HashMap<EntryId, usize>,
 }
@@ -39,6 +42,15 @@ impl VectorCache {
         VectorCache {
             fixed: Some(precision),
             rows: Rows::new(precision, 0),
+            ..Default::default()
+        }
+    }
+
+    /// A cache for an encrypted journal: past [`super::REDUCED_FROM`] vectors it keeps
+    /// the f32 copy beside the int8 one instead of reading candidates back from the file.
+    pub fn for_encrypted_journal() -> VectorCache {
+        VectorCache {
+            encrypted: true,
             ..Default::default()
         }
     }
@@ -102,6 +114,7 @@ impl VectorCache {
         *self = VectorCache {
             user,
             fixed: self.fixed,
+            encrypted: self.encrypted,
             rows: Rows::new(start, model.as_ref().map_or(0, |m| m.dim)),
             model: model.clone(),
             ..Default::default()
@@ -120,13 +133,23 @@ impl VectorCache {
         self.ids.push(entry);
         self.created_at.push(created_at);
         self.rows.push(vector);
+        let wanted = Precision::for_file(self.ids.len(), self.encrypted);
+        let dim = self.dim();
         if self.fixed.is_none()
-            && self.rows.precision() != Precision::for_size(self.ids.len())
-            && let Rows::Exact(exact) = &self.rows
+            && self.rows.precision() != wanted
+            && let Rows::Exact(exact) = &mut self.rows
         {
-            // The set grew past REDUCED_FROM: the int8 copy replaces the f32 one. A set
-            // that shrinks again keeps int8 until its next full load.
-            self.rows = Rows::Int8(quantize::Int8Vectors::encode(exact, self.dim()));
+            // The set grew past REDUCED_FROM: the int8 copy replaces the f32 one (or
+            // joins it, for an encrypted journal). A set that shrinks again keeps int8
+            // until its next full load.
+            let int8 = quantize::Int8Vectors::encode(exact, dim);
+            self.rows = match wanted {
+                Precision::Int8RerankInMemory => Rows::Int8InMemory {
+                    int8,
+                    exact: std::mem::take(exact),
+                },
+                _ => Rows::Int8(int8),
+            };
         }
     }
 
@@ -173,6 +196,10 @@ impl VectorCache {
             Rows::Int8(rows) => {
                 let candidates = rows.scan(&unit, pool, keep);
                 rerank(conn, model, &self.ids, &unit, &candidates, k)?
+            }
+            Rows::Int8InMemory { int8, exact } => {
+                let candidates: Vec<usize> = int8.scan(&unit, pool, keep).iter().map(|c| c.index).collect();
+                quantize::rerank(exact, model.dim, &unit, &candidates, k)
             }
         };
         Ok(best.into_iter().map(|s| (self.ids[s.index], s.score)).collect())

@@ -14,15 +14,29 @@ pub enum Precision {
     /// As [`Precision::HalfRerank`], from int8 vectors with one scale each: half the
     /// bytes of f16.
     Int8Rerank,
+    /// As [`Precision::Int8Rerank`], re-scored from f32 vectors kept in memory beside
+    /// the int8 copy: for an encrypted journal. SQLCipher never maps the file, and
+    /// sqlite-vec reads a vector from its 1,024-vector chunk by walking the chunk's
+    /// overflow pages from the start, so each candidate read back decrypts pages by the
+    /// hundred (run `encrypted-dec05`, `*.encrypted.int8_rerank.file_reads.k10`). The
+    /// f32 copy costs memory (`memory.encrypted_cache` in the `vector` stage), dropped
+    /// with the rest of the app when the journal locks.
+    Int8RerankInMemory,
 }
 
 impl Precision {
     /// The copy a cache of `vectors` vectors keeps unless told otherwise.
     pub fn for_size(vectors: usize) -> Precision {
-        if vectors >= REDUCED_FROM {
-            Precision::Int8Rerank
-        } else {
-            Precision::Exact
+        Precision::for_file(vectors, false)
+    }
+
+    /// The copy a cache of `vectors` vectors from a plain or an `encrypted` journal
+    /// keeps unless told otherwise.
+    pub fn for_file(vectors: usize, encrypted: bool) -> Precision {
+        match (vectors >= REDUCED_FROM, encrypted) {
+            (false, _) => Precision::Exact,
+            (true, false) => Precision::Int8Rerank,
+            (true, true) => Precision::Int8RerankInMemory,
         }
     }
 }
@@ -44,5 +58,10 @@ mod tests {
         assert_eq!(Precision::for_size(0), Precision::Exact);
         assert_eq!(Precision::for_size(REDUCED_FROM - 1), Precision::Exact);
         assert_eq!(Precision::for_size(REDUCED_FROM), Precision::Int8Rerank);
+        assert_eq!(Precision::for_file(REDUCED_FROM - 1, true), Precision::Exact);
+        assert_eq!(
+            Precision::for_file(REDUCED_FROM, true),
+            Precision::Int8RerankInMemory
+        );
     }
 }

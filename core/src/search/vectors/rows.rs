@@ -11,6 +11,11 @@ pub(super) enum Rows {
     Exact(Vec<f32>),
     Half(Vec<f16>),
     Int8(quantize::Int8Vectors),
+    /// The int8 copy scanned, and the f32 vectors its candidates are re-scored from.
+    Int8InMemory {
+        int8: quantize::Int8Vectors,
+        exact: Vec<f32>,
+    },
 }
 
 impl Rows {
@@ -22,6 +27,13 @@ impl Rows {
                 dim,
                 ..Default::default()
             }),
+            Precision::Int8RerankInMemory => Rows::Int8InMemory {
+                int8: quantize::Int8Vectors {
+                    dim,
+                    ..Default::default()
+                },
+                exact: Vec::new(),
+            },
         }
     }
 
@@ -30,6 +42,7 @@ impl Rows {
             Rows::Exact(_) => Precision::Exact,
             Rows::Half(_) => Precision::HalfRerank,
             Rows::Int8(_) => Precision::Int8Rerank,
+            Rows::Int8InMemory { .. } => Precision::Int8RerankInMemory,
         }
     }
 
@@ -38,6 +51,10 @@ impl Rows {
             Rows::Exact(rows) => rows.extend_from_slice(vector),
             Rows::Half(rows) => rows.extend(quantize::to_halves(vector)),
             Rows::Int8(rows) => rows.push(vector),
+            Rows::Int8InMemory { int8, exact } => {
+                int8.push(vector);
+                exact.extend_from_slice(vector);
+            }
         }
     }
 
@@ -46,6 +63,10 @@ impl Rows {
             Rows::Exact(rows) => quantize::swap_remove_row(rows, index, dim),
             Rows::Half(rows) => quantize::swap_remove_row(rows, index, dim),
             Rows::Int8(rows) => rows.swap_remove(index),
+            Rows::Int8InMemory { int8, exact } => {
+                int8.swap_remove(index);
+                quantize::swap_remove_row(exact, index, dim);
+            }
         }
     }
 
@@ -54,6 +75,7 @@ impl Rows {
             Rows::Exact(rows) => rows.len() * 4,
             Rows::Half(rows) => rows.len() * 2,
             Rows::Int8(rows) => rows.memory_bytes(),
+            Rows::Int8InMemory { int8, exact } => int8.memory_bytes() + exact.len() * 4,
         }
     }
 }
