@@ -28,6 +28,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 use mindsage_core::db::EntryId;
 use mindsage_core::db::cipher;
 use mindsage_core::db::entries::ListFilter;
+use mindsage_core::drafts::Drafts;
 use mindsage_core::export;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::{self, VoiceSettings, capture::Input};
@@ -296,6 +297,8 @@ impl MindSageApp {
         mindsage_core::timing::forbid_blocking_on_this_thread();
         apply_theme(ctx, startup.settings.theme);
         let encrypted = backend.encrypted();
+        // What the window writes beside an encrypted journal is sealed with its key.
+        let key = backend.key().cloned();
         let lock_after_idle = idle_lock_of(&startup.settings);
         let startup_offer = startup.offer_encryption && !encrypted;
         let mut overlay = Overlay::default();
@@ -306,7 +309,7 @@ impl MindSageApp {
             ctx: ctx.clone(),
             backend,
             view: startup.view,
-            journal: JournalView::new(startup.data_dir.join(crate::views::editor::DRAFTS_DIR)),
+            journal: JournalView::new(Drafts::new(&startup.data_dir, key.clone())),
             dashboard: DashboardView::default(),
             gallery: GalleryView::default(),
             ask: AskView::default(),
@@ -319,6 +322,7 @@ impl MindSageApp {
                     .clone()
                     .unwrap_or_else(|| voice::input_of(&startup.settings)),
                 voice::max_length_of(&startup.settings),
+                key,
             ),
             settings: SettingsView::new(
                 startup.settings,
@@ -377,6 +381,15 @@ impl MindSageApp {
         if message.is_some() {
             self.status = message;
         }
+    }
+
+    /// Adds `message` to what the status bar says (the shell's word on a change of
+    /// encryption and the drafts recovered at the same opening both show).
+    fn tell_also(&mut self, message: String) {
+        self.status = Some(match self.status.take() {
+            Some(told) => format!("{told} {message}"),
+            None => message,
+        });
     }
 
     /// Saves what is pending, then hands `handover` to the shell.
@@ -645,6 +658,16 @@ impl MindSageApp {
                 self.queue.on_status(status);
             }
             Response::Told(message) => self.status = Some(message),
+            Response::DraftsRecovered { saved, problems } => {
+                if saved > 0 {
+                    self.journal_changed();
+                    self.journal.reload(actions);
+                }
+                let told = recovered_drafts(saved, &problems);
+                if !told.is_empty() {
+                    self.tell_also(told);
+                }
+            }
             Response::Flushed => {
                 if let Closing::Saving { flushed, .. } = &mut self.closing {
                     *flushed = true;
@@ -1148,6 +1171,25 @@ impl MindSageApp {
             }
         }
     }
+}
+
+/// What the status bar says of the sealed drafts saved at the opening.
+fn recovered_drafts(saved: usize, problems: &[String]) -> String {
+    let mut told = match saved {
+        0 => String::new(),
+        1 => "Recovered 1 unsaved draft from the last session.".to_owned(),
+        n => format!("Recovered {n} unsaved drafts from the last session."),
+    };
+    if !problems.is_empty() {
+        if !told.is_empty() {
+            told.push(' ');
+        }
+        told.push_str(&format!(
+            "Unsaved drafts that could not be recovered stay where they are: {}.",
+            problems.join("; ")
+        ));
+    }
+    told
 }
 
 /// The idle time after which an encrypted journal locks, from the settings.

@@ -12,6 +12,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::StorageOptions;
+use mindsage_core::db::cipher::JournalKey;
 use mindsage_core::voice::VoiceSettings;
 
 use crate::assistant::Assistant;
@@ -60,7 +61,7 @@ impl Backend {
             cancel_transcription: Arc::new(AtomicBool::new(false)),
             reply: Reply { outbox, repaint },
         };
-        let (requests, ai, voice) = start.threads();
+        let (requests, ai, voice) = start.threads(true);
         Backend {
             requests,
             ai,
@@ -73,13 +74,21 @@ impl Backend {
 
     /// Starts new reader, writer and AI threads after one died. The old ones that still
     /// run finish what they were given and end (their writer commits its queue first).
+    /// Sealed drafts are not recovered again: those this run kept belong to the editor,
+    /// which saves its text itself once the threads are back.
     pub fn restart(&mut self) {
-        (self.requests, self.ai, self.voice) = self.start.threads();
+        (self.requests, self.ai, self.voice) = self.start.threads(false);
     }
 
     /// Whether the journal the threads open is encrypted.
     pub fn encrypted(&self) -> bool {
         self.start.options.key.is_some()
+    }
+
+    /// The encrypted journal's key, for what the window writes beside it (drafts, the
+    /// recording in progress) sealed with it; `None` for a plain journal.
+    pub fn key(&self) -> Option<&JournalKey> {
+        self.start.options.key.as_ref()
     }
 
     /// Sends a request to the reader. If the reader has died the request is lost; its
@@ -111,12 +120,15 @@ impl Backend {
 }
 
 impl Start {
-    fn threads(&self) -> (Sender<Request>, Sender<AiRequest>, Sender<VoiceRequest>) {
+    /// Starts the threads; `first`: this opening's first start, whose reader saves the
+    /// sealed drafts a last session left ([`mindsage_core::drafts::recover`]).
+    fn threads(&self, first: bool) -> (Sender<Request>, Sender<AiRequest>, Sender<VoiceRequest>) {
         let (requests, inbox) = mpsc::channel();
         let (ai_requests, ai_inbox) = mpsc::channel();
         let (voice_requests, voice_inbox) = mpsc::channel();
         let transcriber = Transcriber {
             data_dir: self.path.parent().map(PathBuf::from).unwrap_or_default(),
+            key: self.options.key.clone(),
             settings: self.voice.clone(),
             reader: requests.clone(),
             reply: self.reply.clone(),
@@ -132,7 +144,9 @@ impl Start {
         let start = self.clone();
         std::thread::Builder::new()
             .name("mindsage-reader".into())
-            .spawn(move || crate::worker::serve(start.path, start.options, start.ai, inbox, start.reply))
+            .spawn(move || {
+                crate::worker::serve(start.path, start.options, start.ai, first, inbox, start.reply)
+            })
             .expect("spawning a thread");
         std::thread::Builder::new()
             .name("mindsage-assistant".into())

@@ -521,16 +521,22 @@ struct Converted {
     /// Backups in the data folder's `backups/` that could not follow the change (each
     /// with why); the others were converted with the journal.
     backups_left: Vec<String>,
+    /// Recordings in `recordings/` and drafts in `drafts/` waiting beside the journal
+    /// that could not follow the change (each with why); the others were sealed,
+    /// unsealed or rekeyed with the journal.
+    spool_left: Vec<String>,
     /// Whether the passphrase remembered on this computer changed with it (`rekey`
     /// updates it, `decrypt` forgets it).
     remembered_passphrase: Option<&'static str>,
 }
 
-/// What a conversion left, once the backups in `backups/` followed the journal from
-/// the key `from` to the one in `options` (as the app converts them).
+/// What a conversion left, once the backups in `backups/`, and the recordings and
+/// drafts waiting beside the journal, followed it from the key `from` to the one in
+/// `options` (as the app converts them).
 fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::JournalKey>) -> Result<Converted> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let backups_left = cipher::follow_in_backups(folder, from, options.key.as_ref());
+    let spool_left = mindsage_core::sealed::follow_in_spool(folder, from, options.key.as_ref());
     let conn = db::open(path, options)?;
     let entries = entries::count(&conn, DEFAULT_USER)?;
     Ok(Converted {
@@ -538,6 +544,7 @@ fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::Journa
         encrypted: options.key.is_some(),
         entries,
         backups_left,
+        spool_left,
         remembered_passphrase: None,
     })
 }
@@ -653,6 +660,12 @@ fn backups_left_text(text: &mut String, report: &Converted) {
         }
     } else {
         text.push_str("\nIts backups in backups/ were converted with it.");
+    }
+    if !report.spool_left.is_empty() {
+        text.push_str("\nThese recordings and drafts waiting beside it were left as they were:");
+        for left in &report.spool_left {
+            text.push_str(&format!("\n  {left}"));
+        }
     }
 }
 

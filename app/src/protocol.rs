@@ -357,6 +357,12 @@ pub enum Response {
     Failed(String),
     /// Something done that the status bar tells.
     Told(String),
+    /// The sealed drafts a last session left were saved into the journal at its opening
+    /// (`saved` of them); `problems` names those left in `drafts/`, and why.
+    DraftsRecovered {
+        saved: usize,
+        problems: Vec<String>,
+    },
 }
 
 /// Sends answers to the UI and wakes it up; shared by the reader, writer jobs, imports

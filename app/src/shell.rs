@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::cipher::{self, JournalKey};
 use mindsage_core::db::{DbError, StorageOptions};
-use mindsage_core::keystore;
+use mindsage_core::{keystore, sealed};
 
 use crate::app::{Handover, MindSageApp, Startup};
 use crate::backend::Backend;
@@ -144,10 +144,12 @@ impl Shell {
 }
 
 /// What a change of encryption left: the key the journal opens with now (`None`: plain),
-/// and the backups that could not follow it.
+/// and the backups, and the recordings and drafts waiting beside it, that could not
+/// follow it.
 struct Changed {
     key: Option<JournalKey>,
     backups_left: Vec<String>,
+    spool_left: Vec<String>,
 }
 
 /// Carries out `change` on the journal at `journal` and its backups, waiting for the
@@ -179,6 +181,12 @@ fn run_change(
                 for problem in &backups_left {
                     tracing::warn!(%problem, "a backup did not follow the change of encryption");
                 }
+                // The recording in progress and the drafts the app kept are closed with
+                // it: what waits beside the journal follows it too.
+                let spool_left = sealed::follow_in_spool(data_dir, options.key.as_ref(), key.as_ref());
+                for problem in &spool_left {
+                    tracing::warn!(%problem, "a waiting file did not follow the change of encryption");
+                }
                 let remembered = match &change {
                     EncryptionChange::Encrypt {
                         passphrase,
@@ -193,7 +201,11 @@ fn run_change(
                 if let Err(error) = remembered {
                     tracing::warn!(%error, "the credential store could not be updated");
                 }
-                return Ok(Changed { key, backups_left });
+                return Ok(Changed {
+                    key,
+                    backups_left,
+                    spool_left,
+                });
             }
         }
     }
@@ -238,7 +250,11 @@ impl Shell {
                 None => State::Locked(view),
             },
             State::Changing { what, job } => match job.try_recv() {
-                Ok(Ok(Changed { key, backups_left })) => {
+                Ok(Ok(Changed {
+                    key,
+                    backups_left,
+                    spool_left,
+                })) => {
                     let mut told = match &key {
                         Some(_) if self.options.key.is_some() => "The passphrase is changed, for the backups too.",
                         Some(_) => {
@@ -251,6 +267,12 @@ impl Shell {
                         told.push_str(&format!(
                             " These backups were left as they were: {}.",
                             backups_left.join("; ")
+                        ));
+                    }
+                    if !spool_left.is_empty() {
+                        told.push_str(&format!(
+                            " These recordings and drafts waiting beside it were left as they were: {}.",
+                            spool_left.join("; ")
                         ));
                     }
                     self.options.key = key;

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 
+use mindsage_core::db::cipher::JournalKey;
 use mindsage_core::voice::transcribe::{Model, Progress, TranscribeError};
-use mindsage_core::voice::{VoiceSettings, capture, recordings, wav};
+use mindsage_core::voice::{VoiceSettings, capture, recordings};
 
 use crate::protocol::{Reply, Request, Response, VoiceEvent, VoiceRequest, Watch};
 
@@ -22,6 +23,8 @@ use crate::protocol::{Reply, Request, Response, VoiceEvent, VoiceRequest, Watch}
 /// the window sets to stop the transcription on screen.
 pub(crate) struct Transcriber {
     pub data_dir: PathBuf,
+    /// The encrypted journal's key, which opens the sealed recordings beside it.
+    pub key: Option<JournalKey>,
     pub settings: VoiceSettings,
     pub reader: Sender<Request>,
     pub reply: Reply,
@@ -103,7 +106,7 @@ impl Transcriber {
             recording: recording.to_owned(),
             message,
         };
-        let samples = match wav::read_file(recording) {
+        let samples = match recordings::read(recording, self.key.as_ref()) {
             Ok(samples) => samples,
             Err(e) => return self.send(failed(e.to_string())),
         };
@@ -129,7 +132,7 @@ impl Transcriber {
             }
             // Too short to hold words: nothing to keep, so the file goes.
             Err(TranscribeError::TooShort) => {
-                let _ = recordings::erase(recording);
+                let _ = recordings::discard(recording);
                 self.send(failed(
                     "The recording was too short to hold words; it was discarded.".to_owned(),
                 ));

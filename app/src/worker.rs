@@ -78,6 +78,7 @@ pub(crate) fn serve(
     path: PathBuf,
     options: StorageOptions,
     ai: AiSettings,
+    recover_drafts: bool,
     inbox: Receiver<Request>,
     reply: Reply,
 ) {
@@ -107,6 +108,9 @@ pub(crate) fn serve(
         journal: path,
         options,
     };
+    if recover_drafts {
+        reader.recover_drafts();
+    }
     for request in inbox {
         puffin::profile_scope!("worker.request");
         reader.handle(request);
@@ -316,13 +320,35 @@ impl Reader {
         }));
     }
 
+    /// Saves the sealed drafts the last session left (an encrypted journal's: a person
+    /// cannot open them) into the journal on the writer, before anything typed now, and
+    /// tells the window what was recovered. Plain journals' drafts are text files the
+    /// person opens; nothing is done with them.
+    fn recover_drafts(&self) {
+        let Some(key) = self.options.key.clone() else {
+            return;
+        };
+        if mindsage_core::drafts::sealed_drafts(&self.data_dir).is_empty() {
+            return;
+        }
+        let data_dir = self.data_dir.clone();
+        self.write(move |conn| {
+            let recovered = mindsage_core::drafts::recover(conn, USER, &data_dir, &key);
+            Ok(Response::DraftsRecovered {
+                saved: recovered.saved.len(),
+                problems: recovered.problems,
+            })
+        });
+    }
+
     /// Saves a transcribed recording as an entry on the writer, then erases its file.
     /// Failures answer as [`VoiceEvent::Failed`] and leave the file for the next start.
     fn save_recording(&self, recording: PathBuf, transcript: Transcript) {
         let failed_recording = recording.clone();
+        let key = self.options.key.clone();
         self.write_or(
             move |conn| {
-                let samples = match voice::wav::read_file(&recording) {
+                let samples = match voice::recordings::read(&recording, key.as_ref()) {
                     Ok(samples) => samples,
                     Err(e) => {
                         return Ok(Response::Voice(VoiceEvent::Failed {
@@ -332,7 +358,7 @@ impl Reader {
                     }
                 };
                 let id = voice::save_entry(conn, USER, NewEntry::default(), &samples, &transcript)?;
-                if let Err(e) = voice::recordings::erase(&recording) {
+                if let Err(e) = voice::recordings::discard(&recording) {
                     // The entry holds the recording; a copy left behind is only named.
                     tracing::warn!("could not erase {} after saving it: {e}", recording.display());
                 }

@@ -15,6 +15,7 @@ use std::process::Output;
 use mindsage_core::db::cipher::{self, Passphrase};
 use mindsage_core::db::{self, StorageOptions};
 use mindsage_core::keystore;
+use mindsage_core::voice::{recordings, wav};
 
 /// Words only the test's entries hold: found in the files of a plain journal, never in
 /// those of an encrypted one.
@@ -289,6 +290,83 @@ fn a_journal_encrypted_read_rekeyed_and_decrypted_from_the_command_line() {
         &["is not encrypted"],
     );
     refused(&mindsage(&data, &["rekey"]), &["is not encrypted"]);
+}
+
+/// The one file in `folder`.
+fn only_file(folder: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
+
+/// A draft and a recording waiting beside the journal (left by a crash, or for a
+/// Whisper model) go with it through `encrypt`, `rekey` and `decrypt`: sealed with the
+/// journal's key while it is encrypted, nothing of them readable; plain again after.
+#[test]
+fn waiting_drafts_and_recordings_follow_the_command_lines_conversions() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let first = passphrase_file(dir.path(), "first.txt", "correct horse battery");
+    let second = passphrase_file(dir.path(), "second.txt", "a wholly new staple");
+    journal_with_marker(&data, "3");
+    let drafts = data.join("drafts");
+    std::fs::create_dir_all(&drafts).unwrap();
+    let draft = "Title: zqxclidraft\nTags: \n\nKept when a save failed.\n";
+    std::fs::write(drafts.join("new-1.txt"), draft).unwrap();
+    let samples: Vec<f32> = (0..40_000)
+        .map(|i| ((i * 7919 % 2000) as f32 / 1000.0 - 1.0) * 0.5)
+        .collect();
+    let sound = wav::encode(&samples);
+    let recording = recordings::folder(&data).join("recording-2026-01-02_03-04-05.wav");
+    std::fs::create_dir_all(recording.parent().unwrap()).unwrap();
+    std::fs::write(&recording, &sound).unwrap();
+    let pcm = &sound[sound.len() / 2..sound.len() / 2 + 24];
+    let before = wav::read_file(&recording).unwrap();
+
+    let encrypted = json(&mindsage(
+        &data,
+        &["encrypt", "--passphrase-file", arg(&first), "--json"],
+    ));
+    assert_eq!(encrypted["spool_left"], serde_json::json!([]));
+    for (folder, stem) in [
+        (&drafts, "new-1"),
+        (&recordings::folder(&data), "recording-2026-01-02_03-04-05"),
+    ] {
+        let sealed = only_file(folder);
+        assert_eq!(sealed, folder.join(format!("{stem}.sealed")));
+        assert!(cipher::is_encrypted(&sealed));
+    }
+    assert!(files_holding(&data, "zqxclidraft").is_empty());
+    assert!(
+        files(&data)
+            .values()
+            .all(|bytes| !bytes.windows(24).any(|w| w == pcm))
+    );
+
+    let rekeyed = json(&mindsage(
+        &data,
+        &[
+            "rekey",
+            "--passphrase-file",
+            arg(&first),
+            "--new-passphrase-file",
+            arg(&second),
+            "--json",
+        ],
+    ));
+    assert_eq!(rekeyed["spool_left"], serde_json::json!([]));
+    let decrypted = json(&mindsage(
+        &data,
+        &["decrypt", "--passphrase-file", arg(&second), "--json"],
+    ));
+    assert_eq!(decrypted["spool_left"], serde_json::json!([]));
+    assert_eq!(std::fs::read_to_string(drafts.join("new-1.txt")).unwrap(), draft);
+    assert_eq!(only_file(&drafts), drafts.join("new-1.txt"));
+    assert_eq!(only_file(&recordings::folder(&data)), recording);
+    assert_eq!(wav::read_file(&recording).unwrap(), before, "the same sound");
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! Encryption as a person meets it, in the real window (egui_kittest) with its real
 //! threads on a real journal: turned on in Settings, locked with Ctrl+L and after the
 //! idle time, unlocked with the passphrase (a wrong one refused), opened without asking
-//! when the passphrase is remembered by the system's credential store, and turned off.
+//! when the passphrase is remembered by the system's credential store, and turned off;
+//! a draft kept when a save could not reach the journal, and a recording while it is
+//! spoken, sealed with the journal's key, the draft saved into the journal at the next
+//! unlock and the recording transcribed into an entry.
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,12 +14,17 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+use mindsage::app::Startup;
+use mindsage::protocol::{Fault, Request};
 use mindsage::shell::Shell;
+use mindsage::views::View;
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::cipher::{self, Passphrase};
+use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
-use mindsage_core::{keystore, paths};
+use mindsage_core::voice::capture::Input;
+use mindsage_core::voice::recordings;
+use mindsage_core::{drafts, keystore, paths};
 
 #[path = "../../core/tests/ollama_server/mod.rs"]
 mod ollama_server;
@@ -24,11 +32,17 @@ mod ollama_server;
 #[path = "../../core/tests/secret_service/mod.rs"]
 mod secret_service;
 
+/// The real Whisper model and the labelled recordings (`shared/whisper-model`).
+#[path = "../../core/tests/whisper_model/mod.rs"]
+mod whisper_model;
+
 mod app_harness;
 
-use app_harness::{shell_from, shows, type_into, wait_until};
+use app_harness::{shell_from, shows, type_into, wait_at_most, wait_until};
 
 const MARKER: &str = "zqxlockedtitle";
+/// The title of a draft kept as text beside the plain journal.
+const PLAIN_DRAFT: &str = "zqxtextdrafttitle";
 const PASSPHRASE: &str = "correct horse battery";
 
 /// A plain journal with one marked entry.
@@ -100,6 +114,14 @@ fn encrypted_in_settings_locked_with_ctrl_l_unlocked_with_the_passphrase_and_dec
     let dir = tempfile::tempdir().unwrap();
     journal(dir.path());
     let journal_file = paths::database_path(dir.path());
+    // A draft an earlier session kept as a text file beside the plain journal.
+    let text_draft = dir.path().join(drafts::FOLDER).join("new-1.txt");
+    std::fs::create_dir_all(text_draft.parent().unwrap()).unwrap();
+    std::fs::write(
+        &text_draft,
+        format!("Title: {PLAIN_DRAFT}\nTags: \n\nKept while the journal was plain.\n"),
+    )
+    .unwrap();
     let mut harness = window(dir.path());
     wait_until(&mut harness, "the journal's entry", lists_the_entry);
     // The automatic backup of the plain journal, made as the window opened.
@@ -121,17 +143,27 @@ fn encrypted_in_settings_locked_with_ctrl_l_unlocked_with_the_passphrase_and_dec
         shows(h, "The journal is encrypted now")
     });
     assert!(cipher::is_encrypted(&journal_file));
-    assert_eq!(
-        on_disk(dir.path(), MARKER.as_bytes()),
-        Vec::<String>::new(),
-        "nothing of the entry is readable in the data folder, backups included"
-    );
+    // The text draft was sealed with the journal, then saved into it as it opened.
+    wait_until(&mut harness, "the draft recovered", |h| {
+        shows(h, "Recovered 1 unsaved draft from the last session.")
+    });
+    assert!(!text_draft.exists());
+    for marker in [MARKER, PLAIN_DRAFT] {
+        assert_eq!(
+            on_disk(dir.path(), marker.as_bytes()),
+            Vec::<String>::new(),
+            "nothing of {marker} is readable in the data folder, backups and drafts included"
+        );
+    }
     harness.get_by_role_and_label(Role::Button, "Journal").click();
     wait_until(
         &mut harness,
         "the entry, read from the encrypted journal",
         lists_the_entry,
     );
+    wait_until(&mut harness, "the recovered draft's entry", |h| {
+        h.query_by_role_and_label(Role::Button, PLAIN_DRAFT).is_some()
+    });
 
     // Ctrl+L: the unlock screen, nothing of the journal on it.
     lock_with_ctrl_l(&mut harness);
@@ -265,4 +297,193 @@ fn the_first_start_on_a_new_journal_offers_encryption() {
     });
     assert!(cipher::is_encrypted(&paths::database_path(dir.path())));
     assert!(!shows(&harness, "Encrypt your journal?"), "offered once");
+}
+
+/// A journal with one marked entry, encrypted with [`PASSPHRASE`]; its key.
+fn encrypted_journal(data_dir: &Path) -> JournalKey {
+    journal(data_dir);
+    cipher::encrypt(
+        &paths::database_path(data_dir),
+        &StorageOptions::default(),
+        &Passphrase::new(PASSPHRASE).unwrap(),
+    )
+    .unwrap()
+}
+
+/// The files in `folder`.
+fn files_in(folder: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(folder)
+        .map(|items| items.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default()
+}
+
+/// A close request, as the window manager's close button sends, handled in one frame.
+fn request_close(harness: &mut Harness<'_, Shell>) {
+    harness
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    harness.step();
+}
+
+const DRAFT_TITLE: &str = "zqxsealedtitle";
+const DRAFT_WORD: &str = "zqxsealedbody";
+
+#[test]
+fn a_draft_kept_beside_an_encrypted_journal_is_sealed_and_saved_at_the_next_unlock() {
+    let dir = tempfile::tempdir().unwrap();
+    encrypted_journal(dir.path());
+    let mut harness = window(dir.path());
+    unlock(&mut harness, PASSPHRASE);
+    wait_until(&mut harness, "the journal open", lists_the_entry);
+
+    // Typed into a new entry, and before the typing pause is over a bug stops the
+    // thread its save goes through: the text is kept as a draft file.
+    harness.get_by_role_and_label(Role::Button, "New entry").click();
+    harness.run_steps(2);
+    type_into(&mut harness, Role::TextInput, "Title", DRAFT_TITLE);
+    let body = format!("Words typed as the save broke: {DRAFT_WORD}.");
+    type_into(&mut harness, Role::MultilineTextInput, "Entry", &body);
+    let app = harness.state().app().expect("the journal is open");
+    app.backend().send(Request::Fault(Fault::PanicReader));
+    wait_until(&mut harness, "the stopped thread reported", |h| {
+        shows(h, "reading the journal stopped")
+    });
+    assert!(shows(&harness, "Not saved: kept in"));
+    let folder = dir.path().join(drafts::FOLDER);
+    let kept = files_in(&folder);
+    assert_eq!(kept.len(), 1, "one draft file: {kept:?}");
+    assert_eq!(kept[0].extension().unwrap(), "sealed");
+    assert!(cipher::is_encrypted(&kept[0]), "sealed with the journal's key");
+    for word in [DRAFT_TITLE, DRAFT_WORD] {
+        assert_eq!(
+            on_disk(dir.path(), word.as_bytes()),
+            Vec::<String>::new(),
+            "{word} is readable in the data folder"
+        );
+    }
+
+    // Closed: the stopped threads cannot save, so closing keeps the draft and goes.
+    request_close(&mut harness);
+    wait_until(&mut harness, "the window closed", |h| {
+        h.state().app().is_some_and(|app| app.closed())
+    });
+    drop(harness);
+    assert_eq!(files_in(&folder).len(), 1, "the draft waits for the next opening");
+
+    // The next opening: unlocked, the draft is in the journal and its file is gone.
+    let mut harness = window(dir.path());
+    unlock(&mut harness, PASSPHRASE);
+    wait_until(&mut harness, "the recovered entry in the list", |h| {
+        h.query_by_role_and_label(Role::Button, DRAFT_TITLE).is_some()
+    });
+    wait_until(&mut harness, "the status bar telling it", |h| {
+        shows(h, "Recovered 1 unsaved draft from the last session.")
+    });
+    assert!(lists_the_entry(&harness), "the entry that was there stays");
+    assert_eq!(files_in(&folder), Vec::<std::path::PathBuf>::new());
+    harness.get_by_role_and_label(Role::Button, DRAFT_TITLE).click();
+    wait_until(&mut harness, "the recovered text in the editor", |h| {
+        h.query_all_by_value(&body).next().is_some()
+    });
+    drop(harness);
+    for word in [DRAFT_TITLE, DRAFT_WORD] {
+        assert_eq!(on_disk(dir.path(), word.as_bytes()), Vec::<String>::new());
+    }
+}
+
+/// Longest wait for a recording to be transcribed and saved: Whisper shares two cores
+/// with the other tests.
+const TRANSCRIPTION_PATIENCE: Duration = Duration::from_secs(120);
+
+#[test]
+fn a_recording_beside_an_encrypted_journal_is_sealed_while_spoken_and_becomes_an_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = encrypted_journal(dir.path());
+    // The tiny.en model in the data folder's models/, as a person puts it.
+    let models = dir.path().join(recordings::MODELS_FOLDER);
+    std::fs::create_dir_all(&models).unwrap();
+    std::fs::copy(whisper_model::tiny_en(), models.join("ggml-tiny.en.bin")).unwrap();
+    let clip = whisper_model::samples().remove(0);
+
+    // Unlocked (the key handed over as the unlock screen does), the microphone the test
+    // input that plays the clip in at a device's pace.
+    let (data_dir, journal_file) = (dir.path().to_path_buf(), paths::database_path(dir.path()));
+    let (input, host) = (
+        clip.path.clone(),
+        format!("http://127.0.0.1:{}", ollama_server::free_port()),
+    );
+    let unlocked = StorageOptions {
+        key: Some(key.clone()),
+        ..StorageOptions::default()
+    };
+    let mut harness = Harness::builder()
+        .with_size([1200.0, 1000.0])
+        .build_eframe(move |cc| {
+            let starts = Box::new(move || {
+                let mut startup = Startup::on_view(data_dir.clone(), View::Journal);
+                startup.settings.ollama_host = host.clone();
+                startup.voice_input = Some(Input::File(input.clone()));
+                startup
+            });
+            Shell::new(&cc.egui_ctx, journal_file.clone(), unlocked.clone(), starts)
+        });
+    wait_until(&mut harness, "the journal open", lists_the_entry);
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::R);
+    wait_until(&mut harness, "the recorder running", |h| shows(h, "Recording"));
+    wait_until(&mut harness, "three seconds recorded", |h| shows(h, "0:03 /"));
+    // While the person speaks: the file in recordings/ is sealed with the journal's key,
+    // and the sound it holds is nowhere in the data folder in the clear.
+    let folder = recordings::folder(dir.path());
+    let spoken = files_in(&folder);
+    assert_eq!(spoken.len(), 1, "{spoken:?}");
+    assert_eq!(spoken[0].extension().unwrap(), "sealed");
+    assert!(cipher::is_encrypted(&spoken[0]));
+    let (file, reading_key) = (spoken[0].clone(), key.clone());
+    let heard = std::thread::spawn(move || recordings::read(&file, Some(&reading_key)).unwrap())
+        .join()
+        .unwrap();
+    assert!(
+        heard.len() >= 32_000,
+        "two whole seconds committed: {}",
+        heard.len()
+    );
+    let pcm: Vec<u8> = heard[16_000..32_000]
+        .iter()
+        .flat_map(|s| ((s * 32_768.0).round() as i16).to_le_bytes())
+        .collect();
+    for window in [&pcm[4_000..4_024], &pcm[20_000..20_024]] {
+        assert!(window.iter().any(|b| *b != window[0]), "not silence");
+        assert_eq!(
+            on_disk(dir.path(), window),
+            Vec::<String>::new(),
+            "the recorded sound is readable in the data folder"
+        );
+    }
+
+    harness.get_by_role_and_label(Role::Button, "Stop").click();
+    wait_at_most(
+        &mut harness,
+        "the transcribed entry open with its recording",
+        TRANSCRIPTION_PATIENCE,
+        |h| {
+            h.query_by_role_and_label(Role::Button, "▶ Play recording")
+                .is_some()
+        },
+    );
+    let first_words = clip.text.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    assert!(
+        shows(&harness, &first_words),
+        "the transcript is the entry's text"
+    );
+    drop(harness);
+    assert_eq!(
+        files_in(&folder),
+        Vec::<std::path::PathBuf>::new(),
+        "the sealed recording is erased once the journal holds it"
+    );
 }

@@ -16,16 +16,22 @@
 //! * [`settings`]: the person's settings file beside the journal.
 //! * [`clock`]: the one timestamp format stored in the database.
 //! * [`voice`]: recording, 16 kHz conversion, WAV files, local transcription, playback.
+//! * [`sealed`]: files beside an encrypted journal (drafts, recordings in progress)
+//!   encrypted with its key, so nothing decrypted reaches the disk.
+//! * [`drafts`]: text kept as a file when a save cannot reach the journal, and sealed
+//!   drafts saved into the journal when it is next opened.
 
 pub mod ai;
 pub mod clock;
 pub mod db;
 pub mod demo;
+pub mod drafts;
 pub mod export;
 pub mod import;
 pub mod keystore;
 pub mod media;
 pub mod paths;
+pub mod sealed;
 pub mod search;
 pub mod settings;
 pub mod timing;

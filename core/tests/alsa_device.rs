@@ -69,7 +69,7 @@ fn a_recording_from_the_default_alsa_device_is_transcribed() {
 
     let path = home.path().join("recordings/from-the-device.wav");
     let length = Duration::from_millis(mindsage_core::voice::duration_ms(original.len()) + 500);
-    let recording = Recording::start(Input::Default, path.clone(), length);
+    let recording = Recording::start(Input::Default, path.clone(), length, None);
     let (samples, ending) = loop {
         match recording
             .wait_event(Duration::from_secs(30))

@@ -5,7 +5,9 @@
 //! file byte for byte as it was; converting a journal either way keeps every row, its
 //! full-text index and its vectors, and a conversion killed half way is finished or
 //! undone by the next open; changing the passphrase leaves the old one useless; backups
-//! stay encrypted and restore only with the key they were made with.
+//! stay encrypted and restore only with the key they were made with; what waits beside
+//! an encrypted journal (a draft kept when a save could not reach it, a recording while
+//! it is spoken) is sealed with its key and follows it through every conversion.
 //!
 //! Real files, real SQLCipher. A key derivation from a passphrase takes about a second
 //! in a debug build (PBKDF2's 256,000 rounds, compiled unoptimised in mindsage-core),
@@ -28,8 +30,11 @@ use mindsage_core::db::{
     self, DEFAULT_USER, DbError, EntryId, StorageOptions, audio, backup, chats, history, migrate, vectors,
 };
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::paths;
+use mindsage_core::drafts::{self, Drafts};
 use mindsage_core::search::Searcher;
+use mindsage_core::voice::recordings;
+use mindsage_core::voice::wav::RecordingFile;
+use mindsage_core::{paths, sealed};
 use rand::{Rng, SeedableRng};
 use reliability_summary::Summary;
 use rusqlite::Connection;
@@ -1167,5 +1172,217 @@ fn a_restore_after_a_killed_one_starts_afresh() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(data.journal()).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the restored journal is readable by the person only");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// 5. What waits beside the journal: drafts and recordings in progress.
+
+/// A draft kept because a save could not reach the journal, carrying its own markers.
+fn marked_draft() -> (entries::EntryEdit, Vec<Marker>) {
+    let edit = entries::EntryEdit {
+        title: "zqxdrafttitle".into(),
+        body: "Typed when the save could not reach the journal: zqxdraftbody.".into(),
+        tags: vec!["zqxdrafttag".into()],
+        mood_score: None,
+    };
+    let markers = vec![
+        Marker::text("draft's title", "zqxdrafttitle"),
+        Marker::text("draft's text", "zqxdraftbody"),
+        Marker::text("draft's tag", "zqxdrafttag"),
+    ];
+    (edit, markers)
+}
+
+/// Noise as 16-bit samples, and as the recorder is given them (exactly those samples
+/// once rounded to 16 bits).
+fn noise(seconds: f32) -> (Vec<i16>, Vec<f32>) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1819);
+    let pcm: Vec<i16> = (0..(16_000.0 * seconds) as usize)
+        .map(|_| rng.random_range(-16_000..16_000))
+        .collect();
+    let samples = pcm.iter().map(|&s| f32::from(s) / 32_767.0).collect();
+    (pcm, samples)
+}
+
+fn pcm_bytes(pcm: &[i16]) -> Vec<u8> {
+    pcm.iter().flat_map(|s| s.to_le_bytes()).collect()
+}
+
+/// A recording read back with `key`, as 16-bit samples.
+fn recording_pcm(path: &Path, key: Option<&JournalKey>) -> Vec<i16> {
+    recordings::read(path, key)
+        .unwrap()
+        .iter()
+        .map(|s| (s * 32_768.0).round() as i16)
+        .collect()
+}
+
+/// The one file in `folder`.
+fn only_file(folder: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
+
+/// A draft and a recording in progress beside an encrypted journal are sealed with its
+/// key: a byte scan of the data folder finds none of the draft's words and none of the
+/// recording's samples, while the recording is being made, after a kill in the middle
+/// of it, and once it is finished. Turning encryption off writes them back as a text
+/// draft and a WAV file with the same samples; turning it on again seals both (the text
+/// draft a person wrote beside the plain journal too) and leaves nothing plain; a new
+/// passphrase rekeys them; and the next opening saves the sealed draft into the journal.
+#[test]
+fn drafts_and_recordings_beside_an_encrypted_journal_are_sealed_and_follow_its_conversions() {
+    let mut summary = Summary::new(
+        "encryption",
+        "drafts_and_recordings_beside_an_encrypted_journal_are_sealed_and_follow_its_conversions",
+    );
+    let data = Data::new();
+    let key = new_key();
+    let mut conn = open(&data.journal(), Some(&key));
+    let mut marked = mark(&mut conn);
+    drop(conn);
+
+    let (draft, draft_markers) = marked_draft();
+    let kept = Drafts::new(&data.path(), Some(key.clone()))
+        .keep("new-1", &draft)
+        .unwrap();
+    assert_eq!(kept.extension().unwrap(), "sealed");
+    let (pcm, samples) = noise(3.5);
+    let sound = pcm_bytes(&pcm);
+    let recording = recordings::new_path(&data.path(), Some(&key));
+    let mut file = RecordingFile::create(&recording, Some(&key)).unwrap();
+    file.append(&samples[..40_000]).unwrap();
+    marked.markers.extend(draft_markers);
+    marked.markers.extend([
+        Marker::slice("recording's first seconds", &sound[..64_000]),
+        Marker::slice("recording's sound", &sound),
+        // Written below, beside the journal while it is plain.
+        Marker::text("a plain journal's draft", "zqxplaindraft"),
+    ]);
+
+    let mut scans: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut scan = |moment: &'static str| {
+        scans.push((moment, traces(data.dir.path(), &marked.markers, |_| true)));
+    };
+    scan("a draft kept, a recording being made");
+    // Killed in the middle of the recording: what was committed stays, sealed.
+    std::mem::forget(file);
+    scan("killed while recording");
+    assert_eq!(
+        recording_pcm(&recording, Some(&key)),
+        pcm[..32_000],
+        "every whole second before the kill"
+    );
+    let mut file = RecordingFile::create(&recording, Some(&key)).unwrap();
+    file.append(&samples).unwrap();
+    file.finish().unwrap();
+    scan("the recording finished");
+    for spooled in [&kept, &recording] {
+        assert!(cipher::is_encrypted(spooled), "{}", spooled.display());
+        assert_eq!(salt_of(spooled), salt_of(&data.journal()));
+    }
+    assert_eq!(
+        recordings::waiting(&data.path()),
+        std::slice::from_ref(&recording)
+    );
+    assert_eq!(recording_pcm(&recording, Some(&key)), pcm);
+    assert!(recordings::read(&recording, None).is_err(), "no key, no sound");
+
+    // Encryption off: a text draft the person can open, a WAV file any player plays.
+    cipher::decrypt(&data.journal(), &keyed(&key)).unwrap();
+    assert!(cipher::follow_in_backups(&data.path(), Some(&key), None).is_empty());
+    let left = sealed::follow_in_spool(&data.path(), Some(&key), None);
+    assert!(left.is_empty(), "{left:?}");
+    let text_draft = only_file(&data.path().join(drafts::FOLDER));
+    assert_eq!(text_draft.extension().unwrap(), "txt");
+    assert_eq!(
+        std::fs::read_to_string(&text_draft).unwrap(),
+        drafts::text_of(&draft)
+    );
+    let wav = only_file(&recordings::folder(&data.path()));
+    assert_eq!(wav.extension().unwrap(), "wav");
+    assert_eq!(
+        wav.file_stem(),
+        recording.file_stem(),
+        "still the time it was made"
+    );
+    assert_eq!(recording_pcm(&wav, None), pcm);
+    let plain_forms = [
+        Marker::text("draft's text", "zqxdraftbody"),
+        Marker::slice("recording's sound", &sound),
+    ];
+    assert_eq!(
+        missing(data.dir.path(), &plain_forms),
+        Vec::<&str>::new(),
+        "the scan finds the draft's words and the sound once they are plain"
+    );
+
+    // Encryption on again, with a text draft written beside the plain journal.
+    let plain_draft = Drafts::new(&data.path(), None)
+        .keep(
+            "new-2",
+            &entries::EntryEdit {
+                body: "Written while it was plain: zqxplaindraft.".into(),
+                ..entries::EntryEdit::default()
+            },
+        )
+        .unwrap();
+    let key = cipher::encrypt(
+        &data.journal(),
+        &StorageOptions::default(),
+        &passphrase(PASSPHRASE),
+    )
+    .unwrap();
+    assert!(cipher::follow_in_backups(&data.path(), None, Some(&key)).is_empty());
+    let left = sealed::follow_in_spool(&data.path(), None, Some(&key));
+    assert!(left.is_empty(), "{left:?}");
+    scan("encrypted again");
+    let sealed_drafts = drafts::sealed_drafts(&data.path());
+    assert_eq!(sealed_drafts.len(), 2, "both drafts sealed");
+    assert!(!text_draft.exists() && !plain_draft.exists() && !wav.exists());
+    let resealed = only_file(&recordings::folder(&data.path()));
+    assert!(cipher::is_encrypted(&resealed));
+    assert_eq!(recording_pcm(&resealed, Some(&key)), pcm);
+
+    // A new passphrase: the old key opens neither any more.
+    let new = cipher::rekey(&data.journal(), &keyed(&key), &passphrase(OTHER_PASSPHRASE)).unwrap();
+    let left = sealed::follow_in_spool(&data.path(), Some(&key), Some(&new));
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(recording_pcm(&resealed, Some(&new)), pcm);
+    for spooled in sealed_drafts.iter().chain([&resealed]) {
+        let refused = sealed::read_all(spooled, &key).unwrap_err();
+        assert!(matches!(refused, DbError::WrongPassphrase { .. }), "{refused}");
+    }
+    scan("a new passphrase");
+
+    // The next opening saves the sealed drafts into the journal, and erases them.
+    let mut conn = open(&data.journal(), Some(&new));
+    let recovered = drafts::recover(&mut conn, USER, &data.path(), &new);
+    assert_eq!(recovered.saved.len(), 2, "{recovered:?}");
+    assert!(recovered.problems.is_empty(), "{recovered:?}");
+    assert!(drafts::sealed_drafts(&data.path()).is_empty());
+    assert_eq!(search(&conn, "zqxdraftbody"), [recovered.saved[0]]);
+    let saved = entries::get(&conn, USER, recovered.saved[0]).unwrap();
+    assert_eq!(
+        (saved.title.as_str(), saved.tags.clone()),
+        ("zqxdrafttitle", vec!["zqxdrafttag".to_owned()])
+    );
+    assert_eq!(search(&conn, "zqxplaindraft"), [recovered.saved[1]]);
+    truncate_checkpoint(&conn);
+    drop(conn);
+    scan("the drafts saved into the journal");
+
+    summary.set(
+        "markers",
+        marked.markers.iter().map(|m| m.what).collect::<Vec<_>>(),
+    );
+    summary.set("scans", &scans);
+    for (moment, found) in &scans {
+        assert!(found.is_empty(), "{moment}: readable {found:?}");
     }
 }

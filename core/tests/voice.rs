@@ -148,7 +148,7 @@ fn the_recorder_writes_what_its_input_plays_and_the_words_survive() {
     as_device_would_record(&original, 48_000, 2, true, &stereo_48k);
     let path = dir.path().join("recordings/take.wav");
     let length = Duration::from_millis(voice::duration_ms(original.len()) + 400);
-    let recording = Recording::start(Input::File(stereo_48k), path.clone(), length);
+    let recording = Recording::start(Input::File(stereo_48k), path.clone(), length, None);
     let mut started = false;
     let (samples, ending) = loop {
         match recording
@@ -181,6 +181,7 @@ fn pause_keeps_nothing_and_cancel_deletes_the_file() {
         Input::File(clip.path.clone()),
         path.clone(),
         Duration::from_secs(60),
+        None,
     );
     assert!(matches!(
         recording.wait_event(Duration::from_secs(10)),
@@ -214,6 +215,7 @@ fn pause_keeps_nothing_and_cancel_deletes_the_file() {
         Input::File(clip.path.clone()),
         cancelled.clone(),
         Duration::from_secs(60),
+        None,
     );
     assert!(matches!(
         recording.wait_event(Duration::from_secs(10)),

@@ -11,11 +11,13 @@
 //! elsewhere is never mistaken for this draft's (which would create it twice). When a
 //! thread behind the editor dies, or closing cannot wait any longer, the text on screen
 //! is also written to a draft file in `drafts/` beside the journal, removed once the
-//! entry is saved. That file is written on the UI thread: a few kilobytes into the local
-//! data folder, on those rare paths only, where a write that might never happen on a
-//! helper thread would defeat its purpose.
+//! entry is saved: a text file beside a plain journal, a sealed one beside an encrypted
+//! journal, which the next opening saves into the journal ([`mindsage_core::drafts`]).
+//! That file is written on the UI thread: a few kilobytes into the local data folder
+//! (a sealed one is a small database synced to disk), on those rare paths only, where a
+//! write that might never happen on a helper thread would defeat its purpose.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -23,6 +25,7 @@ use egui::RichText;
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry};
+use mindsage_core::drafts::Drafts;
 use mindsage_core::voice::transcribe::Segment;
 
 use super::history::History;
@@ -33,11 +36,18 @@ use crate::protocol::Request;
 /// Pause in typing after which the entry is saved.
 const AUTOSAVE_AFTER: Duration = Duration::from_millis(700);
 
-/// The folder inside the data folder where unsaved text is kept as files.
-pub const DRAFTS_DIR: &str = "drafts";
-
 /// Numbers drafts uniquely for this run of the app.
 static NEXT_DRAFT: AtomicU64 = AtomicU64::new(1);
+
+/// When this run of the app started, in the names of its new entries' draft files, so a
+/// draft kept now never replaces one an earlier run left (numbers start again at 1).
+static RUN_STARTED: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| chrono::Local::now().format("%Y-%m-%d_%H-%M-%S").to_string());
+
+/// The draft file name of the new entry numbered `draft` (see [`Create::draft`]).
+fn new_draft_name(draft: u64) -> String {
+    format!("new-{}-{draft}", *RUN_STARTED)
+}
 
 /// What is on screen: a draft not created yet, or a saved entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,12 +189,12 @@ impl Doc {
     }
 
     /// Writes the text on screen to its draft file in `drafts`.
-    fn keep(&mut self, drafts: &Path) -> std::io::Result<PathBuf> {
+    fn keep(&mut self, drafts: &Drafts) -> std::io::Result<PathBuf> {
         let name = match self.which {
             Which::Entry(id) => format!("entry-{id}"),
-            Which::Draft(draft) => format!("new-{draft}"),
+            Which::Draft(draft) => new_draft_name(draft),
         };
-        let file = keep_as_file(drafts, &name, &self.fields.edit())?;
+        let file = drafts.keep(&name, &self.fields.edit())?;
         self.kept = Some(file.clone());
         Ok(file)
     }
@@ -208,10 +218,9 @@ pub struct Editor {
     /// New entries sent to be created and not yet answered, including drafts the editor
     /// has moved on from.
     creates: Vec<Create>,
-    /// Set while the threads behind the editor are stopped, to the folder where unsaved
-    /// text goes instead: nothing is sent, since it would be lost, and nothing claims to
-    /// be saving.
-    halted: Option<PathBuf>,
+    /// Set while the threads behind the editor are stopped, to where unsaved text goes
+    /// instead: nothing is sent, since it would be lost, and nothing claims to be saving.
+    halted: Option<Drafts>,
     /// Save pending edits at once rather than after the typing pause (the window closes).
     urgent: bool,
     /// The open entry's recording, once read (voice entries).
@@ -291,7 +300,7 @@ impl Editor {
     }
 
     /// Draft `draft` was created as entry `id`.
-    pub fn on_created(&mut self, draft: u64, id: EntryId, actions: &mut Vec<Action>) {
+    pub fn on_created(&mut self, draft: u64, id: EntryId, drafts: &Drafts, actions: &mut Vec<Action>) {
         if let Some(carried) = self.answered(draft).and_then(|c| c.carried) {
             // That draft was left while its first save was on its way.
             actions.push(Action::Send(Request::Update { id, edit: carried }));
@@ -302,11 +311,11 @@ impl Editor {
         {
             doc.which = Which::Entry(id);
         }
-        self.on_saved(id, actions);
+        self.on_saved(id, drafts, actions);
     }
 
-    /// A save of `id` was written: the next one may go.
-    pub fn on_saved(&mut self, id: EntryId, actions: &mut Vec<Action>) {
+    /// A save of `id` was written: the next one may go; a draft file of its text goes.
+    pub fn on_saved(&mut self, id: EntryId, drafts: &Drafts, actions: &mut Vec<Action>) {
         let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(id)) else {
             return;
         };
@@ -315,7 +324,7 @@ impl Editor {
             && let Some(file) = doc.kept.take()
         {
             // Everything the file holds is in the journal now.
-            let _ = std::fs::remove_file(file);
+            drafts.remove(&file);
         }
         actions.push(Action::Send(Request::Refresh(id)));
     }
@@ -323,17 +332,17 @@ impl Editor {
     /// Draft `draft` could not be created. On screen, its edits stay and go again after
     /// the next pause; left already, its text is kept as a draft file in `drafts`, and
     /// the answer is what to tell the person.
-    pub fn on_create_failed(&mut self, draft: u64, message: String, drafts: &Path) -> Option<String> {
+    pub fn on_create_failed(&mut self, draft: u64, message: String, drafts: &Drafts) -> Option<String> {
         let create = self.answered(draft)?;
         if let Some(doc) = self.doc.as_mut().filter(|d| d.which == Which::Draft(draft)) {
             doc.save.failed(message);
             return None;
         }
         let edit = create.carried.unwrap_or(create.sent);
-        Some(match keep_as_file(drafts, &format!("new-{draft}"), &edit) {
+        Some(match drafts.keep(&new_draft_name(draft), &edit) {
             Ok(file) => format!(
                 "An entry could not be saved ({message}); its text is in {}.",
-                file.display()
+                Drafts::describe(&file)
             ),
             Err(e) => format!("An entry could not be saved ({message}), nor kept as a draft file: {e}."),
         })
@@ -362,8 +371,8 @@ impl Editor {
     /// The threads behind the editor stopped: sends nothing more, and writes what is on
     /// screen (and any left draft whose create was unanswered) to draft files in
     /// `drafts`. Returns where the text is, or why it could not be kept.
-    pub fn halt_and_keep(&mut self, drafts: &Path) -> Vec<String> {
-        self.halted = Some(drafts.to_path_buf());
+    pub fn halt_and_keep(&mut self, drafts: &Drafts) -> Vec<String> {
+        self.halted = Some(drafts.clone());
         let on_screen = self.doc.as_ref().map(|d| d.which);
         let mut kept = Vec::new();
         for create in std::mem::take(&mut self.creates) {
@@ -371,7 +380,7 @@ impl Editor {
                 continue; // on screen: kept below with its latest text
             }
             let edit = create.carried.unwrap_or(create.sent);
-            kept.push(keep_as_file(drafts, &format!("new-{}", create.draft), &edit));
+            kept.push(drafts.keep(&new_draft_name(create.draft), &edit));
         }
         if let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) {
             if let Save::Saving { edited } = doc.save {
@@ -385,7 +394,7 @@ impl Editor {
         }
         kept.into_iter()
             .map(|file| match file {
-                Ok(file) => file.display().to_string(),
+                Ok(file) => Drafts::describe(&file),
                 Err(e) => format!("(a draft file could not be written: {e})"),
             })
             .collect()
@@ -497,7 +506,7 @@ impl Editor {
     fn status(&self, doc: &Doc) -> String {
         if self.halted.is_some() && doc.save.unsaved() {
             return match &doc.kept {
-                Some(file) => format!("Not saved: kept in {}", file.display()),
+                Some(file) => format!("Not saved: kept in {}", Drafts::describe(file)),
                 None => "Not saved".to_owned(),
             };
         }
@@ -650,27 +659,6 @@ fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
         .inner
 }
 
-/// Writes `edit` to `<drafts>/<name>.txt` (title, tags, then the text), replacing an older
-/// copy of the same draft.
-fn keep_as_file(drafts: &Path, name: &str, edit: &EntryEdit) -> std::io::Result<PathBuf> {
-    mindsage_core::paths::create_private_dir(drafts)?;
-    let file = drafts.join(format!("{name}.txt"));
-    let tags: Vec<&str> = edit
-        .tags
-        .iter()
-        .map(|t| t.trim())
-        .filter(|t| !t.is_empty())
-        .collect();
-    let text = format!(
-        "Title: {}\nTags: {}\n\n{}\n",
-        edit.title,
-        tags.join(", "),
-        edit.body
-    );
-    mindsage_core::paths::write_private(&file, text.as_bytes())?;
-    Ok(file)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -719,7 +707,7 @@ mod tests {
             matches!(actions.as_slice(), [Action::Send(Request::Create { draft: d, .. })] if *d == draft)
         );
         assert!(!editor.all_saved());
-        editor.on_created(draft, 7, &mut actions);
+        editor.on_created(draft, 7, &Drafts::default(), &mut actions);
         assert_eq!(editor.entry_id(), Some(7));
         assert!(editor.all_saved());
         assert_eq!(editor.status(editor.doc.as_ref().unwrap()), "Saved");

@@ -6,12 +6,11 @@
 //! the entries of one tag. Its width is the person's to choose: rows truncate their
 //! title rather than widen the panel.
 
-use std::path::PathBuf;
-
 use egui::{RichText, ScrollArea};
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
+use mindsage_core::drafts::Drafts;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
@@ -73,13 +72,14 @@ pub struct JournalView {
     /// The entry whose permanent deletion waits for the person's confirmation.
     confirm_purge: Option<EntryId>,
     search: SearchBox,
-    /// Where unsaved text is kept as files (`drafts/` in the data folder).
-    drafts: PathBuf,
+    /// Where unsaved text is kept as files (`drafts/` in the data folder), sealed when
+    /// the journal is encrypted.
+    drafts: Drafts,
 }
 
 impl JournalView {
     /// An empty journal view that keeps unsaved text in `drafts` when it must.
-    pub fn new(drafts: PathBuf) -> JournalView {
+    pub fn new(drafts: Drafts) -> JournalView {
         JournalView {
             drafts,
             ..JournalView::default()
@@ -252,7 +252,7 @@ impl JournalView {
     }
 
     pub fn on_created(&mut self, draft: u64, id: EntryId, actions: &mut Vec<Action>) {
-        self.editor.on_created(draft, id, actions);
+        self.editor.on_created(draft, id, &self.drafts, actions);
         self.reload(actions);
     }
 
@@ -263,7 +263,7 @@ impl JournalView {
     }
 
     pub fn on_saved(&mut self, id: EntryId, actions: &mut Vec<Action>) {
-        self.editor.on_saved(id, actions);
+        self.editor.on_saved(id, &self.drafts, actions);
         self.reload(actions);
     }
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use egui::{Color32, RichText};
 
+use mindsage_core::db::cipher::JournalKey;
 use mindsage_core::voice::capture::{Ending, Event, Input, Recording};
 use mindsage_core::voice::recordings;
 use mindsage_core::voice::transcribe::Segment;
@@ -60,10 +61,17 @@ pub struct RecorderView {
     message: Option<String>,
     /// Whether the panel shows although idle (the person opened it, or there is news).
     open: bool,
+    /// The encrypted journal's key: a recording beside it is sealed with it.
+    key: Option<JournalKey>,
 }
 
 impl RecorderView {
-    pub fn new(data_dir: PathBuf, input: Input, max_length: Duration) -> RecorderView {
+    pub fn new(
+        data_dir: PathBuf,
+        input: Input,
+        max_length: Duration,
+        key: Option<JournalKey>,
+    ) -> RecorderView {
         RecorderView {
             stage: Stage::Idle,
             data_dir,
@@ -73,6 +81,7 @@ impl RecorderView {
             waiting_reason: None,
             message: None,
             open: false,
+            key,
         }
     }
 
@@ -104,8 +113,13 @@ impl RecorderView {
     fn start(&mut self) {
         self.message = None;
         self.open = true;
-        let path = recordings::new_path(&self.data_dir);
-        self.stage = Stage::Opening(Recording::start(self.input.clone(), path, self.max_length));
+        let path = recordings::new_path(&self.data_dir, self.key.as_ref());
+        self.stage = Stage::Opening(Recording::start(
+            self.input.clone(),
+            path,
+            self.max_length,
+            self.key.clone(),
+        ));
     }
 
     /// Follows the recorder thread; call every frame.
@@ -157,7 +171,7 @@ impl RecorderView {
             Ending::Stopped => {}
         }
         if samples == 0 {
-            let _ = recordings::erase(&path);
+            let _ = recordings::discard(&path);
             self.stage = Stage::Idle;
             self.message
                 .get_or_insert_with(|| "Nothing was recorded.".to_owned());

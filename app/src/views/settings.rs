@@ -319,8 +319,9 @@ impl SettingsView {
         ui.label(RichText::new("Encryption").strong());
         if self.encrypted {
             ui.label(
-                "On: the journal file, its -wal and its backups are encrypted (SQLCipher, AES-256; the key \
-                 comes from your passphrase through PBKDF2-HMAC-SHA512). Exports ask first: they are plain files.",
+                "On: the journal file, its -wal, its backups, a recording while you speak and a draft kept \
+                 when a save fails are encrypted (SQLCipher, AES-256; the key comes from your passphrase \
+                 through PBKDF2-HMAC-SHA512). Exports ask first: they are plain files.",
             );
         } else {
             ui.label("Off: anyone who can read your files can read the journal file.");

@@ -352,12 +352,19 @@ pub fn rekey(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> 
 /// [`rekey`] with the new key already derived.
 fn rekey_to(path: &Path, options: &StorageOptions, key: &JournalKey) -> Result<()> {
     let conn = take_whole(path, options)?;
-    conn.execute_batch(&Zeroizing::new(format!("PRAGMA rekey = {};", *key.literal())))?;
+    rekey_connection(&conn, key)?;
     // The -wal still holds pages under the old key until they are copied back.
     empty_wal(&conn, options)?;
     drop(conn);
     let check = open_read_only(path, Some(key))?;
     read_schema(&check, path, true)
+}
+
+/// Gives the file a connection has open the key `key` in place (`PRAGMA rekey`, one
+/// transaction): the journal's own change of passphrase and a sealed file's
+/// ([`crate::sealed`]).
+pub(crate) fn rekey_connection(conn: &Connection, key: &JournalKey) -> rusqlite::Result<()> {
+    conn.execute_batch(&Zeroizing::new(format!("PRAGMA rekey = {};", *key.literal())))
 }
 
 /// Brings the backups in `data_dir` in line with a change of the journal's key (`from`

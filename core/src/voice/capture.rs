@@ -1,4 +1,5 @@
-//! The recorder: from an input to a 16 kHz mono WAV file on disk.
+//! The recorder: from an input to a 16 kHz mono recording on disk (a WAV file, or a
+//! sealed one beside an encrypted journal).
 //!
 //! Three parts, each on its own thread:
 //! * the audio callback (cpal's thread): turns each sample into `f32` and pushes it into
@@ -26,6 +27,7 @@ use cpal::{FromSample, SampleFormat, SizedSample};
 use super::SAMPLE_RATE;
 use super::convert::Converter;
 use super::wav::RecordingFile;
+use crate::db::cipher::JournalKey;
 
 /// Seconds of device audio the ring buffer holds: the recorder thread drains it every
 /// few milliseconds, so this only matters if the disk stalls.
@@ -146,9 +148,10 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Starts recording from `input` into the WAV file at `path`, for at most `max`.
+    /// Starts recording from `input` into the file at `path`, for at most `max`: a WAV
+    /// file, or with the encrypted journal's `key` a sealed one ([`RecordingFile`]).
     /// Returns at once: whether the input opened arrives as an [`Event`].
-    pub fn start(input: Input, path: PathBuf, max: Duration) -> Recording {
+    pub fn start(input: Input, path: PathBuf, max: Duration, key: Option<JournalKey>) -> Recording {
         let meter = Arc::new(Meter::default());
         let controls = Arc::new(Controls::default());
         let (events_tx, events) = mpsc::channel();
@@ -156,7 +159,7 @@ impl Recording {
             let (meter, controls) = (Arc::clone(&meter), Arc::clone(&controls));
             std::thread::Builder::new()
                 .name("mindsage-recorder".to_owned())
-                .spawn(move || record(&input, &path, max, &meter, &controls, &events_tx))
+                .spawn(move || record(&input, &path, key.as_ref(), max, &meter, &controls, &events_tx))
                 .ok()
         };
         Recording {
@@ -235,6 +238,7 @@ fn device_name(device: &cpal::Device) -> Option<String> {
 fn record(
     input: &Input,
     path: &Path,
+    key: Option<&JournalKey>,
     max: Duration,
     meter: &Meter,
     controls: &Controls,
@@ -255,7 +259,7 @@ fn record(
         failure,
         source,
     } = opened;
-    let (mut file, mut converter) = match (RecordingFile::create(path), Converter::new(rate, channels)) {
+    let (mut file, mut converter) = match (RecordingFile::create(path, key), Converter::new(rate, channels)) {
         (Ok(file), Ok(converter)) => (file, converter),
         (Err(e), _) => {
             let _ = events.send(Event::Failed(CaptureError::Write(e.to_string())));
@@ -312,8 +316,7 @@ fn record(
     };
     drop(source);
     if ending == Ending::Cancelled {
-        drop(file);
-        let _ = std::fs::remove_file(path);
+        file.discard();
         let _ = events.send(Event::Finished {
             path: path.to_owned(),
             samples: 0,

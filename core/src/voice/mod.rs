@@ -5,14 +5,16 @@
 //! * [`convert`]: any rate and channel count to Whisper's 16 kHz mono, in chunks, so a
 //!   file and a live device go through exactly the same code.
 //! * [`wav`]: reading any WAV a person opens, and the recording file written while they
-//!   speak (flushed every second, so a crash loses at most the last one).
+//!   speak (flushed every second, so a crash loses at most the last one; sealed with the
+//!   journal's key beside an encrypted journal).
 //! * [`capture`]: the recorder: an input stream (a cpal device, or a file played at real
 //!   time for tests) whose callback only copies samples into a lock-free ring buffer,
 //!   and a thread that converts, meters and writes them.
 //! * [`transcribe`]: whisper.cpp through whisper-rs, with progress, segments as they are
 //!   decoded, and cancel; and the checks that name a missing or wrong model file.
 //! * [`playback`]: playing an entry's recording through the default output device.
-//! * [`recordings`]: the folder where recordings wait for their transcription.
+//! * [`recordings`]: the folder where recordings wait for their transcription, and the
+//!   one reader of a waiting recording, plain or sealed.
 //! * [`score`]: word error rate and key words over labelled recordings.
 
 pub mod capture;

@@ -4,9 +4,22 @@
 //! saved (then it is overwritten and removed: the journal holds the only copy). A file
 //! left here by a crash, or waiting for a Whisper model, is found again at the next
 //! start and transcribed then.
+//!
+//! Beside a plain journal a recording is a WAV file; beside an encrypted one it is a
+//! sealed file ([`crate::sealed`]) of the same samples, so the voice never lies on the
+//! disk in the clear. [`read`] reads either kind, and [`follow`] moves the waiting ones
+//! from one kind to the other when the journal's encryption changes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use super::wav::{self, RecordingFile, WavError};
+use crate::db::DbError;
+use crate::db::cipher::JournalKey;
+use crate::sealed::{self, Spooled};
+
+/// The extension of a plain recording.
+pub const WAV: &str = "wav";
 
 /// The folder's name inside the data folder.
 pub const FOLDER: &str = "recordings";
@@ -19,32 +32,133 @@ pub fn folder(data_dir: &Path) -> PathBuf {
     data_dir.join(FOLDER)
 }
 
-/// A new, unused file name for a recording started now.
-pub fn new_path(data_dir: &Path) -> PathBuf {
+/// A new, unused file name for a recording started now: a WAV file, or a sealed one
+/// when the journal is encrypted (`key`).
+pub fn new_path(data_dir: &Path, key: Option<&JournalKey>) -> PathBuf {
     let stamp = chrono::Local::now().format("%Y-%m-%d_%H-%M-%S");
     let folder = folder(data_dir);
-    let mut path = folder.join(format!("recording-{stamp}.wav"));
+    let extension = match key {
+        Some(_) => sealed::EXTENSION,
+        None => WAV,
+    };
+    let taken = |stem: &str| {
+        [WAV, sealed::EXTENSION]
+            .iter()
+            .any(|e| folder.join(format!("{stem}.{e}")).exists())
+    };
+    let mut stem = format!("recording-{stamp}");
     let mut n = 2;
-    while path.exists() {
-        path = folder.join(format!("recording-{stamp}-{n}.wav"));
+    while taken(&stem) {
+        stem = format!("recording-{stamp}-{n}");
         n += 1;
     }
-    path
+    folder.join(format!("{stem}.{extension}"))
 }
 
-/// Recordings waiting for a transcription, oldest first.
+/// Whether `path` is named as a recording (either kind).
+fn is_recording(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case(WAV)) || sealed::is_sealed(path)
+}
+
+/// Recordings waiting for a transcription, oldest first, plain and sealed.
 pub fn waiting(data_dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(folder(data_dir)) else {
         return Vec::new();
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wav")))
+        .filter(|p| {
+            is_recording(p)
+                && p.file_name()
+                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+        })
         .collect();
-    // By name without ".wav": the time it was started, then the counter of a second
-    // recording started in the same second ("…-05" before "…-05-2").
+    // By name without its extension: the time it was started, then the counter of a
+    // second recording started in the same second ("…-05" before "…-05-2").
     paths.sort_by_key(|p| p.file_stem().map(|s| s.to_owned()));
     paths
+}
+
+/// Reads a waiting recording of either kind as 16 kHz mono: a WAV file as
+/// [`wav::read_file`] does, a sealed one with the journal's `key`. The one way the
+/// transcriber and the writer read a recording.
+pub fn read(path: &Path, key: Option<&JournalKey>) -> Result<Vec<f32>, WavError> {
+    if !sealed::is_sealed(path) {
+        return wav::read_file(path);
+    }
+    let samples: Vec<f32> = read_sealed(path, key)?
+        .into_iter()
+        .map(|s| f32::from(s) / 32_768.0)
+        .collect();
+    match samples.is_empty() {
+        true => Err(WavError::Empty {
+            path: path.to_owned(),
+        }),
+        false => Ok(samples),
+    }
+}
+
+/// A sealed recording's 16-bit samples, its parts one after the other.
+fn read_sealed(path: &Path, key: Option<&JournalKey>) -> Result<Vec<i16>, WavError> {
+    let sealed_error = |source| WavError::Sealed {
+        path: path.to_owned(),
+        source,
+    };
+    let key = key.ok_or_else(|| {
+        sealed_error(DbError::Encrypted {
+            path: path.to_owned(),
+        })
+    })?;
+    let parts = sealed::read_all(path, key).map_err(sealed_error)?;
+    pcm_of_parts(path, &parts)
+}
+
+fn pcm_of_parts(path: &Path, parts: &[Vec<u8>]) -> Result<Vec<i16>, WavError> {
+    if parts.iter().any(|p| p.len() % 2 != 0) {
+        return Err(WavError::Format {
+            path: path.to_owned(),
+            reason: "a part of the sealed recording is not whole 16-bit samples".into(),
+        });
+    }
+    Ok(parts
+        .iter()
+        .flat_map(|p| p.chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]])))
+        .collect())
+}
+
+/// Erases a recording of either kind ([`erase`]; for a sealed one also the -journal a
+/// crash may have left beside it). Nothing there is no error.
+pub fn discard(path: &Path) -> std::io::Result<()> {
+    match sealed::is_sealed(path) {
+        true => sealed::erase(path),
+        false => match erase(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            outcome => outcome,
+        },
+    }
+}
+
+/// Brings the recordings waiting in `data_dir` in line with a change of the journal's
+/// key (see [`crate::sealed::follow_in_spool`]): WAV files are sealed as one part per
+/// second, sealed ones written back as WAV files, and a new passphrase rekeys them.
+pub(crate) fn follow(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
+    let kind = Spooled {
+        plain: WAV,
+        read_plain: |path| {
+            let samples = wav::read_pcm(path).map_err(|e| e.to_string())?;
+            Ok(samples
+                .chunks(super::SAMPLE_RATE as usize)
+                .map(|second| second.iter().flat_map(|s| s.to_le_bytes()).collect())
+                .collect())
+        },
+        write_plain: |path, parts| {
+            let samples = pcm_of_parts(path, parts).map_err(|e| e.to_string())?;
+            let mut file = RecordingFile::create(path, None).map_err(|e| e.to_string())?;
+            file.append_pcm(&samples).map_err(|e| e.to_string())?;
+            file.finish().map(drop).map_err(|e| e.to_string())
+        },
+    };
+    sealed::follow_in_folder(&folder(data_dir), &kind, from, to)
 }
 
 /// The Whisper model to use: the one Settings names, else the first `ggml-*.bin` in the
@@ -93,16 +207,64 @@ mod tests {
     fn recordings_wait_in_order_and_erasing_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
         assert!(waiting(dir.path()).is_empty());
-        let first = new_path(dir.path());
+        let first = new_path(dir.path(), None);
         std::fs::create_dir_all(first.parent().unwrap()).unwrap();
         std::fs::write(&first, b"RIFF one").unwrap();
-        let second = new_path(dir.path());
-        assert_ne!(first, second);
-        std::fs::write(&second, b"RIFF two").unwrap();
+        let key = JournalKey::from_raw_hex(&"ab".repeat(48)).unwrap();
+        let second = new_path(dir.path(), Some(&key));
+        assert_eq!(second.extension().unwrap(), "sealed");
+        assert_ne!(first.file_stem(), second.file_stem());
+        std::fs::write(&second, b"sealed two").unwrap();
         std::fs::write(folder(dir.path()).join("notes.txt"), b"x").unwrap();
+        std::fs::write(folder(dir.path()).join(".x.sealed.converting"), b"x").unwrap();
         assert_eq!(waiting(dir.path()), [first.clone(), second.clone()]);
         erase(&first).unwrap();
-        assert_eq!(waiting(dir.path()), [second]);
+        assert_eq!(waiting(dir.path()), std::slice::from_ref(&second));
+        discard(&second).unwrap();
+        discard(&second).unwrap();
+        assert!(waiting(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_sealed_recording_reads_as_its_wav_would_and_only_with_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = JournalKey::from_raw_hex(&"cd".repeat(48)).unwrap();
+        let tone: Vec<f32> = (0..40_000).map(|i| ((i as f32) * 0.05).sin() * 0.3).collect();
+        let mut paths = Vec::new();
+        for key in [None, Some(&key)] {
+            let path = new_path(dir.path(), key);
+            let mut file = RecordingFile::create(&path, key).unwrap();
+            file.append(&tone).unwrap();
+            file.finish().unwrap();
+            paths.push(path);
+        }
+        let (plain, sealed) = (&paths[0], &paths[1]);
+        assert_eq!(read(plain, None).unwrap(), read(sealed, Some(&key)).unwrap());
+        assert_eq!(
+            crate::sealed::read_all(sealed, &key).unwrap().len(),
+            3,
+            "a part per second, the rest in the last"
+        );
+        assert!(matches!(
+            read(sealed, None),
+            Err(WavError::Sealed {
+                source: DbError::Encrypted { .. },
+                ..
+            })
+        ));
+        let other = JournalKey::from_raw_hex(&format!("{}{}", "01".repeat(32), "cd".repeat(16))).unwrap();
+        let refused = read(sealed, Some(&other)).unwrap_err();
+        assert!(
+            refused.to_string().contains("passphrase does not open"),
+            "{refused}"
+        );
+
+        // Cancelled while recording: nothing is left.
+        let path = new_path(dir.path(), Some(&key));
+        let mut file = RecordingFile::create(&path, Some(&key)).unwrap();
+        file.append(&tone).unwrap();
+        file.discard();
+        assert!(!path.exists());
     }
 
     #[test]

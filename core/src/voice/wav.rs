@@ -1,4 +1,5 @@
-//! WAV files: reading whatever a person opens, and writing the recording as it is made.
+//! WAV files: reading whatever a person opens, and writing the recording as it is made
+//! (a WAV file, or beside an encrypted journal a sealed file of the same samples).
 //!
 //! Everything MindSage keeps is 16-bit PCM, 16 kHz, mono: what Whisper listens to, half
 //! the size of float samples, and playable by any program if a person copies it out.
@@ -9,6 +10,9 @@ use std::path::{Path, PathBuf};
 
 use super::SAMPLE_RATE;
 use super::convert::{self, ConvertError};
+use crate::db::DbError;
+use crate::db::cipher::JournalKey;
+use crate::sealed::SealedFile;
 
 /// Why a recording could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +27,10 @@ pub enum WavError {
     Convert { path: PathBuf, source: ConvertError },
     #[error("cannot write the recording {}: {reason}", path.display())]
     Write { path: PathBuf, reason: String },
+    /// A sealed recording (an encrypted journal's) that does not open: no key, a key
+    /// it was not sealed with, or damage.
+    #[error("the recording could not be read: {source}")]
+    Sealed { path: PathBuf, source: DbError },
 }
 
 /// Reads a WAV file of any PCM or float format, rate and channel count, as 16 kHz mono.
@@ -109,18 +117,86 @@ fn to_i16(sample: f32) -> i16 {
     (sample.clamp(-1.0, 1.0) * f32::from(i16::MAX)).round() as i16
 }
 
-/// The recording on disk while a person speaks. Its header is rewritten every second,
-/// so after a crash the file reads back whole up to the last second.
+/// The samples of a recording MindSage wrote (16-bit, 16 kHz, mono) exactly as written;
+/// a WAV file in any other format is read as [`read_file`] reads it and rounded to 16
+/// bits.
+pub(crate) fn read_pcm(path: &Path) -> Result<Vec<i16>, WavError> {
+    let reader = hound::WavReader::open(path).map_err(|e| WavError::Format {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    if reader.spec() != kept_spec() {
+        return Ok(read_file(path)?.into_iter().map(to_i16).collect());
+    }
+    reader
+        .into_samples::<i16>()
+        .collect::<Result<_, _>>()
+        .map_err(|e| WavError::Format {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })
+}
+
+/// The recording on disk while a person speaks: a WAV file beside a plain journal, a
+/// sealed file ([`crate::sealed`], the journal's key) beside an encrypted one, so no
+/// sound reaches the disk in the clear. Either way what a crash leaves reads back whole
+/// up to the last second: the WAV's header is rewritten every second, and the sealed
+/// file is given each second as a part of its own (16-bit little-endian PCM, 16 kHz,
+/// mono), committed before the next one starts.
 pub struct RecordingFile {
     path: PathBuf,
-    writer: hound::WavWriter<BufWriter<File>>,
+    sink: Sink,
     since_flush: usize,
     samples: usize,
 }
 
+/// Where a recording's samples go: the two kinds of file, behind one way of writing.
+enum Sink {
+    Wav(hound::WavWriter<BufWriter<File>>),
+    Sealed {
+        file: SealedFile,
+        /// The samples since the last part, as the next part's bytes.
+        part: Vec<u8>,
+    },
+}
+
+impl Sink {
+    fn write(&mut self, sample: i16) -> Result<(), String> {
+        match self {
+            Sink::Wav(writer) => writer.write_sample(sample).map_err(|e| e.to_string()),
+            Sink::Sealed { part, .. } => {
+                part.extend_from_slice(&sample.to_le_bytes());
+                Ok(())
+            }
+        }
+    }
+
+    /// Makes what was written so far survive a crash.
+    fn flush(&mut self) -> Result<(), String> {
+        match self {
+            Sink::Wav(writer) => writer.flush().map_err(|e| e.to_string()),
+            Sink::Sealed { file, part } if !part.is_empty() => {
+                file.append(part).map_err(|e| e.to_string())?;
+                part.clear();
+                Ok(())
+            }
+            Sink::Sealed { .. } => Ok(()),
+        }
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.flush()?;
+        match self {
+            Sink::Wav(writer) => writer.finalize().map_err(|e| e.to_string()),
+            Sink::Sealed { file, .. } => file.close().map_err(|e| e.to_string()),
+        }
+    }
+}
+
 impl RecordingFile {
-    /// Creates the file (its folder too).
-    pub fn create(path: &Path) -> Result<RecordingFile, WavError> {
+    /// Creates the file (its folder too): a WAV file without a key, a sealed file keyed
+    /// with `key`.
+    pub fn create(path: &Path, key: Option<&JournalKey>) -> Result<RecordingFile, WavError> {
         let write = |reason: String| WavError::Write {
             path: path.to_owned(),
             reason,
@@ -128,30 +204,48 @@ impl RecordingFile {
         if let Some(folder) = path.parent() {
             crate::paths::create_private_dir(folder).map_err(|e| write(e.to_string()))?;
         }
-        // The person's voice: readable by them only, as the journal is.
-        let file = crate::paths::create_private_file(path).map_err(|e| write(e.to_string()))?;
-        let writer =
-            hound::WavWriter::new(BufWriter::new(file), kept_spec()).map_err(|e| write(e.to_string()))?;
+        let sink = match key {
+            None => {
+                // The person's voice: readable by them only, as the journal is.
+                let file = crate::paths::create_private_file(path).map_err(|e| write(e.to_string()))?;
+                Sink::Wav(
+                    hound::WavWriter::new(BufWriter::new(file), kept_spec())
+                        .map_err(|e| write(e.to_string()))?,
+                )
+            }
+            Some(key) => Sink::Sealed {
+                file: SealedFile::create(path, key).map_err(|e| write(e.to_string()))?,
+                part: Vec::with_capacity(2 * SAMPLE_RATE as usize),
+            },
+        };
         Ok(RecordingFile {
             path: path.to_owned(),
-            writer,
+            sink,
             since_flush: 0,
             samples: 0,
         })
     }
 
-    /// Appends 16 kHz mono samples; flushes once a second's worth has gathered.
+    /// Appends 16 kHz mono samples; flushes each second's worth as it completes.
     pub fn append(&mut self, samples: &[f32]) -> Result<(), WavError> {
-        for &sample in samples {
-            self.writer
-                .write_sample(to_i16(sample))
-                .map_err(|e| self.error(e))?;
-        }
-        self.samples += samples.len();
-        self.since_flush += samples.len();
-        if self.since_flush >= SAMPLE_RATE as usize {
-            self.writer.flush().map_err(|e| self.error(e))?;
-            self.since_flush = 0;
+        self.push(samples.iter().map(|&s| to_i16(s)))
+    }
+
+    /// Appends 16 kHz mono samples already in 16 bits (a recording moved from one kind
+    /// of file to the other).
+    pub fn append_pcm(&mut self, samples: &[i16]) -> Result<(), WavError> {
+        self.push(samples.iter().copied())
+    }
+
+    fn push(&mut self, samples: impl Iterator<Item = i16>) -> Result<(), WavError> {
+        for sample in samples {
+            self.sink.write(sample).map_err(|e| self.error(e))?;
+            self.samples += 1;
+            self.since_flush += 1;
+            if self.since_flush >= SAMPLE_RATE as usize {
+                self.sink.flush().map_err(|e| self.error(e))?;
+                self.since_flush = 0;
+            }
         }
         Ok(())
     }
@@ -166,20 +260,29 @@ impl RecordingFile {
         &self.path
     }
 
-    /// Writes the final header.
+    /// Writes the last samples and closes the file (a WAV's final header).
     pub fn finish(self) -> Result<PathBuf, WavError> {
-        let path = self.path.clone();
-        self.writer.finalize().map_err(|e| WavError::Write {
+        let RecordingFile { path, sink, .. } = self;
+        sink.finish().map_err(|reason| WavError::Write {
             path: path.clone(),
-            reason: e.to_string(),
+            reason,
         })?;
         Ok(path)
     }
 
-    fn error(&self, e: hound::Error) -> WavError {
+    /// Throws the recording away: the file is closed, then erased.
+    pub fn discard(self) {
+        let RecordingFile { path, sink, .. } = self;
+        drop(sink);
+        if let Err(error) = super::recordings::discard(&path) {
+            tracing::warn!(%error, file = %path.display(), "a cancelled recording could not be erased");
+        }
+    }
+
+    fn error(&self, reason: String) -> WavError {
         WavError::Write {
             path: self.path.clone(),
-            reason: e.to_string(),
+            reason,
         }
     }
 }
@@ -193,7 +296,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("recordings/one.wav");
         let tone: Vec<f32> = (0..40_000).map(|i| ((i as f32) * 0.05).sin() * 0.3).collect();
-        let mut file = RecordingFile::create(&path).unwrap();
+        let mut file = RecordingFile::create(&path, None).unwrap();
         file.append(&tone).unwrap();
         // Dropped without finish(), as a crash would leave it: the header written at
         // the last flush (after 32,000 samples) still reads.
@@ -205,7 +308,7 @@ mod tests {
             crashed.len()
         );
 
-        let mut file = RecordingFile::create(&path).unwrap();
+        let mut file = RecordingFile::create(&path, None).unwrap();
         file.append(&tone).unwrap();
         file.finish().unwrap();
         let back = read_file(&path).unwrap();
