@@ -11,7 +11,7 @@ use rusqlite::{Connection, params};
 
 use super::queries::{IMPORT_KEYS_AFTER, IMPORT_LAST, IMPORT_RECORD};
 use super::{EntryId, Result};
-use crate::{clock, media};
+use crate::media;
 
 /// The hash an entry is recognised by whatever export it arrives in.
 pub fn content_hash(created_at: &str, title: &str, body: &str) -> String {
@@ -98,20 +98,22 @@ impl Known {
     }
 }
 
-/// Remembers where an entry came from, in the caller's transaction.
+/// Remembers where an entry came from, in the caller's transaction; `imported_at` is
+/// the batch's time (one clock reading for all of its entries).
 pub fn record(
     conn: &Connection,
     entry: EntryId,
     source: &str,
     external_id: &str,
     content_hash: &str,
+    imported_at: &str,
 ) -> Result<()> {
     conn.prepare_cached(IMPORT_RECORD.sql)?.execute(params![
         entry,
         source,
         external_id,
         content_hash,
-        clock::now_utc()
+        imported_at
     ])?;
     Ok(())
 }

@@ -149,9 +149,14 @@ pub const TAGS_ALL: NamedQuery = q(
     "SELECT name FROM tags WHERE user_id = ?1 ORDER BY name",
 );
 
+/// A new entry. `OR ROLLBACK`: the row fires the daily-stats trigger, so inside a
+/// transaction of several statements (a save, an import's batch) SQLite would otherwise
+/// keep a statement journal of every page it touches, to undo this statement alone;
+/// every caller takes its whole transaction back on an error anyway
+/// (`docs/optimisation-log.md`, run `ab-import-dec05b`).
 pub const WRITE_CREATE: NamedQuery = q(
     "write.create",
-    "INSERT INTO journal_entries (user_id, created_at, updated_at, local_date, title, \
+    "INSERT OR ROLLBACK INTO journal_entries (user_id, created_at, updated_at, local_date, title, \
      title_by_user, mood_score, word_count, preview, body, tag_names) \
      VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 );

@@ -537,6 +537,7 @@ fn write_items(
             }
             let tx = conn.transaction()?;
             known.catch_up(&tx)?;
+            let imported_at = clock::now_utc();
             let mut tags = entries::TagIds::default();
             let mut unindexed = Vec::new();
             // The first and last entry this batch wrote.
@@ -563,13 +564,15 @@ fn write_items(
                 if !options.write.fts_per_batch {
                     entries::index_for_search(&tx, id, item.entry.title.trim(), &item.entry.body, &row.tags)?;
                 }
-                let entry_time = clock::format_utc(item.created());
                 let carried = item.carried.as_ref();
-                for (n, photo) in photos.iter().enumerate() {
-                    let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
-                    gallery::attach_image(&tx, user, id, photo, taken_at)?;
+                if !photos.is_empty() {
+                    let entry_time = clock::format_utc(item.created());
+                    for (n, photo) in photos.iter().enumerate() {
+                        let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
+                        gallery::attach_image(&tx, user, id, photo, taken_at)?;
+                    }
                 }
-                imports::record(&tx, id, source, &item.external_id, &hash)?;
+                imports::record(&tx, id, source, &item.external_id, &hash, &imported_at)?;
                 known.recorded(id);
                 if let Some(carried) = carried {
                     write_carried(&tx, user, id, carried)?;
