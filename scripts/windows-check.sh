@@ -4,7 +4,8 @@
 #   1. the command line: --version, seed, add, list --json, stats --json, purge on a
 #      journal in a Windows path, each compared with the Linux binary's answer; an
 #      encrypted journal (SQLCipher with the exe's own OpenSSL): encrypt, read with the
-#      passphrase file, no entry text in the file, a wrong or missing passphrase refused;
+#      passphrase file, no entry text in the file, a wrong or missing passphrase refused,
+#      a passphrase remembered in the credential store, then forgotten;
 #   2. the data folder defaults to %APPDATA%\MindSage;
 #   3. the window opens on the journal, draws its rows (its --report-startup line) and
 #      closes cleanly when asked, as its close button would;
@@ -148,6 +149,19 @@ if win --data-dir "$win_secret" list >/dev/null 2>"$work/wrong.err" </dev/null; 
 fi
 grep -q "is encrypted" "$work/wrong.err" || fail "a missing passphrase was refused without saying so: $(tail -3 "$work/wrong.err")"
 pass "a wrong or missing passphrase is refused, and says so"
+# "Remember on this computer": Windows Credential Manager (Wine's own store here), then
+# forgotten again.
+win --data-dir "$win_secret" --passphrase-file "$passphrase" --json remember >"$work/win.json" 2>"$work/encrypt.err" </dev/null \
+  || fail "remember failed under Wine: $(tail -5 "$work/encrypt.err")"
+win --data-dir "$win_secret" --json list >"$work/win.json" 2>"$work/encrypt.err" </dev/null \
+  || fail "the remembered passphrase did not open the journal under Wine: $(tail -5 "$work/encrypt.err")"
+grep -q "$marker" "$work/win.json" || fail "list with the remembered passphrase does not show the entry"
+win --data-dir "$win_secret" forget >/dev/null 2>"$work/encrypt.err" </dev/null \
+  || fail "forget failed under Wine: $(tail -5 "$work/encrypt.err")"
+if win --data-dir "$win_secret" list >/dev/null 2>"$work/wrong.err" </dev/null; then
+  fail "the journal still opened without a passphrase once it was forgotten"
+fi
+pass "the passphrase remembered in the Windows credential store opens the journal, until forgotten"
 
 # 2. The data folder defaults to %APPDATA%\MindSage.
 default_db=$(win --json info | python3 -c 'import json,sys; print(json.load(sys.stdin)["database"])')

@@ -225,6 +225,14 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         new_passphrase_file: Option<PathBuf>,
     },
+    /// Remember the encrypted journal's passphrase on this computer (Windows Credential
+    /// Manager, or the Secret Service on Linux), so the window and these commands open
+    /// the journal without asking. The passphrase as for any command; it is checked
+    /// against the journal first.
+    Remember,
+    /// Forget the passphrase remembered on this computer for the journal: it is asked
+    /// for again.
+    Forget,
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -280,6 +288,8 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Rekey { new_passphrase_file } => {
             return rekey(args, &path, options, new_passphrase_file.as_deref());
         }
+        Command::Remember => return remember(args, &path),
+        Command::Forget => return forget(args, &path),
         Command::Restore { target } if target.parse::<i64>().is_err() => {
             return restore_backup(args, &path, Path::new(target), options);
         }
@@ -352,7 +362,12 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         Command::Purge { id } => purge(args, &mut conn, id, &options),
         Command::Stats => stats(args, &conn),
         Command::Ask { question, timings } => ask(args, &mut conn, &question, timings),
-        Command::Transcribe { .. } | Command::Encrypt | Command::Decrypt | Command::Rekey { .. } => {
+        Command::Transcribe { .. }
+        | Command::Encrypt
+        | Command::Decrypt
+        | Command::Rekey { .. }
+        | Command::Remember
+        | Command::Forget => {
             unreachable!("answered before the journal is opened")
         }
         Command::Index { wait } => {
@@ -416,23 +431,33 @@ const PROMPT_TRIES: u32 = 3;
 /// remembered on this computer for `journal`, else typed on a terminal. Without a
 /// terminal, an error that says how to give it.
 fn unlock(args: &Args, file: &Path, journal: &Path) -> Result<JournalKey> {
+    if args.passphrase_file.is_none() {
+        match keystore::remembered(journal) {
+            Ok(Some(passphrase)) => match cipher::unlock(file, &passphrase) {
+                Ok(key) => return Ok(key),
+                Err(DbError::WrongPassphrase { .. }) => eprintln!(
+                    "The passphrase remembered on this computer does not open {}.",
+                    file.display()
+                ),
+                Err(e) => return Err(e.into()),
+            },
+            Ok(None) => {}
+            // No credential store here (no Secret Service on a server, say): not an
+            // error for a command, which asks for the passphrase instead.
+            Err(error) => tracing::debug!(%error, "no remembered passphrase"),
+        }
+    }
+    Ok(given_passphrase(args, file)?.1)
+}
+
+/// The passphrase of the encrypted `file` as the person gives it, from
+/// `--passphrase-file` (or `MINDSAGE_PASSPHRASE_FILE`), else typed on a terminal, with
+/// the key it opens `file` with. Without a terminal, an error that says how to give it.
+fn given_passphrase(args: &Args, file: &Path) -> Result<(Passphrase, JournalKey)> {
     if let Some(from) = &args.passphrase_file {
         let passphrase = Passphrase::from_file(from)?;
-        return Ok(cipher::unlock(file, &passphrase)?);
-    }
-    match keystore::remembered(journal) {
-        Ok(Some(passphrase)) => match cipher::unlock(file, &passphrase) {
-            Ok(key) => return Ok(key),
-            Err(DbError::WrongPassphrase { .. }) => eprintln!(
-                "The passphrase remembered on this computer does not open {}.",
-                file.display()
-            ),
-            Err(e) => return Err(e.into()),
-        },
-        Ok(None) => {}
-        // No credential store here (no Secret Service on a server, say): not an error
-        // for a command, which asks for the passphrase instead.
-        Err(error) => tracing::debug!(%error, "no remembered passphrase"),
+        let key = cipher::unlock(file, &passphrase)?;
+        return Ok((passphrase, key));
     }
     if !std::io::stdin().is_terminal() {
         bail!(
@@ -448,7 +473,7 @@ fn unlock(args: &Args, file: &Path, journal: &Path) -> Result<JournalKey> {
             Err(DbError::WrongPassphrase { .. }) if tries < PROMPT_TRIES => {
                 eprintln!("That passphrase does not open it; try again.");
             }
-            unlocked => return Ok(unlocked?),
+            unlocked => return Ok((passphrase, unlocked?)),
         }
     }
 }
@@ -669,7 +694,53 @@ fn backups_left_text(text: &mut String, report: &Converted) {
     }
 }
 
-/// `decrypt` and `rekey` work on an encrypted journal only.
+/// What `remember` and `forget` did, for `--json`.
+#[derive(Serialize)]
+struct Remembered {
+    journal: PathBuf,
+    remembered: bool,
+}
+
+/// `mindsage remember`: the passphrase, once it has opened the journal, into this
+/// computer's credential store (core's `keystore`, as the window's "Remember on this
+/// computer").
+fn remember(args: &Args, path: &Path) -> Result<()> {
+    refuse_unless_encrypted(path)?;
+    let (passphrase, _key) = given_passphrase(args, path)?;
+    keystore::remember(path, &passphrase)?;
+    let report = Remembered {
+        journal: path.to_owned(),
+        remembered: true,
+    };
+    print(args, &report, || {
+        format!(
+            "Remembered the passphrase of {} on this computer: the window and commands open it without asking. `mindsage forget` forgets it.",
+            path.display()
+        )
+    })
+}
+
+/// `mindsage forget`.
+fn forget(args: &Args, path: &Path) -> Result<()> {
+    let was = is_remembered(path);
+    keystore::forget(path)?;
+    let report = Remembered {
+        journal: path.to_owned(),
+        remembered: false,
+    };
+    print(args, &report, || match was {
+        true => format!(
+            "Forgot the passphrase remembered on this computer for {}: it is asked for again.",
+            path.display()
+        ),
+        false => format!(
+            "No passphrase was remembered on this computer for {}.",
+            path.display()
+        ),
+    })
+}
+
+/// `decrypt`, `rekey` and `remember` work on an encrypted journal only.
 fn refuse_unless_encrypted(path: &Path) -> Result<()> {
     match cipher::file_kind(path).with_context(|| format!("reading {}", path.display()))? {
         cipher::FileKind::Encrypted { .. } => Ok(()),

@@ -584,7 +584,18 @@ fn remembered_passphrase_child() {
         &data,
         &["encrypt", "--passphrase-file", arg(&first), "--json"],
     ));
-    keystore::remember(&journal, &Passphrase::new("correct horse battery").unwrap()).unwrap();
+
+    // `mindsage remember` keeps only a passphrase that opens the journal.
+    refused(
+        &mindsage(&data, &["remember", "--passphrase-file", arg(&second)]),
+        &["passphrase does not open"],
+    );
+    assert!(keystore::remembered(&journal).unwrap().is_none());
+    let remembered = json(&mindsage(
+        &data,
+        &["remember", "--passphrase-file", arg(&first), "--json"],
+    ));
+    assert_eq!(remembered["remembered"], true);
 
     // No passphrase given: the remembered one opens the journal, and the finest log of
     // the credential store's traffic does not show it.
@@ -602,6 +613,15 @@ fn remembered_passphrase_child() {
     let remembered = keystore::remembered(&journal).unwrap().unwrap();
     assert_eq!(remembered.as_str(), "a wholly new staple");
     json(&mindsage(&data, &["list", "--json"]));
+
+    // `mindsage forget` forgets it: the passphrase is asked for again.
+    let forgotten = json(&mindsage(&data, &["forget", "--json"]));
+    assert_eq!(forgotten["remembered"], false);
+    assert!(keystore::remembered(&journal).unwrap().is_none());
+    refused(
+        &mindsage(&data, &["list"]),
+        &["is encrypted", "--passphrase-file"],
+    );
 
     // One that no longer fits is named, and the command asks for the passphrase instead.
     keystore::remember(&journal, &Passphrase::new("correct horse battery").unwrap()).unwrap();
