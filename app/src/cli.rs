@@ -543,8 +543,10 @@ struct Converted {
     path: PathBuf,
     encrypted: bool,
     entries: u64,
-    /// Backups in the data folder's `backups/` that could not follow the change (each
-    /// with why); the others were converted with the journal.
+    /// Backups in the data folder's `backups/` when the change began.
+    backups: usize,
+    /// Those that could not follow the change (each with why); the others were
+    /// converted with the journal.
     backups_left: Vec<String>,
     /// Recordings in `recordings/` and drafts in `drafts/` waiting beside the journal
     /// that could not follow the change (each with why); the others were sealed,
@@ -560,6 +562,7 @@ struct Converted {
 /// `options` (as the app converts them).
 fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::JournalKey>) -> Result<Converted> {
     let folder = path.parent().unwrap_or(Path::new("."));
+    let backups = mindsage_core::db::backup::list(folder).len();
     let backups_left = cipher::follow_in_backups(folder, from, options.key.as_ref());
     let spool_left = mindsage_core::sealed::follow_in_spool(folder, from, options.key.as_ref());
     let conn = db::open(path, options)?;
@@ -568,6 +571,7 @@ fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::Journa
         path: path.to_owned(),
         encrypted: options.key.is_some(),
         entries,
+        backups,
         backups_left,
         spool_left,
         remembered_passphrase: None,
@@ -683,7 +687,7 @@ fn backups_left_text(text: &mut String, report: &Converted) {
         for left in &report.backups_left {
             text.push_str(&format!("\n  {left}"));
         }
-    } else {
+    } else if report.backups > 0 {
         text.push_str("\nIts backups in backups/ were converted with it.");
     }
     if !report.spool_left.is_empty() {

@@ -5,12 +5,16 @@
 
 mod binary;
 
+#[path = "../../core/tests/common/mod.rs"]
+mod common;
 #[path = "../../core/tests/secret_service/mod.rs"]
 mod secret_service;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+
+use common::only_file;
 
 use mindsage_core::db::cipher::{self, Passphrase};
 use mindsage_core::db::{self, StorageOptions};
@@ -290,16 +294,6 @@ fn a_journal_encrypted_read_rekeyed_and_decrypted_from_the_command_line() {
         &["is not encrypted"],
     );
     refused(&mindsage(&data, &["rekey"]), &["is not encrypted"]);
-}
-
-/// The one file in `folder`.
-fn only_file(folder: &Path) -> PathBuf {
-    let files: Vec<PathBuf> = std::fs::read_dir(folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    files.into_iter().next().unwrap()
 }
 
 /// A draft and a recording waiting beside the journal (left by a crash, or for a

@@ -38,7 +38,7 @@ mod whisper_model;
 
 mod app_harness;
 
-use app_harness::{shell_from, shows, type_into, wait_at_most, wait_until};
+use app_harness::{request_close, shell_from, shows, type_into, wait_at_most, wait_until};
 
 const MARKER: &str = "zqxlockedtitle";
 /// The title of a draft kept as text beside the plain journal.
@@ -315,18 +315,6 @@ fn files_in(folder: &Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(folder)
         .map(|items| items.map(|e| e.unwrap().path()).collect())
         .unwrap_or_default()
-}
-
-/// A close request, as the window manager's close button sends, handled in one frame.
-fn request_close(harness: &mut Harness<'_, Shell>) {
-    harness
-        .input_mut()
-        .viewports
-        .entry(egui::ViewportId::ROOT)
-        .or_default()
-        .events
-        .push(egui::ViewportEvent::Close);
-    harness.step();
 }
 
 const DRAFT_TITLE: &str = "zqxsealedtitle";

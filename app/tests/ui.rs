@@ -34,7 +34,9 @@ mod exports;
 
 mod app_harness;
 
-use app_harness::{PATIENCE, app_from, keep_running, shows, type_into, wait_at_most, wait_until};
+use app_harness::{
+    PATIENCE, app_from, keep_running, request_close, shows, type_into, wait_at_most, wait_until,
+};
 
 /// The app with no model reachable: a port nobody listens on.
 fn app(data_dir: &Path, view: View) -> Harness<'static, MindSageApp> {
@@ -865,18 +867,6 @@ fn entries_in_journal(data_dir: &Path) -> Vec<entries::Entry> {
 /// Every entry's body in the journal file.
 fn bodies_in_journal(data_dir: &Path) -> Vec<String> {
     entries_in_journal(data_dir).into_iter().map(|e| e.body).collect()
-}
-
-/// A close request, as the window manager's close button sends, handled in one frame.
-fn request_close(harness: &mut Harness<'_, MindSageApp>) {
-    harness
-        .input_mut()
-        .viewports
-        .entry(egui::ViewportId::ROOT)
-        .or_default()
-        .events
-        .push(egui::ViewportEvent::Close);
-    harness.step();
 }
 
 /// The app on an empty journal with `body` typed into a new entry, not saved yet.

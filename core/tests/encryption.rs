@@ -14,6 +14,7 @@
 //! so each test derives as few as it can: journals made encrypted share one key, and a
 //! wrong key is made from random bytes.
 
+mod common;
 #[path = "marked_entry/mod.rs"]
 mod marked_entry;
 #[path = "reliability_summary/mod.rs"]
@@ -23,6 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use common::only_file;
 use marked_entry::{Marker, data_folder_files, fully_marked_entry, missing, traces};
 use mindsage_core::db::cipher::{self, FileKind, JournalKey, Passphrase};
 use mindsage_core::db::entries::{self, ListFilter};
@@ -1216,16 +1218,6 @@ fn recording_pcm(path: &Path, key: Option<&JournalKey>) -> Vec<i16> {
         .iter()
         .map(|s| (s * 32_768.0).round() as i16)
         .collect()
-}
-
-/// The one file in `folder`.
-fn only_file(folder: &Path) -> PathBuf {
-    let files: Vec<PathBuf> = std::fs::read_dir(folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    files.into_iter().next().unwrap()
 }
 
 /// A draft and a recording in progress beside an encrypted journal are sealed with its

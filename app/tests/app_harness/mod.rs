@@ -105,3 +105,15 @@ pub fn keep_running<S>(harness: &mut Harness<'_, S>, how_long: Duration) {
         std::thread::sleep(Duration::from_millis(15));
     }
 }
+
+/// A close request, as the window manager's close button sends, handled in one frame.
+pub fn request_close<S>(harness: &mut Harness<'_, S>) {
+    harness
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    harness.step();
+}

@@ -38,3 +38,13 @@ pub fn journal_files(path: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
+
+/// The one file in `folder` (failing the test when it holds any other number).
+pub fn only_file(folder: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
