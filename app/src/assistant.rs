@@ -15,12 +15,15 @@ use rusqlite::Connection;
 use mindsage_core::ai::ask::{self, AskEvent};
 use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, search_box};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
+use mindsage_core::search::SharedVectors;
 
 use crate::protocol::{AiRequest, Reply, Request, Response, Watch};
 
 pub(crate) struct Assistant {
     pub path: PathBuf,
     pub options: StorageOptions,
+    /// The reader's in-memory vector copy, which Ask's search scans too.
+    pub vectors: SharedVectors,
     pub settings: AiSettings,
     /// The reader, for searches with an embedding and for saving chats.
     pub reader: Sender<Request>,
@@ -105,6 +108,7 @@ impl Assistant {
         match block_on(ask::ask(
             client,
             conn,
+            Some(&self.vectors),
             DEFAULT_USER,
             question,
             Local::now(),

@@ -126,6 +126,8 @@ impl Start {
         let (requests, inbox) = mpsc::channel();
         let (ai_requests, ai_inbox) = mpsc::channel();
         let (voice_requests, voice_inbox) = mpsc::channel();
+        // One vector copy for the reader's search box and the assistant's Ask.
+        let vectors = mindsage_core::search::shared_vectors(self.options.key.is_some());
         let transcriber = Transcriber {
             data_dir: self.path.parent().map(PathBuf::from).unwrap_or_default(),
             key: self.options.key.clone(),
@@ -137,6 +139,7 @@ impl Start {
         let assistant = Assistant {
             path: self.path.clone(),
             options: self.options.clone(),
+            vectors: Arc::clone(&vectors),
             settings: self.ai.clone(),
             reader: requests.clone(),
             reply: self.reply.clone(),
@@ -145,7 +148,15 @@ impl Start {
         std::thread::Builder::new()
             .name("mindsage-reader".into())
             .spawn(move || {
-                crate::worker::serve(start.path, start.options, start.ai, first, inbox, start.reply)
+                crate::worker::serve(
+                    start.path,
+                    start.options,
+                    start.ai,
+                    vectors,
+                    first,
+                    inbox,
+                    start.reply,
+                )
             })
             .expect("spawning a thread");
         std::thread::Builder::new()

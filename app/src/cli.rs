@@ -1081,9 +1081,11 @@ fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, timings: bo
             _ => Ok(()),
         };
     };
+    // One question: sqlite-vec's KNN reads the vectors once, as loading a copy would.
     let answer = mindsage_core::ai::block_on(pipeline::ask(
         &client,
         conn,
+        None,
         DEFAULT_USER,
         question,
         Local::now(),

@@ -28,7 +28,7 @@ use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::media;
-use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher};
+use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher, SharedVectors};
 use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
@@ -78,6 +78,7 @@ pub(crate) fn serve(
     path: PathBuf,
     options: StorageOptions,
     ai: AiSettings,
+    vectors: SharedVectors,
     recover_drafts: bool,
     inbox: Receiver<Request>,
     reply: Reply,
@@ -101,7 +102,7 @@ pub(crate) fn serve(
         model_work: Some((ai, path.clone(), options.clone())),
         writer,
         stats: StatsCache::default(),
-        searcher: Searcher::with_key(options.key.clone()),
+        searcher: Searcher::sharing(vectors, options.key.clone()),
         reply,
         data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
         busy_timeout: options.busy_timeout,

@@ -356,6 +356,40 @@ fn questions_go_by_meaning_and_keywords_settle_near_ties() {
     }
 }
 
+/// The app's Ask thread searches the reader's vector copy from a connection of its own
+/// (`hybrid_shared`): the same answer as the reader's, one copy in memory, and a write
+/// either thread's refresh reads is in it for both.
+#[test]
+fn a_vector_copy_shared_with_another_connection_answers_alike() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let asking = journal.open();
+    let at = |cosine: f32| [cosine, (1.0 - cosine * cosine).sqrt(), 0.0];
+    let first = add(&mut conn, "Garden notes", "Watered the beans.", &[]);
+    let second = add(&mut conn, "Shed", "Fixed the allotment shed door.", &[]);
+    for (id, cosine) in [(first, 0.9), (second, 0.5)] {
+        vectors::store_embedding(&conn, USER, id, "m", &at(cosine)).unwrap();
+    }
+    let shared = search::shared_vectors(false);
+    let mut reader = Searcher::sharing(std::sync::Arc::clone(&shared), None);
+    let query = SearchQuery::new("allotment", 5);
+    let question = [1.0, 0.0, 0.0];
+    let by_reader = reader.hybrid(&conn, USER, &query, Some(&question)).unwrap();
+    let by_asking = search::hybrid_shared(&asking, USER, &query, Some(&question), &shared).unwrap();
+    assert_eq!(by_reader, by_asking);
+    assert_eq!(reader.cache().len(), 2);
+
+    // A new entry, read into the copy by the asking side's refresh: the reader's
+    // searches have it too, without a second load.
+    let third = add(&mut conn, "Beans", "Picked the first beans.", &[]);
+    vectors::store_embedding(&conn, USER, third, "m", &at(0.99)).unwrap();
+    let by_asking = search::hybrid_shared(&asking, USER, &query, Some(&question), &shared).unwrap();
+    assert_eq!(by_asking.hits[0].entry_id, third);
+    assert_eq!(reader.cache().len(), 3);
+    let by_reader = reader.hybrid(&conn, USER, &query, Some(&question)).unwrap();
+    assert_eq!(by_reader, by_asking);
+}
+
 #[test]
 fn trash_and_purge_take_vectors_and_text_out_of_search() {
     let journal = TempJournal::new();

@@ -172,11 +172,19 @@ impl Ai {
         let (mut per_question, mut failures) = (Vec::new(), Vec::new());
         // Of the answers that passed: an empty one would be no answer at all.
         let mut smallest_answer = None::<u64>;
+        // The app's path: Ask scans the reader's vector copy, already in memory once the
+        // journal has been searched.
+        let vectors = mindsage_core::search::shared_vectors(false);
+        vectors
+            .lock()
+            .expect("a new vector copy")
+            .refresh(conn, DEFAULT_USER)?;
         for (id, question) in &questions {
             let mut cost = ask::AskCost::default();
             let result = ai::block_on(ask::ask_measured(
                 client,
                 conn,
+                Some(&vectors),
                 DEFAULT_USER,
                 question,
                 now,

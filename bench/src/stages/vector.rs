@@ -27,7 +27,7 @@
 //! cache on an encrypted journal, which re-scores from an f32 copy in memory (its ratio
 //! is to the plain `int8_rerank.k10`, the app's cache on a plain journal, and its size
 //! is `memory.encrypted_cache`); `int8_rerank.file_reads.k10`, which shows why it does
-//! not read the file; `exact_sqlite_vec_avx.k10` (sqlite-vec's KNN, Ask's vector half);
+//! not read the file; `exact_sqlite_vec_avx.k10` (sqlite-vec's KNN, `mindsage ask`'s vector half);
 //! and `cache_refresh` (the app's cache read from the file, as after opening the
 //! journal). Each sqlite-vec scenario records its build's `vec_debug()`. Recall on real embeddings
 //! (the labelled set and a few thousand demo entries embedded by the configured model,

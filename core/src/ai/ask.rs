@@ -25,6 +25,7 @@
 //! [`timing_names`] (`ask.plan` … `ask.overhead`). [`save_chat`] stores the exchange
 //! through `db::chats`; the caller runs it wherever writes run (writer thread, CLI).
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local};
@@ -36,7 +37,7 @@ use super::{AiError, OllamaClient, Result, plan};
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
 use crate::db::{self, UserId, entries};
-use crate::search;
+use crate::search::{self, vectors::VectorCache};
 use crate::timing;
 
 /// Entries given to the model as context.
@@ -152,23 +153,38 @@ pub struct AskCost {
     pub planned_locally: bool,
 }
 
-/// Answers `question` from the journal, reporting through `emit`.
+/// Answers `question` from the journal, reporting through `emit`. `vectors`: an
+/// in-memory vector copy to search (the app's reader's, [`search::SharedVectors`]);
+/// `None` asks sqlite-vec instead.
 pub async fn ask(
     client: &OllamaClient,
     conn: &Connection,
+    vectors: Option<&Mutex<VectorCache>>,
     user: UserId,
     question: &str,
     now: DateTime<Local>,
     emit: &mut dyn FnMut(AskEvent),
 ) -> Result<AskAnswer> {
-    ask_measured(client, conn, user, question, now, emit, &mut AskCost::default()).await
+    ask_measured(
+        client,
+        conn,
+        vectors,
+        user,
+        question,
+        now,
+        emit,
+        &mut AskCost::default(),
+    )
+    .await
 }
 
 /// [`ask`], with what the question cost left in `cost` even when it ends in an error
 /// (the bench counts failed questions, it does not drop them).
+#[allow(clippy::too_many_arguments)] // what a question needs, each said once
 pub async fn ask_measured(
     client: &OllamaClient,
     conn: &Connection,
+    vectors: Option<&Mutex<VectorCache>>,
     user: UserId,
     question: &str,
     now: DateTime<Local>,
@@ -178,6 +194,7 @@ pub async fn ask_measured(
     let asking = Asking {
         client,
         conn,
+        vectors,
         user,
         question,
         now,
@@ -209,6 +226,8 @@ pub async fn ask_measured(
 struct Asking<'a> {
     client: &'a OllamaClient,
     conn: &'a Connection,
+    /// The in-memory vector copy the search stage scans; `None`: sqlite-vec's KNN.
+    vectors: Option<&'a Mutex<VectorCache>>,
     user: UserId,
     question: &'a str,
     now: DateTime<Local>,
@@ -295,7 +314,12 @@ impl Asking<'_> {
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let outcome = search::hybrid_knn(self.conn, self.user, query, embedding.as_deref())?;
+        let outcome = match self.vectors {
+            Some(vectors) => {
+                search::hybrid_shared(self.conn, self.user, query, embedding.as_deref(), vectors)?
+            }
+            None => search::hybrid_knn(self.conn, self.user, query, embedding.as_deref())?,
+        };
         let mut found = Found::default();
         if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
             found.keyword_only = Some(reason.clone());

@@ -3,9 +3,12 @@
 //!
 //! Two entry points share everything but where vectors come from:
 //! [`hybrid_knn`] asks sqlite-vec for nearest neighbours (no state, for callers that
-//! search once or rarely: Ask), [`Searcher::hybrid`] scans an in-memory copy of the
-//! vectors that it keeps in step with the file (the search box in the app's reader and
-//! the CLI, and the quality evaluation).
+//! search once or rarely: `mindsage ask`), [`Searcher::hybrid`] scans an in-memory copy
+//! of the vectors that it keeps in step with the file (the search box in the app's
+//! reader and the CLI, and the quality evaluation). [`hybrid_shared`] scans the same
+//! copy from another thread's connection ([`SharedVectors`]: the app's Ask uses the
+//! reader's copy, so an encrypted journal, whose vectors sqlite-vec would decrypt chunk
+//! by chunk, keeps one copy and every search of it is a memory scan).
 //!
 //! Snippets mark matched words with [`keyword::HIGHLIGHT_START`] and
 //! [`keyword::HIGHLIGHT_END`].
@@ -18,6 +21,8 @@ pub mod quality;
 pub mod quantize;
 pub mod snippet;
 pub mod vectors;
+
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Local};
 use rusqlite::Connection;
@@ -171,6 +176,71 @@ pub fn hybrid_knn(
     fuse(conn, &mut RankingConnections::none(), user, query, vector_half)
 }
 
+/// An in-memory vector copy shared by the threads that search it (the app's reader and
+/// its Ask thread), each refreshing it from its own connection to the same journal.
+pub type SharedVectors = Arc<Mutex<VectorCache>>;
+
+/// The copy for a plain journal, or for an encrypted one when `encrypted`
+/// ([`VectorCache::for_encrypted_journal`]).
+pub fn shared_vectors(encrypted: bool) -> SharedVectors {
+    Arc::new(Mutex::new(match encrypted {
+        true => VectorCache::for_encrypted_journal(),
+        false => VectorCache::default(),
+    }))
+}
+
+/// The copy, whole: one a thread left in the middle of a change (it panicked) is
+/// emptied, and the next refresh reads it again from the file.
+fn lock(vectors: &Mutex<VectorCache>) -> MutexGuard<'_, VectorCache> {
+    vectors.lock().unwrap_or_else(|poisoned| {
+        let mut cache = poisoned.into_inner();
+        cache.empty();
+        cache
+    })
+}
+
+/// Hybrid search whose vector half scans `vectors`, brought in step with the file
+/// through `conn` first: [`Searcher::hybrid`] for a thread that shares the copy.
+pub fn hybrid_shared(
+    conn: &Connection,
+    user: UserId,
+    query: &SearchQuery,
+    embedding: Option<&[f32]>,
+    vectors: &Mutex<VectorCache>,
+) -> Result<SearchOutcome> {
+    hybrid_scanning(
+        conn,
+        &mut RankingConnections::none(),
+        user,
+        query,
+        embedding,
+        vectors,
+    )
+}
+
+/// Hybrid search over the in-memory copy `vectors`, keyword parts ranked with `rankers`.
+fn hybrid_scanning(
+    conn: &Connection,
+    rankers: &mut RankingConnections,
+    user: UserId,
+    query: &SearchQuery,
+    embedding: Option<&[f32]>,
+    vectors: &Mutex<VectorCache>,
+) -> Result<SearchOutcome> {
+    let vector_half = vector_ranking(conn, user, embedding, |_, e| {
+        let mut cache = lock(vectors);
+        cache.refresh(conn, user)?;
+        let found = crate::timing::timed(VECTOR_SCAN_TIMING, || {
+            cache.search(conn, e, candidates(query.limit), &query.filter)
+        })?;
+        Ok(found
+            .into_iter()
+            .map(|(id, similarity)| (id, f64::from(similarity)))
+            .collect())
+    })?;
+    fuse(conn, rankers, user, query, vector_half)
+}
+
 /// The vector half of a search.
 enum VectorHalf {
     /// Entries with their cosine similarity to the query, best first.
@@ -229,7 +299,7 @@ const VECTOR_SCAN_TIMING: &str = "search.vector";
 /// own to rank parts of a large journal in parallel; keep one per reader connection.
 #[derive(Default)]
 pub struct Searcher {
-    cache: VectorCache,
+    cache: SharedVectors,
     rankers: RankingConnections,
 }
 
@@ -239,18 +309,21 @@ impl Searcher {
     /// ([`VectorCache::for_encrypted_journal`]). `None`, as [`Searcher::default`], for
     /// a plain journal.
     pub fn with_key(key: Option<crate::db::cipher::JournalKey>) -> Searcher {
+        Searcher::sharing(shared_vectors(key.is_some()), key)
+    }
+
+    /// [`Searcher::with_key`] scanning `vectors`, a copy other threads search too
+    /// ([`hybrid_shared`]).
+    pub fn sharing(vectors: SharedVectors, key: Option<crate::db::cipher::JournalKey>) -> Searcher {
         Searcher {
-            cache: match key {
-                Some(_) => VectorCache::for_encrypted_journal(),
-                None => VectorCache::default(),
-            },
+            cache: vectors,
             rankers: RankingConnections::with_key(key),
         }
     }
 
     /// The vector copy, for memory figures and the bench.
-    pub fn cache(&self) -> &VectorCache {
-        &self.cache
+    pub fn cache(&self) -> MutexGuard<'_, VectorCache> {
+        lock(&self.cache)
     }
 
     /// Threads a keyword ranking of a large journal runs on (1 until one needed more).
@@ -283,18 +356,7 @@ impl Searcher {
         query: &SearchQuery,
         embedding: Option<&[f32]>,
     ) -> Result<SearchOutcome> {
-        let cache = &mut self.cache;
-        let vector_half = vector_ranking(conn, user, embedding, |_, e| {
-            cache.refresh(conn, user)?;
-            let found = crate::timing::timed(VECTOR_SCAN_TIMING, || {
-                cache.search(conn, e, candidates(query.limit), &query.filter)
-            })?;
-            Ok(found
-                .into_iter()
-                .map(|(id, similarity)| (id, f64::from(similarity)))
-                .collect())
-        })?;
-        fuse(conn, &mut self.rankers, user, query, vector_half)
+        hybrid_scanning(conn, &mut self.rankers, user, query, embedding, &self.cache)
     }
 }
 

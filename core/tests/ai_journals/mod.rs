@@ -100,6 +100,7 @@ pub fn ask_as_the_window(
     let result = block_on(ask::ask(
         &client,
         conn,
+        None,
         DEFAULT_USER,
         question,
         chrono::Local::now(),

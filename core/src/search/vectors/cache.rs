@@ -55,6 +55,17 @@ impl VectorCache {
         }
     }
 
+    /// Forgets every vector, keeping what kind of cache it is: the next refresh reads
+    /// the whole set from the file again.
+    pub fn empty(&mut self) {
+        *self = VectorCache {
+            fixed: self.fixed,
+            encrypted: self.encrypted,
+            rows: Rows::new(self.fixed.unwrap_or(Precision::Exact), 0),
+            ..Default::default()
+        };
+    }
+
     /// Bytes the cache holds, for the memory figures in runs and the overlay.
     pub fn memory_bytes(&self) -> usize {
         self.rows.memory_bytes()
