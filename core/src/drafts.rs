@@ -149,11 +149,7 @@ pub fn sealed_drafts(data_dir: &Path) -> Vec<PathBuf> {
     };
     let mut files: Vec<PathBuf> = items
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            sealed::is_sealed(p)
-                && p.file_name()
-                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
-        })
+        .filter(|p| sealed::is_sealed(p) && !sealed::is_written_beside(p))
         .collect();
     files.sort();
     files

@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, params};
 
-use crate::db::backup::{beside, with_suffix};
-use crate::db::cipher::{self, JournalKey};
+use crate::db::backup::beside;
+use crate::db::cipher::{self, JournalKey, io_error};
 use crate::db::{DbError, Result};
 use crate::voice::recordings;
 
@@ -150,13 +150,14 @@ pub fn rekey(path: &Path, from: &JournalKey, to: &JournalKey) -> Result<()> {
 /// Overwrites and removes a sealed file and the files SQLite may keep beside it (a
 /// rollback journal a kill left). Nothing there is no error.
 pub fn erase(path: &Path) -> std::io::Result<()> {
-    for file in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(path, suffix)) {
-        match recordings::erase(&file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            outcome => outcome?,
-        }
-    }
-    Ok(())
+    cipher::erase_with_companions(path)
+}
+
+/// Whether `path` is a file written beside under a name nothing lists (a leading dot:
+/// a conversion's or a whole write's file a kill left), never a waiting file itself.
+pub(crate) fn is_written_beside(path: &Path) -> bool {
+    path.file_name()
+        .is_none_or(|n| n.to_string_lossy().starts_with('.'))
 }
 
 /// Brings the files waiting beside the journal in `data_dir` (recordings in
@@ -202,8 +203,7 @@ pub(crate) fn follow_in_folder(
     files.sort();
     let mut left = Vec::new();
     for file in files {
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
-        if name.is_none_or(|n| n.starts_with('.')) {
+        if is_written_beside(&file) {
             // A conversion's or a whole write's file beside, left by a kill.
             let _ = erase(&file);
             continue;
@@ -327,10 +327,6 @@ fn not_sealed(path: &Path, detail: &str) -> DbError {
     ))
 }
 
-fn io_error(path: &Path, e: std::io::Error) -> DbError {
-    DbError::Invalid(format!("{}: {e}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -339,6 +335,7 @@ mod tests {
     use std::time::SystemTime;
 
     use super::*;
+    use crate::db::backup::with_suffix;
 
     /// A key without the second a derivation takes: random bytes with `salt`.
     fn key(salt: [u8; 16]) -> JournalKey {

@@ -437,7 +437,7 @@ fn convert(path: &Path, options: &StorageOptions, to: Option<&JournalKey>) -> Re
     empty_wal(&conn, options)?;
     let entries = entries::count(&conn, DEFAULT_USER)?;
     let copy = converting(path);
-    erase_with_companions(&copy);
+    erase_copy(&copy);
     crate::paths::reserve_private_file(&copy).map_err(|e| io_error(&copy, e))?;
     let key = to
         .map(|k| k.literal())
@@ -466,7 +466,7 @@ fn convert(path: &Path, options: &StorageOptions, to: Option<&JournalKey>) -> Re
         .map_err(DbError::from)
         .and_then(|()| check_copy(&copy, to, entries));
     if let Err(e) = checked {
-        erase_with_companions(&copy);
+        erase_copy(&copy);
         return Err(e);
     }
     swap_in(path, &copy).map_err(|e| io_error(path, e))?;
@@ -524,21 +524,34 @@ pub(crate) fn finish_swap(path: &Path) {
 /// Overwrites the copy a killed conversion left (a plain one holds the journal's text).
 /// Called once the journal has been read, which no conversion in progress allows.
 pub(crate) fn erase_leftover_copy(path: &Path) {
-    erase_with_companions(&converting(path));
+    erase_copy(&converting(path));
 }
 
-/// Overwrites and removes a file and the journal files SQLite keeps beside it.
-fn erase_with_companions(path: &Path) {
-    for file in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(path, suffix)) {
-        if file.exists()
-            && let Err(error) = recordings::erase(&file)
-        {
-            tracing::warn!(%error, file = %file.display(), "cannot erase a leftover copy of the journal");
-        }
+/// [`erase_with_companions`] of a conversion's copy, a failure only logged: the copy
+/// is never the journal, and the next open tries again.
+fn erase_copy(path: &Path) {
+    if let Err(error) = erase_with_companions(path) {
+        tracing::warn!(%error, file = %path.display(), "cannot erase a leftover copy of the journal");
     }
 }
 
-fn io_error(path: &Path, e: std::io::Error) -> DbError {
+/// Overwrites and removes a SQLite file and the files SQLite keeps beside it (-journal,
+/// -wal, -shm): a conversion's copy, a sealed file ([`crate::sealed`]). What is not
+/// there is no error; every file is tried, and the first failure is returned.
+pub(crate) fn erase_with_companions(path: &Path) -> std::io::Result<()> {
+    let mut outcome = Ok(());
+    for file in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(path, suffix)) {
+        match recordings::erase(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) if outcome.is_ok() => outcome = Err(e),
+            _ => {}
+        }
+    }
+    outcome
+}
+
+/// An I/O failure on `path`, as the error storage reports.
+pub(crate) fn io_error(path: &Path, e: std::io::Error) -> DbError {
     DbError::Invalid(format!("{}: {e}", path.display()))
 }
 

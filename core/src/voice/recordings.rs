@@ -67,11 +67,7 @@ pub fn waiting(data_dir: &Path) -> Vec<PathBuf> {
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            is_recording(p)
-                && p.file_name()
-                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
-        })
+        .filter(|p| is_recording(p) && !sealed::is_written_beside(p))
         .collect();
     // By name without its extension: the time it was started, then the counter of a
     // second recording started in the same second ("…-05" before "…-05-2").
