@@ -115,8 +115,11 @@ pub enum Request {
     },
     /// A finished recording and what was heard in it: the writer saves it as a new
     /// entry with the recording, then erases the file (see `voice::save_entry`).
+    /// `samples` are the recording's as the transcriber read them (16 kHz mono), so the
+    /// writer does not read, or decrypt, the file a second time.
     SaveRecording {
         recording: PathBuf,
+        samples: Vec<f32>,
         transcript: Transcript,
     },
     /// An entry's recording, to play.

@@ -2,8 +2,8 @@
 //!
 //! It keeps the Whisper model loaded between recordings (loading takes a moment), and
 //! works one recording at a time: progress and each segment go to the window as they
-//! come, the finished transcript goes to the reader, whose writer saves the entry with
-//! its recording and then erases the file. A recording that cannot be done yet (no
+//! come, the finished transcript goes to the reader with the samples it was made from,
+//! whose writer saves the entry with its recording and then erases the file. A recording that cannot be done yet (no
 //! model) waits, listed for the person, and is done once a model is set up or at the
 //! next start: the recordings folder is its queue.
 
@@ -127,6 +127,7 @@ impl Transcriber {
             Ok(transcript) => {
                 let _ = self.reader.send(Request::SaveRecording {
                     recording: recording.to_owned(),
+                    samples,
                     transcript,
                 });
             }

@@ -169,8 +169,9 @@ impl Reader {
             Request::Recording(id) => recording_of(conn, id),
             Request::SaveRecording {
                 recording,
+                samples,
                 transcript,
-            } => return self.save_recording(recording, transcript),
+            } => return self.save_recording(recording, samples, transcript),
             Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),
             Request::SaveSettings(settings) => Ok(match settings.save(&self.data_dir) {
                 Ok(()) => Response::SettingsSaved,
@@ -342,22 +343,13 @@ impl Reader {
         });
     }
 
-    /// Saves a transcribed recording as an entry on the writer, then erases its file.
-    /// Failures answer as [`VoiceEvent::Failed`] and leave the file for the next start.
-    fn save_recording(&self, recording: PathBuf, transcript: Transcript) {
+    /// Saves a transcribed recording (`samples`, as the transcriber read them) as an
+    /// entry on the writer, then erases its file. Failures answer as
+    /// [`VoiceEvent::Failed`] and leave the file for the next start.
+    fn save_recording(&self, recording: PathBuf, samples: Vec<f32>, transcript: Transcript) {
         let failed_recording = recording.clone();
-        let key = self.options.key.clone();
         self.write_or(
             move |conn| {
-                let samples = match voice::recordings::read(&recording, key.as_ref()) {
-                    Ok(samples) => samples,
-                    Err(e) => {
-                        return Ok(Response::Voice(VoiceEvent::Failed {
-                            recording,
-                            message: e.to_string(),
-                        }));
-                    }
-                };
                 let id = voice::save_entry(conn, USER, NewEntry::default(), &samples, &transcript)?;
                 if let Err(e) = voice::recordings::discard(&recording) {
                     // The entry holds the recording; a copy left behind is only named.
