@@ -447,7 +447,10 @@ fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
         let journal = TempJournal::new();
         let mut conn = journal.open();
         let pragma = |conn: &Connection, name: &str| count(conn, &format!("PRAGMA {name}"));
-        let before = (pragma(&conn, "cache_size"), pragma(&conn, "wal_autocheckpoint"));
+        let settings = |conn: &Connection| {
+            ["cache_size", "wal_autocheckpoint", "foreign_keys"].map(|name| pragma(conn, name))
+        };
+        let before = settings(&conn);
         let mut export = import::open(&file).unwrap();
         let options = Options {
             write,
@@ -456,10 +459,19 @@ fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
         let report = import::run(&mut conn, DEFAULT_USER, &mut export, &options, &mut |_| {}).unwrap();
         assert_eq!(report.added, 1_200, "{write:?}");
         assert_eq!(
-            (pragma(&conn, "cache_size"), pragma(&conn, "wal_autocheckpoint")),
+            settings(&conn),
             before,
-            "{write:?} left the connection's settings raised"
+            "{write:?} left the connection's settings changed"
         );
+        // The dashboard's per-day totals count every entry the import wrote.
+        let miscounted_days = count(
+            &conn,
+            "SELECT count(*) FROM (SELECT user_id, local_date, count(*) AS n, sum(word_count) AS w \
+             FROM journal_entries WHERE is_deleted = 0 GROUP BY 1, 2) AS e \
+             FULL JOIN daily_stats AS d USING (user_id, local_date) \
+             WHERE e.n IS NOT d.entries OR e.w IS NOT d.words",
+        );
+        assert_eq!(miscounted_days, 0, "{write:?}");
         // The -wal file a raised checkpoint interval let grow is emptied at the end.
         let wal = format!("{}-wal", journal.path.display());
         assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0, "{write:?}");

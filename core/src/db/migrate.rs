@@ -84,6 +84,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0013_import_keys_in_memory",
         sql: include_str!("../../../migrations/0013_import_keys_in_memory.sql"),
     },
+    Migration {
+        version: 14,
+        name: "0014_daily_stats_without_upsert",
+        sql: include_str!("../../../migrations/0014_daily_stats_without_upsert.sql"),
+    },
 ];
 
 /// The schema version this build writes.

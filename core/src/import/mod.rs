@@ -368,6 +368,7 @@ impl WritePath {
 struct Raised {
     cache_size: i64,
     wal_autocheckpoint: i64,
+    foreign_keys: i64,
     busy_timeout: Duration,
     checkpointer: Option<Checkpointer>,
 }
@@ -387,12 +388,18 @@ impl Raised {
         let before = Raised {
             cache_size: read("cache_size")?,
             wal_autocheckpoint: read("wal_autocheckpoint")?,
+            foreign_keys: read("foreign_keys")?,
             busy_timeout,
             checkpointer,
         };
         if let Some(kib) = write.cache_kib {
             conn.execute_batch(&format!("PRAGMA cache_size = -{kib}"))?;
         }
+        // Every row an import writes refers to a row it wrote or found in the same
+        // transaction, so the foreign keys' checks can only pass; with them on, SQLite
+        // keeps a statement journal for each INSERT in case a check fails (run
+        // `ab-import-dec05c`). The import's connection is its own.
+        conn.execute_batch("PRAGMA foreign_keys = OFF")?;
         if let Some(pages) = write.wal_autocheckpoint {
             conn.execute_batch(&format!("PRAGMA wal_autocheckpoint = {pages}"))?;
         }
@@ -405,8 +412,8 @@ impl Raised {
     fn restore(mut self, conn: &Connection) -> Result<(), DbError> {
         self.checkpointer.take();
         conn.execute_batch(&format!(
-            "PRAGMA cache_size = {}; PRAGMA wal_autocheckpoint = {};",
-            self.cache_size, self.wal_autocheckpoint
+            "PRAGMA cache_size = {}; PRAGMA wal_autocheckpoint = {}; PRAGMA foreign_keys = {};",
+            self.cache_size, self.wal_autocheckpoint, self.foreign_keys
         ))?;
         crate::db::checkpoint(
             conn,
