@@ -472,6 +472,14 @@ fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
              WHERE e.n IS NOT d.entries OR e.w IS NOT d.words",
         );
         assert_eq!(miscounted_days, 0, "{write:?}");
+        // The export is oldest first; entries are written newest first, so each index
+        // ordered newest first is appended to.
+        let out_of_order = count(
+            &conn,
+            "SELECT count(*) FROM journal_entries AS a JOIN journal_entries AS b ON b.id = a.id + 1 \
+             WHERE b.created_at > a.created_at",
+        );
+        assert_eq!(out_of_order, 0, "{write:?}");
         // The -wal file a raised checkpoint interval let grow is emptied at the end.
         let wal = format!("{}-wal", journal.path.display());
         assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0, "{write:?}");

@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use foldhash::fast::RandomState;
+
 use rusqlite::{Connection, params};
 
 use super::queries::{IMPORT_KEYS_AFTER, IMPORT_LAST, IMPORT_RECORD};
@@ -34,9 +36,9 @@ pub struct Known {
     /// The newest entry whose keys are in the sets (ids only grow).
     last: Option<EntryId>,
     /// This source's ids.
-    external_ids: HashSet<String>,
+    external_ids: HashSet<String, RandomState>,
     /// Every source's content hashes.
-    hashes: HashSet<String>,
+    hashes: HashSet<String, RandomState>,
 }
 
 impl Known {
@@ -45,8 +47,8 @@ impl Known {
         let mut known = Known {
             source: source.to_owned(),
             last: None,
-            external_ids: HashSet::new(),
-            hashes: HashSet::new(),
+            external_ids: HashSet::default(),
+            hashes: HashSet::default(),
         };
         known.read_newer(conn)?;
         Ok(known)
@@ -83,6 +85,13 @@ impl Known {
     /// earlier in this run.
     pub fn contains(&self, external_id: &str, content_hash: &str) -> bool {
         self.external_ids.contains(external_id) || self.hashes.contains(content_hash)
+    }
+
+    /// Makes room for `items` more keys of each kind at once, rather than growing the
+    /// sets (and hashing every key again) as an import counts its items in.
+    pub fn reserve(&mut self, items: usize) {
+        self.external_ids.reserve(items);
+        self.hashes.reserve(items);
     }
 
     /// Counts an item in, so that a repeat of it later in the export is a duplicate.

@@ -519,7 +519,14 @@ fn write_items(
     // Items imported before, and items twice in the same export: by the source's id
     // and by content.
     let mut known = imports::Known::read(conn, source)?;
-    let items = std::mem::take(&mut export.items);
+    let mut items = std::mem::take(&mut export.items);
+    // Newest first, whatever the export's order. The list, queue and tag indexes are
+    // ordered newest first, so entries written in that order are appended to them;
+    // oldest first, each one went in at the front of each index and left its pages
+    // half full (run `ab-import-dec05c`). An import stopped half way has brought the
+    // most recent entries, which the model's queue also works first.
+    items.sort_by_key(|item| std::cmp::Reverse(item.created()));
+    known.reserve(items.len());
     // What reading noted about an entry already in the journal is no news.
     let mut duplicate_labels = HashSet::new();
     let batch_size = options.write.batch.max(1);
