@@ -152,8 +152,9 @@ pub const TAGS_ALL: NamedQuery = q(
 /// A new entry. `OR ROLLBACK`: the row fires the daily-stats trigger, so inside a
 /// transaction of several statements (a save, an import's batch) SQLite would otherwise
 /// keep a statement journal of every page it touches, to undo this statement alone;
-/// every caller takes its whole transaction back on an error anyway
-/// (`docs/optimisation-log.md`, run `ab-import-dec05b`).
+/// every caller takes its whole transaction back on an error anyway. The foreign key
+/// checks need one too, so only an import (which turns them off) goes without
+/// (`docs/optimisation-log.md`, runs `ab-import-dec05b`, `ab-import-dec05c`).
 pub const WRITE_CREATE: NamedQuery = q(
     "write.create",
     "INSERT OR ROLLBACK INTO journal_entries (user_id, created_at, updated_at, local_date, title, \
