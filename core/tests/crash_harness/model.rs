@@ -242,9 +242,9 @@ fn step_markers(step: &Step) -> Vec<String> {
         (Op::Edit { marker, .. } | Op::Purge { marker } | Op::Enrich { marker, .. }, _) => {
             vec![marker.clone()]
         }
-        (Op::Import { tag, .. }, Ack::Batch { from, to }) => {
-            (*from..*to).map(|i| item_marker(tag, i)).collect()
-        }
+        (Op::Import { tag, total, .. }, Ack::Batch { from, to }) => written_items(*total, *from, *to)
+            .map(|i| item_marker(tag, i))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -317,8 +317,8 @@ pub fn apply(entries: &mut Entries, step: &Step) {
                 entry.queued = false;
             }
         }
-        (Op::Import { tag, .. }, Ack::Batch { from, to }) => {
-            for i in *from..*to {
+        (Op::Import { tag, total, .. }, Ack::Batch { from, to }) => {
+            for i in written_items(*total, *from, *to) {
                 let (marker, item) = import_item(tag, i);
                 entries.entry(marker).or_insert(item);
             }
@@ -451,6 +451,12 @@ pub fn jrnl_export(tag: &str, total: usize) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({ "tags": { "@garden": total }, "entries": entries })
+}
+
+/// The export's items an import judged as its `from..to`th: an import writes newest
+/// first and [`jrnl_export`] lists them oldest first, one minute apart.
+fn written_items(total: usize, from: usize, to: usize) -> impl Iterator<Item = usize> {
+    (from..to).map(move |written| total - 1 - written)
 }
 
 fn item_marker(tag: &str, i: usize) -> String {
