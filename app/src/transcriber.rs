@@ -3,9 +3,9 @@
 //! It keeps the Whisper model loaded between recordings (loading takes a moment), and
 //! works one recording at a time: progress and each segment go to the window as they
 //! come, the finished transcript goes to the reader with the samples it was made from,
-//! whose writer saves the entry with its recording and then erases the file. A recording that cannot be done yet (no
-//! model) waits, listed for the person, and is done once a model is set up or at the
-//! next start: the recordings folder is its queue.
+//! whose writer saves the entry with its recording and then erases the file. A
+//! recording that cannot be done yet (no model) waits, listed for the person, and is
+//! done once a model is set up or at the next start: the recordings folder is its queue.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
