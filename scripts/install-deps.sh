@@ -10,18 +10,19 @@
 # Rust itself is not installed here: get it from https://rustup.rs.
 set -euo pipefail
 
-# Voice entries: whisper.cpp builds with cmake and a C++ compiler; cpal needs ALSA's
-# headers through pkg-config. SQLCipher (encrypted journals) links libcrypto.
-build_packages=(cmake g++ pkg-config libasound2-dev libssl-dev)
+# Voice entries: whisper.cpp builds with cmake and a C++ compiler, and whisper-rs-sys
+# generates its bindings with bindgen, which loads libclang (its build script panics
+# without it, on Linux too); cpal needs ALSA's headers through pkg-config. SQLCipher
+# (encrypted journals) links libcrypto.
+build_packages=(cmake g++ pkg-config libasound2-dev libssl-dev libclang-dev)
 run_packages=("${build_packages[@]}" libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
 # The credential store tests ("remember on this computer"): a D-Bus session bus and
 # GNOME Keyring, started by the tests themselves.
 test_packages=(xvfb xauth dbus-daemon gnome-keyring)
 screenshot_packages=(imagemagick)
 # The -posix variants: SQLite, sqlite-vec and whisper.cpp use std::thread.
-# libclang: whisper-rs-sys generates its bindings for the Windows target with bindgen.
 windows_packages=("${build_packages[@]}" gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64
-                  mingw-w64-x86-64-dev libclang-dev)
+                  mingw-w64-x86-64-dev)
 msi_packages=(wixl msitools)
 windows_check_packages=(wine64)
 
