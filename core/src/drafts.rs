@@ -214,7 +214,7 @@ fn recover_one(
                 mood_score: entry.mood_score,
                 ..edit
             };
-            entries::update_in(&tx, user, entry.id, &edit)?;
+            entries::update_in(&tx, user, entry.id, &edit, false)?;
             entry.id
         }
         None => {

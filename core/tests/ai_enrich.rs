@@ -65,14 +65,18 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
 
     let e = entries::get(&journal.reader, DEFAULT_USER, plain).unwrap();
     assert_eq!(e.title, "Lighthouse walk");
-    assert_eq!(e.mood_score, Some(8));
+    assert!(!e.title_by_user, "the model's title is not the person's");
     assert_eq!(
         e.summary.as_deref(),
         Some("Walked to the lighthouse and felt calm.")
     );
-    assert_eq!(e.tags, ["calm", "grateful"]);
-    // Keyword search sees the model's title and mood tags, not only the stored row.
-    for word in ["lighthouse", "grateful"] {
+    // The model's mood and tags are suggestions, apart from the person's own.
+    assert_eq!(e.mood_score, None);
+    assert_eq!(e.suggested_mood, Some(8));
+    assert!(e.tags.is_empty(), "{:?}", e.tags);
+    assert_eq!(e.suggested_tags, ["calm", "grateful"]);
+    // Keyword search sees the model's title, not only the stored row.
+    for word in ["lighthouse"] {
         let found = mindsage_core::search::hybrid_knn(
             &journal.reader,
             DEFAULT_USER,
@@ -88,6 +92,7 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
     let e = entries::get(&journal.reader, DEFAULT_USER, chosen).unwrap();
     assert_eq!((e.title.as_str(), e.mood_score), ("My own title", Some(3)));
     assert!(e.title_by_user);
+    assert_eq!(e.suggested_mood, Some(8), "suggested beside the person's mood");
 
     let vectors: i64 = journal
         .reader
@@ -149,7 +154,7 @@ fn the_real_model_enriches_an_entry_in_one_call() {
     assert!(report.model_calls <= 3);
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
     assert!(
-        !e.title.is_empty() && e.summary.is_some() && e.mood_score.is_some(),
+        !e.title.is_empty() && e.summary.is_some() && e.suggested_mood.is_some() && e.mood_score.is_none(),
         "{e:?}"
     );
 }

@@ -564,14 +564,14 @@ fn assert_untouched(journal: &Journal, id: i64, before: &Written, name: &str) {
     );
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
     assert_eq!(
-        (e.summary, e.mood_score),
-        (None, None),
+        (e.summary, e.mood_score, e.suggested_mood),
+        (None, None, None),
         "{name}: half a result written"
     );
 }
 
 /// Checks an enriched entry: the typed title, body and the person's tags kept, the
-/// scripted summary and mood, each mood tag once, one vector, no job left.
+/// scripted summary, the mood and each mood tag suggested once, one vector, no job left.
 fn assert_enriched_once(journal: &Journal, id: i64, before: &Written, name: &str) {
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
     assert_eq!(
@@ -580,23 +580,21 @@ fn assert_enriched_once(journal: &Journal, id: i64, before: &Written, name: &str
         "{name}: the typed title and the body are the person's"
     );
     assert_eq!(e.summary.as_deref(), Some(SUMMARY_TEXT), "{name}");
-    assert_eq!(e.mood_score, Some(8), "{name}");
-    for tag in &before.tags {
-        assert!(
-            e.tags.contains(tag),
-            "{name}: the person's tag {tag} went: {:?}",
-            e.tags
-        );
-    }
-    assert!(e.tags.iter().any(|t| t == "grateful"), "{name}: {:?}", e.tags);
-    let mut lower: Vec<String> = e.tags.iter().map(|t| t.to_lowercase()).collect();
+    assert_eq!((e.mood_score, e.suggested_mood), (None, Some(8)), "{name}");
+    assert_eq!(e.tags, before.tags, "{name}: the person's tags are theirs alone");
+    assert!(
+        e.suggested_tags.iter().any(|t| t == "grateful"),
+        "{name}: {:?}",
+        e.suggested_tags
+    );
+    let mut lower: Vec<String> = e.suggested_tags.iter().map(|t| t.to_lowercase()).collect();
     lower.sort();
     lower.dedup();
     assert_eq!(
         lower.len(),
-        e.tags.len(),
-        "{name}: a tag written twice: {:?}",
-        e.tags
+        e.suggested_tags.len(),
+        "{name}: a tag suggested twice: {:?}",
+        e.suggested_tags
     );
     let model = db::vectors::active_model(&journal.reader, DEFAULT_USER)
         .unwrap()

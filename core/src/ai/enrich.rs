@@ -15,14 +15,12 @@
 //! otherwise repeat its mistake.
 //!
 //! Everything is written by [`apply`] in one transaction: title (never over a title the
-//! person typed, `title_by_user`), mood (never over a mood the person chose), summary,
-//! mood tags, the embedding, and the removal of the entry's queued jobs.
-//!
-//! Mood tags are stored as ordinary tags. They are then visible and removable like any
-//! tag, found by keyword search (the full-text index covers tags) and by the tag
-//! filter, with no schema change; the cost is that once stored they are not told apart
-//! from the person's own tags, which is fine for a word like "grateful" that the person
-//! can delete.
+//! person typed, `title_by_user`), summary, the embedding, the removal of the entry's
+//! queued jobs, and the mood and mood tags as *suggestions* (`suggested_mood`,
+//! `suggested_tags`), apart from the person's own mood and tags. The model's guesses
+//! once went straight into the person's fields, where they could not be told from what
+//! the person set and were added to tags the person had chosen; now the editor shows
+//! them as the model's, and only the person's accepting one makes it theirs.
 
 use rusqlite::Connection;
 use serde::Deserialize;
@@ -270,8 +268,8 @@ fn mood_tags(raw: &[String]) -> Vec<String> {
 }
 
 /// Writes an enrichment in one transaction: the entry's title (unless the person typed
-/// one), mood (unless the person chose one), summary, mood tags and embedding, and
-/// clears its queued AI jobs. Returns false, writing nothing, when the entry was edited
+/// one), summary and embedding, its mood and mood tags as suggestions, and clears its
+/// queued AI jobs. Returns false, writing nothing, when the entry was edited
 /// since the model read it (its newer jobs stay queued, so the result of the edited
 /// text follows) or was trashed or purged meanwhile (its jobs are cleared).
 pub fn apply(
@@ -282,9 +280,9 @@ pub fn apply(
 ) -> db::Result<bool> {
     crate::timing::timed(ENRICH_WRITE.name, || {
         let tx = conn.transaction()?;
-        let created_at = match entries::live_state(&tx, user, entry_id)? {
+        match entries::live_state(&tx, user, entry_id)? {
             Some(live) if live.revision != enriched.revision => return Ok(false),
-            Some(live) => live.created_at,
+            Some(_) => {}
             None => {
                 jobs::finish_entry(&tx, entry_id)?;
                 tx.commit()?;
@@ -292,9 +290,16 @@ pub fn apply(
             }
         };
         let e = &enriched.enrichment;
-        entries::write_enrichment(&tx, user, entry_id, &e.title, e.mood_score, &e.summary)?;
-        entries::link_tags(&tx, user, entry_id, &created_at, &e.mood_tags)?;
-        // The title and tags changed outside the editor: search must see them.
+        entries::write_enrichment(
+            &tx,
+            user,
+            entry_id,
+            &e.title,
+            e.mood_score,
+            &e.mood_tags,
+            &e.summary,
+        )?;
+        // The title may have changed outside the editor: search must see it.
         entries::reindex_for_search(&tx, entry_id)?;
         db::vectors::store_embedding(&tx, user, entry_id, &enriched.embed_model, &enriched.embedding)?;
         jobs::finish_entry(&tx, entry_id)?;
@@ -403,6 +408,8 @@ mod tests {
             deleted_at: None,
             tags: vec!["walks".into()],
             revision: 0,
+            suggested_mood: None,
+            suggested_tags: Vec::new(),
         };
         assert_eq!(embedding_text(&entry), "Sea\nwalks\nlong body");
         // A summary does not replace the body: whole entries retrieved better.

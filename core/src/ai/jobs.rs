@@ -239,14 +239,15 @@ impl<'a> Pass<'a> {
         Ok(())
     }
 
-    /// The entries of `batch` still live, each with its job; jobs of entries trashed or
-    /// purged since are cleared.
+    /// The entries of `batch` still live and with something written, each with its job;
+    /// jobs of entries trashed or purged since, or holding nothing but white space (no
+    /// model is asked to describe nothing), are cleared.
     fn live_entries(&mut self, batch: Vec<Job>) -> Result<Vec<(Job, Entry)>, AiError> {
         let mut live = Vec::with_capacity(batch.len());
         let mut gone = Vec::new();
         for job in batch {
             match entries::get(self.reader, job.user, job.entry_id) {
-                Ok(entry) if !entry.is_deleted => live.push((job, entry)),
+                Ok(entry) if !entry.is_deleted && !entry.is_blank() => live.push((job, entry)),
                 Ok(_) | Err(DbError::EntryNotFound(_)) => gone.push(job.id),
                 Err(e) => return Err(e.into()),
             }

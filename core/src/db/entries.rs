@@ -57,6 +57,30 @@ pub struct Entry {
     /// Counts the saves that changed the title, body or tags. The model's work is
     /// written back only if it is unchanged since the work read the entry.
     pub revision: i64,
+    /// The local model's mood for the entry, a suggestion until the person accepts it
+    /// (into `mood_score`) or dismisses it.
+    #[serde(default)]
+    pub suggested_mood: Option<u8>,
+    /// The local model's tags for the entry, suggestions likewise (accepted into `tags`).
+    #[serde(default)]
+    pub suggested_tags: Vec<String>,
+}
+
+impl Entry {
+    /// Whether the entry holds nothing but white space: it gets no model work.
+    pub fn is_blank(&self) -> bool {
+        self.title.trim().is_empty() && self.body.trim().is_empty()
+    }
+}
+
+/// One of the local model's suggestions for an entry, which the person can dismiss.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Suggestion {
+    /// The model's title (while the person has typed none).
+    Title,
+    Mood,
+    /// One suggested tag, by name.
+    Tag(String),
 }
 
 /// What a person writes. Fields left empty are simply empty.
@@ -248,6 +272,8 @@ pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
                     deleted_at: row.get(10)?,
                     tags: split_tags(row.get(11)?),
                     revision: row.get(12)?,
+                    suggested_mood: row.get(13)?,
+                    suggested_tags: split_tags(row.get(14)?),
                 })
             })
             .optional()?
@@ -276,18 +302,65 @@ pub fn live_state(conn: &Connection, user: UserId, id: EntryId) -> Result<Option
         .optional()?)
 }
 
-/// Writes the model's title (unless the person typed one), mood (unless the person chose
-/// one) and summary of an entry; the caller reindexes it for search.
+/// Writes the model's title (unless the person typed one), summary, and its mood and
+/// tags as suggestions beside the person's own; the caller reindexes it for search.
 pub(crate) fn write_enrichment(
     conn: &Connection,
     user: UserId,
     id: EntryId,
     title: &str,
     mood_score: u8,
+    tags: &[String],
     summary: &str,
 ) -> Result<()> {
-    conn.prepare_cached(ENRICH_WRITE.sql)?
-        .execute(params![id, user, title, mood_score, summary])?;
+    conn.prepare_cached(ENRICH_WRITE.sql)?.execute(params![
+        id,
+        user,
+        title,
+        mood_score,
+        summary,
+        normalise_tags(tags).join("\u{1f}")
+    ])?;
+    Ok(())
+}
+
+/// Drops one of the model's suggestions for an entry, as the person asked. A dismissed
+/// title leaves the entry untitled (and is taken out of its search row); the model
+/// suggests again only when the entry's text changes.
+pub fn dismiss_suggestion(
+    conn: &mut Connection,
+    user: UserId,
+    id: EntryId,
+    which: &Suggestion,
+) -> Result<()> {
+    let tx = conn.transaction()?;
+    match which {
+        Suggestion::Title => {
+            let changed = tx
+                .prepare_cached(SUGGESTION_DISMISS_TITLE.sql)?
+                .execute(params![user, id])?;
+            if changed > 0 && entry_state(&tx, user, id)?.is_some_and(|(_, trashed)| !trashed) {
+                reindex_for_search(&tx, id)?;
+            }
+        }
+        Suggestion::Mood => {
+            tx.prepare_cached(SUGGESTION_DISMISS_MOOD.sql)?
+                .execute(params![user, id])?;
+        }
+        Suggestion::Tag(name) => {
+            let kept: Option<String> = tx
+                .prepare_cached(SUGGESTION_TAGS.sql)?
+                .query_row(params![user, id], |row| row.get(0))
+                .optional()?;
+            let kept: Vec<String> = split_tags(kept)
+                .into_iter()
+                .filter(|tag| !tag.eq_ignore_ascii_case(name))
+                .collect();
+            tx.prepare_cached(SUGGESTION_SET_TAGS.sql)?
+                .execute(params![user, id, kept.join("\u{1f}")])?;
+        }
+    }
+    tx.commit()?;
     Ok(())
 }
 
@@ -471,22 +544,48 @@ pub fn index_for_search(
 /// that changes the title, body or tags of a live entry bumps its revision and queues
 /// the model's work again in the same transaction; a mood change alone does not.
 pub fn update(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
+    update_keeping(conn, user, id, edit, false)
+}
+
+/// [`update`] of an entry that another program changed while the person edited it here:
+/// the text replaced is kept as a version however recently one was kept, so the other
+/// program's edit stays in the entry's history.
+pub fn update_over_other(conn: &mut Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
+    update_keeping(conn, user, id, edit, true)
+}
+
+fn update_keeping(
+    conn: &mut Connection,
+    user: UserId,
+    id: EntryId,
+    edit: &EntryEdit,
+    keep: bool,
+) -> Result<()> {
     timing::timed(WRITE_UPDATE.name, || {
         let tx = conn.transaction()?;
-        update_in(&tx, user, id, edit)?;
+        update_in(&tx, user, id, edit, keep)?;
         tx.commit()?;
         Ok(())
     })
 }
 
-/// [`update`] in the caller's transaction.
-pub(crate) fn update_in(tx: &Connection, user: UserId, id: EntryId, edit: &EntryEdit) -> Result<()> {
+/// [`update`] in the caller's transaction; `keep` keeps the replaced text as a version
+/// even within the history's session gap.
+pub(crate) fn update_in(
+    tx: &Connection,
+    user: UserId,
+    id: EntryId,
+    edit: &EntryEdit,
+    keep: bool,
+) -> Result<()> {
     validate_mood(edit.mood_score)?;
     let (created_at, trashed) = entry_state(tx, user, id)?.ok_or(DbError::EntryNotFound(id))?;
     let old = stored_text(tx, id)?;
+    // A title typed (or the model's accepted: the editor then sends it as typed) is the
+    // person's; an empty one leaves the model's in place, or clears the person's.
     let typed = edit.title.trim();
-    let (title, title_by_user) = if typed == old.title || (typed.is_empty() && !old.title_by_user) {
-        (old.title.as_str(), old.title_by_user)
+    let (title, title_by_user) = if typed.is_empty() && !old.title_by_user {
+        (old.title.as_str(), false)
     } else {
         (typed, !typed.is_empty())
     };
@@ -500,7 +599,7 @@ pub(crate) fn update_in(tx: &Connection, user: UserId, id: EntryId, edit: &Entry
             body: &old.body,
             tag_names: &old.tag_names,
         };
-        history::keep(tx, user, id, &kept, false)?;
+        history::keep(tx, user, id, &kept, keep)?;
     }
     tx.prepare_cached(WRITE_UPDATE.sql)?.execute(params![
         user,

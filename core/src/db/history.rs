@@ -152,7 +152,7 @@ pub fn bring_back(conn: &mut Connection, user: UserId, id: EntryId, version: i64
         tags: old.tags,
         mood_score: current.mood_score,
     };
-    entries::update_in(&tx, user, id, &edit)?;
+    entries::update_in(&tx, user, id, &edit, false)?;
     tx.commit()?;
     Ok(())
 }

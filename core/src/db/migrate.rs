@@ -89,6 +89,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0014_daily_stats_without_upsert",
         sql: include_str!("../../../migrations/0014_daily_stats_without_upsert.sql"),
     },
+    Migration {
+        version: 15,
+        name: "0015_model_suggestions",
+        sql: include_str!("../../../migrations/0015_model_suggestions.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -125,7 +125,8 @@ pub const ENTRY_GET: NamedQuery = q(
     "SELECT e.id, e.created_at, e.updated_at, e.title, e.title_by_user, e.body, e.mood_score, \
      e.summary, e.word_count, e.is_deleted, e.deleted_at, \
      (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et \
-      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id), e.revision \
+      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id), e.revision, \
+     e.suggested_mood, e.suggested_tags \
      FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1",
 );
 
@@ -190,16 +191,42 @@ pub const WRITE_TAG_LINK: NamedQuery = q(
     "INSERT OR IGNORE INTO entry_tags (entry_id, tag_id, entry_created_at) VALUES (?1, ?2, ?3)",
 );
 
-/// The model's title (never over one the person typed), mood (never over one the person
-/// chose) and summary of an entry; the whole enrichment write is timed under this name.
-/// ?1 id, ?2 user, ?3 title, ?4 mood, ?5 summary.
+/// The model's title (never over one the person typed) and summary of an entry, and its
+/// mood and tags as suggestions (never in the person's `mood_score` or tags); the whole
+/// enrichment write is timed under this name. ?1 id, ?2 user, ?3 title, ?4 mood,
+/// ?5 summary, ?6 tag names joined by char(31).
 pub const ENRICH_WRITE: NamedQuery = q(
     "ai.enrich.write",
     "UPDATE journal_entries SET \
        title = CASE WHEN title_by_user = 1 THEN title ELSE ?3 END, \
-       mood_score = coalesce(mood_score, ?4), \
-       summary = ?5 \
+       suggested_mood = ?4, \
+       summary = ?5, \
+       suggested_tags = ?6 \
      WHERE id = ?1 AND user_id = ?2",
+);
+
+/// The model's title, dismissed. ?1 user, ?2 entry.
+pub const SUGGESTION_DISMISS_TITLE: NamedQuery = q(
+    "suggestion.dismiss_title",
+    "UPDATE journal_entries SET title = '' WHERE id = ?2 AND user_id = ?1 AND title_by_user = 0",
+);
+
+/// The model's mood, dismissed. ?1 user, ?2 entry.
+pub const SUGGESTION_DISMISS_MOOD: NamedQuery = q(
+    "suggestion.dismiss_mood",
+    "UPDATE journal_entries SET suggested_mood = NULL WHERE id = ?2 AND user_id = ?1",
+);
+
+/// The model's suggested tags of an entry. ?1 user, ?2 entry.
+pub const SUGGESTION_TAGS: NamedQuery = q(
+    "suggestion.tags",
+    "SELECT suggested_tags FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+);
+
+/// Replaces the model's suggested tags of an entry. ?1 user, ?2 entry, ?3 names.
+pub const SUGGESTION_SET_TAGS: NamedQuery = q(
+    "suggestion.set_tags",
+    "UPDATE journal_entries SET suggested_tags = ?3 WHERE id = ?2 AND user_id = ?1",
 );
 
 /// Copies an entry's tag names into its row, where list pages read them. ?1 entry.

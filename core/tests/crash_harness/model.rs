@@ -298,12 +298,12 @@ pub fn apply(entries: &mut Entries, step: &Step) {
             entries.remove(marker);
         }
         (
+            // The mood and mood tags are suggestions, kept apart from the person's.
             Op::Enrich {
                 marker,
                 title,
-                mood,
                 summary,
-                mood_tags,
+                ..
             },
             Ack::Enriched { applied: true },
         ) => {
@@ -311,9 +311,7 @@ pub fn apply(entries: &mut Entries, step: &Step) {
                 if !entry.title_by_user {
                     entry.title = title.clone();
                 }
-                entry.mood = entry.mood.or(Some(*mood));
                 entry.summary = Some(summary.clone());
-                entry.tags.extend(mood_tags.iter().cloned());
                 entry.queued = false;
             }
         }
