@@ -17,8 +17,8 @@ set -euo pipefail
 build_packages=(cmake g++ pkg-config libasound2-dev libssl-dev libclang-dev)
 run_packages=("${build_packages[@]}" libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libgl1 libegl1 libgl1-mesa-dri)
 # The credential store tests ("remember on this computer"): a D-Bus session bus and
-# GNOME Keyring, started by the tests themselves.
-test_packages=(xvfb xauth dbus-daemon gnome-keyring)
+# GNOME Keyring, started by the tests themselves; xdotool types into the real window.
+test_packages=(xvfb xauth dbus-daemon gnome-keyring xdotool)
 screenshot_packages=(imagemagick)
 # The -posix variants: SQLite, sqlite-vec and whisper.cpp use std::thread.
 windows_packages=("${build_packages[@]}" gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64

@@ -527,17 +527,17 @@ impl MindSageApp {
             Response::MeaningUnavailable { generation, reason } => {
                 self.journal.on_meaning_unavailable(generation, reason)
             }
-            Response::Created { draft, id } => {
+            Response::Created { draft, entry } => {
                 self.journal_changed();
-                self.journal.on_created(draft, id, actions);
+                self.journal.on_created(draft, *entry, actions);
             }
             Response::CreateFailed { draft, message } => {
                 let told = self.journal.on_create_failed(draft, message.clone());
                 self.status = Some(told.unwrap_or(message));
             }
-            Response::Saved(id) => {
+            Response::Saved(entry) => {
                 self.journal_changed();
-                self.journal.on_saved(id, actions);
+                self.journal.on_saved(*entry, actions);
             }
             Response::UpdateFailed { id, message } => {
                 self.status = Some(message.clone());

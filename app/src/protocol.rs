@@ -18,7 +18,9 @@ use std::sync::mpsc::Sender;
 use mindsage_core::ai::ask::{AskAnswer, AskEvent};
 use mindsage_core::ai::jobs::QueueStatus;
 use mindsage_core::db::chats::{ChatMessage, ChatSummary};
-use mindsage_core::db::entries::{Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page};
+use mindsage_core::db::entries::{
+    Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page, Suggestion,
+};
 use mindsage_core::db::stats::DashboardStats;
 use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
@@ -54,9 +56,19 @@ pub enum Request {
         draft: u64,
         entry: NewEntry,
     },
+    /// An edit of a saved entry. `over_other`: another program changed the entry while
+    /// the person edited it here, and their text is saved over that change, which the
+    /// entry's history keeps.
     Update {
         id: EntryId,
         edit: EntryEdit,
+        over_other: bool,
+    },
+    /// The person dismissed one of the local model's suggestions for an entry; answered
+    /// with [`Response::Refreshed`].
+    DismissSuggestion {
+        id: EntryId,
+        which: Suggestion,
     },
     Trash(EntryId),
     Restore(EntryId),
@@ -257,16 +269,19 @@ pub enum Response {
         generation: u64,
         reason: String,
     },
+    /// The draft `draft` was created; the entry as the journal now holds it (its
+    /// `updated_at` tells the editor which later readings are older than this save).
     Created {
         draft: u64,
-        id: EntryId,
+        entry: Box<Entry>,
     },
     /// The draft `draft` could not be created; nothing was written.
     CreateFailed {
         draft: u64,
         message: String,
     },
-    Saved(EntryId),
+    /// An edit was saved; the entry as the journal now holds it.
+    Saved(Box<Entry>),
     /// An edit of `id` could not be saved; the entry is as it was.
     UpdateFailed {
         id: EntryId,

@@ -186,14 +186,35 @@ impl Reader {
             }
             Request::Create { draft, entry } => {
                 return self.write_or(
-                    move |conn| entries::create(conn, USER, &entry).map(|id| Response::Created { draft, id }),
+                    move |conn| {
+                        let id = entries::create(conn, USER, &entry)?;
+                        let entry = Box::new(entries::get(conn, USER, id)?);
+                        Ok(Response::Created { draft, entry })
+                    },
                     move |message| Response::CreateFailed { draft, message },
                 );
             }
-            Request::Update { id, edit } => {
+            Request::Update { id, edit, over_other } => {
+                let update = if over_other {
+                    entries::update_over_other
+                } else {
+                    entries::update
+                };
                 return self.write_or(
-                    move |conn| entries::update(conn, USER, id, &edit).map(|()| Response::Saved(id)),
+                    move |conn| {
+                        update(conn, USER, id, &edit)?;
+                        Ok(Response::Saved(Box::new(entries::get(conn, USER, id)?)))
+                    },
                     move |message| Response::UpdateFailed { id, message },
+                );
+            }
+            Request::DismissSuggestion { id, which } => {
+                return self.write_or(
+                    move |conn| {
+                        entries::dismiss_suggestion(conn, USER, id, &which)?;
+                        entries::get(conn, USER, id).map(|e| Response::Refreshed(Box::new(e)))
+                    },
+                    Response::Failed,
                 );
             }
             Request::Flush => return self.write_or(|_| Ok(Response::Flushed), |_| Response::Flushed),

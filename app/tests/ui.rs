@@ -35,7 +35,8 @@ mod exports;
 mod app_harness;
 
 use app_harness::{
-    PATIENCE, app_from, keep_running, request_close, shows, type_into, wait_at_most, wait_until,
+    PATIENCE, app_from, entries_in_journal, keep_running, request_close, shows, type_into, wait_at_most,
+    wait_until,
 };
 
 /// The app with no model reachable: a port nobody listens on.
@@ -751,13 +752,13 @@ const KNEE_SCRIPT: &str = r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "r
 const KNEE_BODY: &str = "Went running by the river; my knee ached all evening.";
 const QUESTION: &str = "Which joint has been giving me trouble";
 
-/// What the journal file holds for its one entry: title, summary, mood, and whether it
-/// has a vector. Read on a connection of the test's own (no catalogue query, so the
+/// What the journal file holds for its one entry: title, summary, the model's suggested
+/// mood, and whether it has a vector. Read on a connection of the test's own (no catalogue query, so the
 /// UI-thread guard the app armed on this thread is not involved).
 fn stored_work(data_dir: &Path) -> Option<(String, Option<String>, Option<u8>, bool)> {
     let conn = rusqlite::Connection::open(paths::database_path(data_dir)).ok()?;
     conn.query_row(
-        "SELECT title, summary, mood_score, \
+        "SELECT title, summary, suggested_mood, \
          EXISTS (SELECT 1 FROM vector_changes AS v WHERE v.entry_id = e.id) FROM journal_entries AS e",
         [],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
@@ -846,22 +847,6 @@ fn the_models_work_resumes_after_the_app_is_closed_mid_way() {
             .is_some_and(|(title, summary, ..)| title == "Sore knee after the run" && summary.is_some())
     });
     server.clear_faults();
-}
-
-/// Every entry in the journal file, newest first, read on a connection and a thread of
-/// the test's own (the test thread is the UI thread, where queries are forbidden).
-fn entries_in_journal(data_dir: &Path) -> Vec<entries::Entry> {
-    let path = paths::database_path(data_dir);
-    std::thread::spawn(move || {
-        let conn = db::open(&path, &StorageOptions::default()).unwrap();
-        let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 100).unwrap();
-        page.rows
-            .iter()
-            .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap())
-            .collect()
-    })
-    .join()
-    .unwrap()
 }
 
 /// Every entry's body in the journal file.

@@ -7,6 +7,16 @@
 //! Where the text stands against the file is one [`Save`] state, and the words on screen
 //! ("Saved", "Saving…") are read from it: "Saved" only once the journal has it.
 //!
+//! What is on screen in a field is the person's until they leave it. An entry read
+//! again (a save's answer, the model's work, another program's edit) never rewrites what
+//! was typed: each field remembers the value the journal last agreed with ([`Doc::agreed`]),
+//! and only a field the person has not touched since, and is not in, takes a newer
+//! value from the journal ([`Doc::reconcile`]). The journal's own tidying (a title
+//! trimmed, tags split at commas) is the same value, not a change: comparing the two
+//! texts as they would be stored is what keeps a trailing space or comma typed before a
+//! pause from being taken away. The autosave's pause is measured on egui's clock, which
+//! the tests can move.
+//!
 //! Each draft has a number its create request carries and its answer echoes, so a failure
 //! elsewhere is never mistaken for this draft's (which would create it twice). When a
 //! thread behind the editor dies, or closing cannot wait any longer, the text on screen
@@ -19,12 +29,12 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use egui::RichText;
 
 use mindsage_core::db::EntryId;
-use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry};
+use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normalise_tags};
 use mindsage_core::drafts::Drafts;
 use mindsage_core::voice::transcribe::Segment;
 
@@ -57,22 +67,23 @@ enum Which {
     Entry(EntryId),
 }
 
-/// Where the text on screen stands against the journal file.
+/// Where the text on screen stands against the journal file. Times are egui's clock
+/// (`InputState::time`, seconds).
 #[derive(Debug, Clone, PartialEq)]
 enum Save {
     /// As in the file; for a draft, nothing typed yet.
     Saved,
     /// Typed since `since`; saved once typing pauses. `problem` is why the last save
     /// failed, when it did (the save is then tried again).
-    Edited { since: Instant, problem: Option<String> },
-    /// A save is on its way; `edited` is when typing went on meanwhile, if it did.
-    Saving { edited: Option<Instant> },
+    Edited { since: f64, problem: Option<String> },
+    /// A save of `sent` is on its way; `edited` is when typing went on meanwhile, if it
+    /// did.
+    Saving { sent: Box<Fields>, edited: Option<f64> },
 }
 
 impl Save {
-    /// The person typed.
-    fn typed(&mut self) {
-        let now = Instant::now();
+    /// The person typed at `now`.
+    fn typed(&mut self, now: f64) {
         match self {
             Save::Saved => {
                 *self = Save::Edited {
@@ -80,27 +91,33 @@ impl Save {
                     problem: None,
                 }
             }
-            Save::Edited { .. } | Save::Saving { edited: Some(_) } => {}
-            Save::Saving { edited } => *edited = Some(now),
+            Save::Edited { .. } | Save::Saving { edited: Some(_), .. } => {}
+            Save::Saving { edited, .. } => *edited = Some(now),
         }
     }
 
-    /// The save on its way was written.
-    fn answered(&mut self) {
-        *self = match self {
-            Save::Saving { edited: Some(since) } => Save::Edited {
-                since: *since,
-                problem: None,
-            },
-            _ => Save::Saved,
+    /// The save on its way was written; returns what it wrote.
+    fn answered(&mut self) -> Option<Fields> {
+        let (next, sent) = match std::mem::replace(self, Save::Saved) {
+            Save::Saving {
+                sent,
+                edited: Some(since),
+            } => (Save::Edited { since, problem: None }, Some(*sent)),
+            Save::Saving { sent, edited: None } => (Save::Saved, Some(*sent)),
+            other => (other, None),
         };
+        *self = next;
+        sent
     }
 
-    /// The save on its way failed: the text is edited again, to be retried.
-    fn failed(&mut self, problem: String) {
+    /// The save on its way failed at `now`: the text is edited again, to be retried.
+    fn failed(&mut self, problem: String, now: f64) {
         let since = match self {
-            Save::Saving { edited: Some(since) } | Save::Edited { since, .. } => *since,
-            _ => Instant::now(),
+            Save::Saving {
+                edited: Some(since), ..
+            }
+            | Save::Edited { since, .. } => *since,
+            _ => now,
         };
         *self = Save::Edited {
             since,
@@ -112,11 +129,20 @@ impl Save {
     fn unsaved(&self) -> bool {
         !matches!(self, Save::Saved)
     }
+
+    /// The fields on their way to the file, if a save is.
+    fn sent(&self) -> Option<&Fields> {
+        match self {
+            Save::Saving { sent, .. } => Some(sent),
+            _ => None,
+        }
+    }
 }
 
 /// The text fields as typed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Fields {
+    /// The title the person typed; a title the model wrote is a suggestion, shown apart.
     title: String,
     body: String,
     /// Tags as typed, separated by commas.
@@ -124,10 +150,23 @@ struct Fields {
     mood: Option<u8>,
 }
 
+/// One of the fields a person types into (or sets, for the mood).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldName {
+    Title,
+    Body,
+    Tags,
+    Mood,
+}
+
 impl Fields {
     fn of(entry: &Entry) -> Fields {
         Fields {
-            title: entry.title.clone(),
+            title: if entry.title_by_user {
+                entry.title.clone()
+            } else {
+                String::new()
+            },
             body: entry.body.clone(),
             tags: entry.tags.join(", "),
             mood: entry.mood_score,
@@ -142,16 +181,76 @@ impl Fields {
             mood_score: self.mood,
         }
     }
+
+    /// Whether nothing but white space was typed: such a draft is not saved.
+    fn blank(&self) -> bool {
+        self.title.trim().is_empty()
+            && self.body.trim().is_empty()
+            && self.tags.split(',').all(|t| t.trim().is_empty())
+            && self.mood.is_none()
+    }
+}
+
+/// Whether two values of a field are the same once stored: the journal trims titles
+/// and splits, trims and de-duplicates tags, so `"red, "` and `"red"` are one value.
+fn same(name: FieldName, a: &Fields, b: &Fields) -> bool {
+    match name {
+        FieldName::Title => a.title.trim() == b.title.trim(),
+        FieldName::Body => a.body == b.body,
+        FieldName::Tags => tag_set(&a.tags) == tag_set(&b.tags),
+        FieldName::Mood => a.mood == b.mood,
+    }
+}
+
+/// Tags typed with commas between, as the journal stores them, in any order.
+fn tag_set(typed: &str) -> std::collections::BTreeSet<String> {
+    let split: Vec<String> = typed.split(',').map(str::to_owned).collect();
+    normalise_tags(&split)
+        .into_iter()
+        .map(|t| t.to_lowercase())
+        .collect()
+}
+
+/// Copies field `name` from `from` into `to`.
+fn copy_field(name: FieldName, from: &Fields, to: &mut Fields) {
+    match name {
+        FieldName::Title => to.title.clone_from(&from.title),
+        FieldName::Body => to.body.clone_from(&from.body),
+        FieldName::Tags => to.tags.clone_from(&from.tags),
+        FieldName::Mood => to.mood = from.mood,
+    }
+}
+
+/// What reconciling the fields with the journal did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reconciled {
+    /// Nothing new in the journal, or nothing to do yet.
+    Unchanged,
+    /// The field took the journal's newer value (changed elsewhere, untouched here).
+    Adopted,
+    /// Changed both here and elsewhere: the person's text stays, to be saved over the
+    /// other (which the entry's history keeps).
+    Kept,
 }
 
 /// The entry or draft on screen.
 struct Doc {
     which: Which,
     fields: Fields,
-    /// The entry as last read, for what the editor does not edit (dates, the model's
-    /// summary); `None` for a draft.
+    /// For each field, the value on screen the journal last agreed with: as read when
+    /// the entry opened, or as sent by the last save the journal answered. A field equal
+    /// to it has not been touched since.
+    agreed: Fields,
+    /// The newest reading of the entry (dates, the model's summary and suggestions, and
+    /// the fields as the journal holds them); `None` for a draft.
     stored: Option<Entry>,
     save: Save,
+    /// The field with the keyboard focus in the last frame: the journal's newer value
+    /// waits until the person leaves it.
+    focused: Option<FieldName>,
+    /// The person's text was kept over another program's edit of the same field: their
+    /// next save says so, so the other text is kept in the entry's history.
+    over_other: bool,
     /// The draft file holding this text, removed once it is saved.
     kept: Option<PathBuf>,
     /// Move the keyboard focus to the text on the next frame.
@@ -163,8 +262,11 @@ impl Doc {
         Doc {
             which: Which::Draft(NEXT_DRAFT.fetch_add(1, Ordering::Relaxed)),
             fields: Fields::default(),
+            agreed: Fields::default(),
             stored: None,
             save: Save::Saved,
+            focused: None,
+            over_other: false,
             kept: None,
             focus_body: true,
         }
@@ -174,11 +276,97 @@ impl Doc {
         Doc {
             which: Which::Entry(entry.id),
             fields: Fields::of(&entry),
+            agreed: Fields::of(&entry),
             stored: Some(entry),
             save: Save::Saved,
+            focused: None,
+            over_other: false,
             kept: None,
             focus_body: false,
         }
+    }
+
+    /// Takes a new reading of the entry on screen. A reading older than the one held
+    /// (read before a save committed, answered after it) is dropped: `updated_at` is
+    /// written by every save, and fixed-width UTC text compares in time order.
+    fn read_again(&mut self, entry: Entry) {
+        if self
+            .stored
+            .as_ref()
+            .is_some_and(|held| entry.updated_at < held.updated_at)
+        {
+            return;
+        }
+        self.stored = Some(entry);
+    }
+
+    /// Brings each field in step with the journal's newest reading, by the rule in the
+    /// module's comment. Called every frame, so a field the person was in when a newer
+    /// value came takes it once they leave (if they did not type).
+    fn reconcile(&mut self, now: f64) -> Reconciled {
+        let Some(stored) = &self.stored else {
+            return Reconciled::Unchanged;
+        };
+        let journal = Fields::of(stored);
+        let mut outcome = Reconciled::Unchanged;
+        for name in [
+            FieldName::Title,
+            FieldName::Body,
+            FieldName::Tags,
+            FieldName::Mood,
+        ] {
+            if same(name, &journal, &self.agreed) {
+                continue; // nothing new
+            }
+            // The journal holds what is typed here, or what a save on its way sent.
+            if same(name, &journal, &self.fields) {
+                copy_field(name, &self.fields, &mut self.agreed);
+                continue;
+            }
+            if let Some(sent) = self.save.sent().filter(|sent| same(name, &journal, sent)) {
+                copy_field(name, sent, &mut self.agreed);
+                continue;
+            }
+            if self.focused == Some(name) {
+                continue; // the person is in this field: theirs until they leave it
+            }
+            if same(name, &self.fields, &self.agreed) {
+                copy_field(name, &journal, &mut self.fields);
+                copy_field(name, &journal, &mut self.agreed);
+                outcome = outcome.max(Reconciled::Adopted);
+            } else {
+                copy_field(name, &journal, &mut self.agreed);
+                self.over_other = true;
+                self.save.typed(now);
+                outcome = Reconciled::Kept;
+            }
+        }
+        outcome
+    }
+
+    /// Applies the person's choice on a suggestion: accepting copies it into their own
+    /// field (saved like typing: returns true); dismissing asks the journal to drop it.
+    fn take_suggestion(&mut self, choice: Option<Choice>, actions: &mut Vec<Action>) -> bool {
+        let (Some(choice), Some(stored), Some(id)) = (choice, &self.stored, self.id()) else {
+            return false;
+        };
+        match choice {
+            Choice::Accept(Suggestion::Title) => self.fields.title.clone_from(&stored.title),
+            Choice::Accept(Suggestion::Mood) => self.fields.mood = stored.suggested_mood,
+            Choice::Accept(Suggestion::Tag(tag)) => {
+                let typed = self.fields.tags.trim_end().trim_end_matches(',').trim_end();
+                self.fields.tags = if typed.is_empty() {
+                    tag
+                } else {
+                    format!("{typed}, {tag}")
+                };
+            }
+            Choice::Dismiss(which) => {
+                actions.push(Action::Send(Request::DismissSuggestion { id, which }));
+                return false;
+            }
+        }
+        true
     }
 
     fn id(&self) -> Option<EntryId> {
@@ -223,6 +411,11 @@ pub struct Editor {
     halted: Option<Drafts>,
     /// Save pending edits at once rather than after the typing pause (the window closes).
     urgent: bool,
+    /// egui's clock at the last frame, for what happens between frames (answers).
+    now: f64,
+    /// Said once under the header: the person's text was kept over another program's
+    /// edit of the same entry.
+    notice: Option<String>,
     /// The open entry's recording, once read (voice entries).
     recording: Option<RecordingPlayer>,
     /// The open entry's earlier versions.
@@ -245,19 +438,14 @@ impl Editor {
         self.doc = Some(Doc::draft());
     }
 
-    /// Shows an entry read from the database. The one on screen with edits not yet in
-    /// the file only has its stored fields refreshed, so an answer arriving mid-typing
-    /// never overwrites the text.
+    /// Shows an entry read from the database. The one on screen takes it as a new
+    /// reading: its fields follow it only by [`Doc::reconcile`]'s rule, so an answer
+    /// arriving mid-typing never changes what was typed.
     pub fn load(&mut self, entry: Entry, actions: &mut Vec<Action>) {
         if let Some(doc) = &mut self.doc
             && doc.id() == Some(entry.id)
         {
-            if doc.save.unsaved() {
-                doc.stored = Some(entry);
-            } else {
-                doc.fields = Fields::of(&entry);
-                doc.stored = Some(entry);
-            }
+            doc.read_again(entry);
             return;
         }
         self.leave(actions);
@@ -290,6 +478,7 @@ impl Editor {
         if self.entry_id() == Some(id) {
             self.doc = None;
             self.recording = None;
+            self.notice = None;
         }
     }
 
@@ -300,10 +489,15 @@ impl Editor {
     }
 
     /// Draft `draft` was created as entry `id`.
-    pub fn on_created(&mut self, draft: u64, id: EntryId, drafts: &Drafts, actions: &mut Vec<Action>) {
+    pub fn on_created(&mut self, draft: u64, entry: Entry, drafts: &Drafts, actions: &mut Vec<Action>) {
+        let id = entry.id;
         if let Some(carried) = self.answered(draft).and_then(|c| c.carried) {
             // That draft was left while its first save was on its way.
-            actions.push(Action::Send(Request::Update { id, edit: carried }));
+            actions.push(Action::Send(Request::Update {
+                id,
+                edit: carried,
+                over_other: false,
+            }));
             return;
         }
         if let Some(doc) = &mut self.doc
@@ -311,22 +505,28 @@ impl Editor {
         {
             doc.which = Which::Entry(id);
         }
-        self.on_saved(id, drafts, actions);
+        self.on_saved(entry, drafts);
     }
 
-    /// A save of `id` was written: the next one may go; a draft file of its text goes.
-    pub fn on_saved(&mut self, id: EntryId, drafts: &Drafts, actions: &mut Vec<Action>) {
-        let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(id)) else {
+    /// A save of `entry` was written: the next one may go; a draft file of its text goes.
+    /// The entry as saved is the newest reading (older ones still on their way are
+    /// dropped by [`Doc::read_again`]).
+    pub fn on_saved(&mut self, entry: Entry, drafts: &Drafts) {
+        let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(entry.id)) else {
             return;
         };
-        doc.save.answered();
+        if let Some(sent) = doc.save.answered() {
+            // The journal holds what was sent: that is what the fields agree with now.
+            doc.agreed = sent;
+            doc.over_other = false;
+        }
+        doc.read_again(entry);
         if !doc.save.unsaved()
             && let Some(file) = doc.kept.take()
         {
             // Everything the file holds is in the journal now.
             drafts.remove(&file);
         }
-        actions.push(Action::Send(Request::Refresh(id)));
     }
 
     /// Draft `draft` could not be created. On screen, its edits stay and go again after
@@ -335,7 +535,7 @@ impl Editor {
     pub fn on_create_failed(&mut self, draft: u64, message: String, drafts: &Drafts) -> Option<String> {
         let create = self.answered(draft)?;
         if let Some(doc) = self.doc.as_mut().filter(|d| d.which == Which::Draft(draft)) {
-            doc.save.failed(message);
+            doc.save.failed(message, self.now);
             return None;
         }
         let edit = create.carried.unwrap_or(create.sent);
@@ -353,7 +553,7 @@ impl Editor {
         if let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(id))
             && matches!(doc.save, Save::Saving { .. })
         {
-            doc.save.failed(message);
+            doc.save.failed(message, self.now);
         }
     }
 
@@ -383,10 +583,10 @@ impl Editor {
             kept.push(drafts.keep(&new_draft_name(create.draft), &edit));
         }
         if let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) {
-            if let Save::Saving { edited } = doc.save {
+            if let Save::Saving { edited, .. } = doc.save {
                 // Its answer will not come: the text is unsaved again.
                 doc.save = Save::Edited {
-                    since: edited.unwrap_or_else(Instant::now),
+                    since: edited.unwrap_or(self.now),
                     problem: None,
                 };
             }
@@ -414,8 +614,9 @@ impl Editor {
     /// on its way, an existing entry's edits are sent behind it (the writer applies saves
     /// in order); a draft's are kept until its id comes back.
     fn leave(&mut self, actions: &mut Vec<Action>) {
-        // The recording belongs to the entry being left; its output closes.
+        // The recording and the notice belong to the entry being left.
         self.recording = None;
+        self.notice = None;
         let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) else {
             return;
         };
@@ -428,17 +629,21 @@ impl Editor {
         }
         match (&doc.save, doc.which) {
             (Save::Edited { .. }, _) => {}
-            (Save::Saving { edited: Some(_) }, Which::Entry(id)) => {
+            (Save::Saving { edited: Some(_), .. }, Which::Entry(id)) => {
                 let edit = doc.fields.edit();
-                actions.push(Action::Send(Request::Update { id, edit }));
+                actions.push(Action::Send(Request::Update {
+                    id,
+                    edit,
+                    over_other: doc.over_other,
+                }));
             }
-            (Save::Saving { edited: Some(_) }, Which::Draft(draft)) => {
+            (Save::Saving { edited: Some(_), .. }, Which::Draft(draft)) => {
                 let edit = doc.fields.edit();
                 if let Some(create) = self.creates.iter_mut().find(|c| c.draft == draft) {
                     create.carried = Some(edit);
                 }
             }
-            (Save::Saving { edited: None } | Save::Saved, _) => {}
+            (Save::Saving { edited: None, .. } | Save::Saved, _) => {}
         }
         self.flush(actions);
     }
@@ -455,9 +660,18 @@ impl Editor {
         else {
             return;
         };
+        if matches!(doc.which, Which::Draft(_)) && doc.fields.blank() {
+            // Spaces alone are not an entry: nothing to save, and no model work.
+            doc.save = Save::Saved;
+            return;
+        }
         let edit = doc.fields.edit();
         let request = match doc.which {
-            Which::Entry(id) => Request::Update { id, edit },
+            Which::Entry(id) => Request::Update {
+                id,
+                edit,
+                over_other: doc.over_other,
+            },
             Which::Draft(draft) => {
                 self.creates.push(Create {
                     draft,
@@ -476,7 +690,10 @@ impl Editor {
                 }
             }
         };
-        doc.save = Save::Saving { edited: None };
+        doc.save = Save::Saving {
+            sent: Box::new(doc.fields.clone()),
+            edited: None,
+        };
         actions.push(Action::Send(request));
     }
 
@@ -484,13 +701,23 @@ impl Editor {
     /// Called every frame whichever screen is on show, so edits left on another screen
     /// are saved too.
     pub fn autosave(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        self.now = ctx.input(|i| i.time);
+        if let Some(doc) = &mut self.doc
+            && doc.reconcile(self.now) == Reconciled::Kept
+        {
+            self.notice = Some(
+                "This entry was also changed elsewhere. Your text here is kept; the other \
+                 version is in Earlier versions."
+                    .to_owned(),
+            );
+        }
         let Some(Save::Edited { since, .. }) = self.doc.as_ref().map(|d| &d.save) else {
             return;
         };
         if self.halted.is_some() {
             return;
         }
-        let waited = since.elapsed();
+        let waited = Duration::from_secs_f64((self.now - since).max(0.0));
         if waited >= AUTOSAVE_AFTER || self.urgent {
             self.flush(actions);
         } else {
@@ -527,7 +754,8 @@ impl Editor {
         }
     }
 
-    /// The editor: a header, the title, tags and mood, the model's summary, the text.
+    /// The editor: a header, the title, tags and mood with the model's suggestions for
+    /// them, the model's summary, the text.
     pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         let Some(doc) = &self.doc else {
             return;
@@ -537,11 +765,20 @@ impl Editor {
             self.flush(actions);
             actions.push(Action::Send(Request::Trash(id)));
         }
+        if let Some(notice) = &self.notice {
+            ui.label(RichText::new(notice).small());
+        }
         let Some(doc) = &mut self.doc else {
             return;
         };
-        let mut changed = title_ui(ui, &mut doc.fields, doc.stored.as_ref());
-        changed |= tags_and_mood_ui(ui, &mut doc.fields);
+        let mut focused = None;
+        let mut changed = title_ui(ui, &mut doc.fields.title, &mut focused);
+        changed |= tags_and_mood_ui(ui, &mut doc.fields, &mut focused);
+        let choice = doc
+            .stored
+            .as_ref()
+            .and_then(|stored| suggestions_ui(ui, &doc.fields, stored));
+        changed |= doc.take_suggestion(choice, actions);
         if let Some(summary) = doc.stored.as_ref().and_then(|s| s.summary.as_ref()) {
             summary_ui(ui, summary);
         }
@@ -552,9 +789,15 @@ impl Editor {
             self.history.ui(ui, id, !doc.save.unsaved(), actions);
         }
         ui.separator();
-        changed |= body_ui(ui, &mut doc.fields.body, std::mem::take(&mut doc.focus_body));
+        changed |= body_ui(
+            ui,
+            &mut doc.fields.body,
+            std::mem::take(&mut doc.focus_body),
+            &mut focused,
+        );
+        doc.focused = focused;
         if changed {
-            doc.save.typed();
+            doc.save.typed(ui.input(|i| i.time));
             ui.ctx().request_repaint_after(AUTOSAVE_AFTER);
         }
     }
@@ -585,49 +828,107 @@ impl Editor {
     }
 }
 
-/// The title field; says when the title on show is the local model's.
-fn title_ui(ui: &mut egui::Ui, fields: &mut Fields, stored: Option<&Entry>) -> bool {
-    let label = ui.label("Title");
-    let title = ui.add(
-        egui::TextEdit::singleline(&mut fields.title)
-            .id_salt("entry_title")
-            .hint_text("Optional: the local model suggests one")
-            .font(egui::TextStyle::Heading)
-            .desired_width(f32::INFINITY),
-    );
-    let changed = title.labelled_by(label.id).changed();
-    if let Some(stored) = stored
-        && !stored.title_by_user
-        && !stored.title.is_empty()
-    {
-        ui.label(RichText::new("Title suggested by the local model").weak().small());
+/// Notes the field whose widget has the keyboard focus.
+fn note_focus(response: &egui::Response, name: FieldName, focused: &mut Option<FieldName>) {
+    if response.has_focus() || response.dragged() {
+        *focused = Some(name);
     }
-    changed
 }
 
-fn tags_and_mood_ui(ui: &mut egui::Ui, fields: &mut Fields) -> bool {
+/// The title the person types; the model's title is offered apart
+/// ([`suggestions_ui`]), never put in the field.
+fn title_ui(ui: &mut egui::Ui, title: &mut String, focused: &mut Option<FieldName>) -> bool {
+    let label = ui.label("Title");
+    let field = ui
+        .add(
+            egui::TextEdit::singleline(title)
+                .id_salt("entry_title")
+                .hint_text("Optional")
+                .font(egui::TextStyle::Heading)
+                .desired_width(f32::INFINITY),
+        )
+        .labelled_by(label.id);
+    note_focus(&field, FieldName::Title, focused);
+    field.changed()
+}
+
+fn tags_and_mood_ui(ui: &mut egui::Ui, fields: &mut Fields, focused: &mut Option<FieldName>) -> bool {
     let mut changed = false;
     ui.horizontal(|ui| {
         let tags_label = ui.label("Tags");
-        changed |= ui
+        let tags = ui
             .add(
                 egui::TextEdit::singleline(&mut fields.tags)
                     .id_salt("entry_tags")
                     .hint_text("walks, family")
                     .desired_width(220.0),
             )
-            .labelled_by(tags_label.id)
-            .changed();
+            .labelled_by(tags_label.id);
+        note_focus(&tags, FieldName::Tags, focused);
+        changed |= tags.changed();
         let mut has_mood = fields.mood.is_some();
-        if ui.checkbox(&mut has_mood, "Mood").changed() {
+        let checkbox = ui.checkbox(&mut has_mood, "Mood");
+        note_focus(&checkbox, FieldName::Mood, focused);
+        if checkbox.changed() {
             fields.mood = has_mood.then_some(5);
             changed = true;
         }
         if let Some(mood) = &mut fields.mood {
-            changed |= ui.add(egui::Slider::new(mood, 1..=10).text("of 10")).changed();
+            let slider = ui.add(egui::Slider::new(mood, 1..=10).text("of 10"));
+            note_focus(&slider, FieldName::Mood, focused);
+            changed |= slider.changed();
         }
     });
     changed
+}
+
+/// What the person did with one of the model's suggestions.
+enum Choice {
+    Accept(Suggestion),
+    Dismiss(Suggestion),
+}
+
+/// The local model's title, mood and tags for the entry, each offered where the person
+/// has not set their own, with Use and Dismiss (buttons, so Tab and Enter reach them).
+fn suggestions_ui(ui: &mut egui::Ui, fields: &Fields, stored: &Entry) -> Option<Choice> {
+    let title = (fields.title.trim().is_empty() && !stored.title_by_user && !stored.title.is_empty())
+        .then(|| (Suggestion::Title, format!("title “{}”", stored.title)));
+    let mood = stored
+        .suggested_mood
+        .filter(|_| fields.mood.is_none())
+        .map(|mood| (Suggestion::Mood, format!("mood {mood} of 10")));
+    let own_tags = tag_set(&fields.tags);
+    let tags = stored
+        .suggested_tags
+        .iter()
+        .filter(|tag| !own_tags.contains(&tag.to_lowercase()))
+        .map(|tag| (Suggestion::Tag(tag.clone()), format!("tag “{tag}”")));
+    let offered: Vec<(Suggestion, String)> = title.into_iter().chain(mood).chain(tags).collect();
+    if offered.is_empty() {
+        return None;
+    }
+    let mut choice = None;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("Suggested by the local model:").weak().small());
+        for (suggestion, text) in offered {
+            ui.label(RichText::new(&text).weak().italics());
+            if ui
+                .small_button("Use")
+                .on_hover_text(format!("Use the model's {text}"))
+                .clicked()
+            {
+                choice = Some(Choice::Accept(suggestion.clone()));
+            }
+            if ui
+                .small_button("Dismiss")
+                .on_hover_text(format!("Dismiss the model's {text}"))
+                .clicked()
+            {
+                choice = Some(Choice::Dismiss(suggestion));
+            }
+        }
+    });
+    choice
 }
 
 fn summary_ui(ui: &mut egui::Ui, summary: &str) {
@@ -638,7 +939,7 @@ fn summary_ui(ui: &mut egui::Ui, summary: &str) {
 }
 
 /// The entry's text, filling the rest of the editor; `focus` puts the cursor in it.
-fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
+fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool, focused: &mut Option<FieldName>) -> bool {
     let label = ui.label(RichText::new("Entry").small().weak());
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
@@ -654,6 +955,7 @@ fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
             if focus {
                 text.request_focus();
             }
+            note_focus(&text, FieldName::Body, focused);
             text.changed()
         })
         .inner
@@ -663,28 +965,35 @@ fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool) -> bool {
 mod tests {
     use super::*;
 
+    fn saving() -> Save {
+        Save::Saving {
+            sent: Box::default(),
+            edited: None,
+        }
+    }
+
     #[test]
     fn typing_during_a_save_is_saved_after_it() {
         let mut save = Save::Saved;
-        save.typed();
+        save.typed(1.0);
         assert!(matches!(save, Save::Edited { problem: None, .. }));
-        save = Save::Saving { edited: None };
-        save.typed();
-        assert!(matches!(save, Save::Saving { edited: Some(_) }));
-        save.answered();
+        save = saving();
+        save.typed(2.0);
+        assert!(matches!(save, Save::Saving { edited: Some(_), .. }));
+        assert!(save.answered().is_some(), "the answer names what was written");
         assert!(
-            matches!(save, Save::Edited { .. }),
+            matches!(save, Save::Edited { since, .. } if since == 2.0),
             "the later typing is still unsaved"
         );
-        save = Save::Saving { edited: None };
+        save = saving();
         save.answered();
         assert_eq!(save, Save::Saved);
     }
 
     #[test]
     fn a_failed_save_is_edited_again_with_its_reason() {
-        let mut save = Save::Saving { edited: None };
-        save.failed("disk full".into());
+        let mut save = saving();
+        save.failed("disk full".into(), 3.0);
         assert!(matches!(save, Save::Edited { problem: Some(ref p), .. } if p == "disk full"));
         assert!(save.unsaved());
     }
@@ -701,15 +1010,114 @@ mod tests {
         };
         assert!(doc.focus_body, "the cursor starts in the text");
         doc.fields.body = "Rain all day.".into();
-        doc.save.typed();
+        doc.save.typed(0.0);
         editor.save_now(&mut actions);
         assert!(
             matches!(actions.as_slice(), [Action::Send(Request::Create { draft: d, .. })] if *d == draft)
         );
         assert!(!editor.all_saved());
-        editor.on_created(draft, 7, &Drafts::default(), &mut actions);
+        let entry = entry("", false, "Rain all day.", &[], "2026-12-05T10:00:00.000Z");
+        editor.on_created(draft, entry, &Drafts::default(), &mut actions);
         assert_eq!(editor.entry_id(), Some(7));
         assert!(editor.all_saved());
         assert_eq!(editor.status(editor.doc.as_ref().unwrap()), "Saved");
+    }
+
+    #[test]
+    fn a_draft_of_white_space_alone_is_not_saved() {
+        let mut editor = Editor::default();
+        let mut actions = Vec::new();
+        editor.new_draft(&mut actions);
+        let doc = editor.doc.as_mut().unwrap();
+        doc.fields.body = "  \n\t ".into();
+        doc.fields.tags = " , ".into();
+        doc.save.typed(0.0);
+        editor.save_now(&mut actions);
+        assert!(actions.is_empty(), "nothing sent: {}", actions.len());
+        assert!(editor.all_saved());
+    }
+
+    fn entry(title: &str, by_user: bool, body: &str, tags: &[&str], updated_at: &str) -> Entry {
+        Entry {
+            id: 7,
+            created_at: "2026-12-05T10:00:00.000Z".into(),
+            updated_at: updated_at.into(),
+            title: title.into(),
+            title_by_user: by_user,
+            body: body.into(),
+            mood_score: None,
+            summary: None,
+            word_count: 1,
+            is_deleted: false,
+            deleted_at: None,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            revision: 1,
+            suggested_mood: None,
+            suggested_tags: Vec::new(),
+        }
+    }
+
+    /// The journal's tidy form of what was typed is the same value: a trailing space or
+    /// comma typed before a pause stays on screen when the save's answer comes.
+    #[test]
+    fn a_saves_answer_never_changes_what_is_on_screen() {
+        let mut doc = Doc::entry(entry("Walk", true, "Sea", &["red"], "2026-12-05T10:00:00.000Z"));
+        doc.fields.title = "Walk ".into();
+        doc.fields.tags = "red, ".into();
+        doc.save = Save::Saving {
+            sent: Box::new(doc.fields.clone()),
+            edited: None,
+        };
+        doc.agreed = doc.save.answered().unwrap();
+        doc.read_again(entry("Walk", true, "Sea", &["red"], "2026-12-05T10:00:01.000Z"));
+        assert_eq!(doc.reconcile(5.0), Reconciled::Unchanged);
+        assert_eq!(
+            (doc.fields.title.as_str(), doc.fields.tags.as_str()),
+            ("Walk ", "red, ")
+        );
+    }
+
+    #[test]
+    fn another_programs_edit_shows_unless_the_person_typed_in_that_field() {
+        let mut doc = Doc::entry(entry("Walk", true, "Sea", &[], "2026-12-05T10:00:00.000Z"));
+        doc.fields.body = "Sea and sand".into();
+        doc.save.typed(1.0);
+        doc.read_again(entry("Run", true, "Lake", &[], "2026-12-05T10:05:00.000Z"));
+        assert_eq!(doc.reconcile(2.0), Reconciled::Kept);
+        assert_eq!(doc.fields.title, "Run", "an untouched field follows the journal");
+        assert_eq!(doc.fields.body, "Sea and sand", "typed text stays");
+        assert!(doc.over_other, "its save keeps the other text in history");
+    }
+
+    #[test]
+    fn a_field_the_person_is_in_waits_until_they_leave_it() {
+        let mut doc = Doc::entry(entry("Walk", true, "Sea", &[], "2026-12-05T10:00:00.000Z"));
+        doc.focused = Some(FieldName::Title);
+        doc.read_again(entry("Run", true, "Sea", &[], "2026-12-05T10:05:00.000Z"));
+        assert_eq!(doc.reconcile(1.0), Reconciled::Unchanged);
+        assert_eq!(doc.fields.title, "Walk");
+        doc.focused = None;
+        assert_eq!(doc.reconcile(2.0), Reconciled::Adopted);
+        assert_eq!(doc.fields.title, "Run");
+    }
+
+    #[test]
+    fn an_older_reading_is_dropped() {
+        let mut doc = Doc::entry(entry("Walk", true, "Sea", &[], "2026-12-05T10:05:00.000Z"));
+        doc.read_again(entry("Old", true, "Old", &[], "2026-12-05T10:00:00.000Z"));
+        assert_eq!(doc.reconcile(1.0), Reconciled::Unchanged);
+        assert_eq!(doc.fields.title, "Walk");
+    }
+
+    #[test]
+    fn the_models_title_is_a_suggestion_not_the_fields_text() {
+        let doc = Doc::entry(entry(
+            "The model's title",
+            false,
+            "Sea",
+            &[],
+            "2026-12-05T10:00:00.000Z",
+        ));
+        assert_eq!(doc.fields.title, "");
     }
 }

@@ -251,8 +251,8 @@ impl JournalView {
         }
     }
 
-    pub fn on_created(&mut self, draft: u64, id: EntryId, actions: &mut Vec<Action>) {
-        self.editor.on_created(draft, id, &self.drafts, actions);
+    pub fn on_created(&mut self, draft: u64, entry: Entry, actions: &mut Vec<Action>) {
+        self.editor.on_created(draft, entry, &self.drafts, actions);
         self.reload(actions);
     }
 
@@ -262,8 +262,8 @@ impl JournalView {
         self.editor.on_create_failed(draft, message, &self.drafts)
     }
 
-    pub fn on_saved(&mut self, id: EntryId, actions: &mut Vec<Action>) {
-        self.editor.on_saved(id, &self.drafts, actions);
+    pub fn on_saved(&mut self, entry: Entry, actions: &mut Vec<Action>) {
+        self.editor.on_saved(entry, &self.drafts);
         self.reload(actions);
     }
 

@@ -141,8 +141,13 @@ impl SettingsView {
     }
 
     /// The journal's history setting, read at first sight of the screen or just saved.
+    /// A value the person has changed since it was last read stays in the field.
     pub fn on_history_days(&mut self, days: u32) {
-        self.history_days = Some((days, days));
+        let edited = match self.history_days {
+            Some((stored, edited)) if edited != stored => edited,
+            _ => days,
+        };
+        self.history_days = Some((days, edited));
         self.history_saving = false;
     }
 

@@ -14,7 +14,7 @@ use mindsage::app::{MindSageApp, Startup};
 use mindsage::backend::Backend;
 use mindsage::shell::Shell;
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::StorageOptions;
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::paths;
 
 /// Longest wait for the worker threads to answer (a slow CI machine, a cold cache).
@@ -116,4 +116,20 @@ pub fn request_close<S>(harness: &mut Harness<'_, S>) {
         .events
         .push(egui::ViewportEvent::Close);
     harness.step();
+}
+
+/// Every entry in the journal file, newest first, read on a connection and a thread of
+/// the test's own (the test thread is the UI thread, where queries are forbidden).
+pub fn entries_in_journal(data_dir: &std::path::Path) -> Vec<entries::Entry> {
+    let path = paths::database_path(data_dir);
+    std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let page = entries::list(&conn, DEFAULT_USER, &entries::ListFilter::default(), None, 100).unwrap();
+        page.rows
+            .iter()
+            .map(|row| entries::get(&conn, DEFAULT_USER, row.id).unwrap())
+            .collect()
+    })
+    .join()
+    .unwrap()
 }
