@@ -42,6 +42,7 @@ use crate::queue::QueueBar;
 use crate::shell::Shell;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
+use crate::views::dialog::{self, Shown};
 use crate::views::gallery::GalleryView;
 use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
@@ -818,7 +819,22 @@ impl MindSageApp {
         }
     }
 
+    /// Whether a dialog is asking: it has the keyboard, and the window reads no keys of
+    /// its own until it is answered (see [`dialog`]).
+    fn dialog_open(&self) -> bool {
+        let on_screen = match self.view {
+            View::Journal => self.journal.dialog_open(),
+            View::Settings => self.settings.dialog_open(),
+            View::Dashboard | View::Gallery | View::Ask => false,
+        };
+        on_screen || self.offer.is_some() || self.confirm_export.is_some() || self.closing != Closing::Open
+    }
+
+    /// The window's shortcuts, unless a dialog asks.
     fn shortcuts(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if self.dialog_open() {
+            return;
+        }
         let pressed = |shortcut| ctx.input_mut(|i| i.consume_shortcut(&shortcut));
         if pressed(OVERLAY) {
             self.overlay.toggle();
@@ -1113,56 +1129,55 @@ impl MindSageApp {
 }
 
 impl MindSageApp {
-    /// The first start's offer: encrypt the new journal now, or not.
+    /// The first start's offer: encrypt the new journal now, or not ("Not now", Esc).
+    /// The keyboard starts in the passphrase field.
     fn offer_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(form) = &mut self.offer else {
             return;
         };
-        let mut close = false;
-        egui::Modal::new(egui::Id::new("offer_encryption")).show(ctx, |ui| {
-            ui.set_max_width(420.0);
+        // `Some(passphrase)`: encrypt; `None`: not now.
+        let answer = dialog::show(ctx, "offer_encryption", None, |ui| {
             ui.heading("Encrypt your journal?");
             ui.label(
                 "With a passphrase, the journal file, its search index and its backups can only be \
                  read by someone who knows it. Search stays as fast. You can change this later in Settings.",
             );
             ui.add_space(6.0);
-            if let Some(passphrase) = form.ui(ui, "Encrypt") {
-                let remember = form.remember;
-                actions.push(Action::Encryption(EncryptionChange::Encrypt {
-                    passphrase,
-                    remember,
-                }));
-                close = true;
+            let mut answer = form.ui(ui, "Encrypt").map(Some);
+            if ui.button("Not now").clicked() {
+                answer = Some(None);
             }
-            close |= ui.button("Not now").clicked();
+            Shown {
+                answer,
+                focus: form.first_field(),
+            }
         });
-        if close {
-            self.offer = None;
+        let Some(answer) = answer else {
+            return;
+        };
+        if let Some(passphrase) = answer {
+            let remember = form.remember;
+            actions.push(Action::Encryption(EncryptionChange::Encrypt {
+                passphrase,
+                remember,
+            }));
         }
+        self.offer = None;
     }
 
-    /// "Exports are plain": asked before an export of an encrypted journal.
+    /// "Exports are plain": asked before an export of an encrypted journal. The keyboard
+    /// starts on Cancel; Esc cancels.
     fn confirm_export_ui(&mut self, ctx: &egui::Context) {
         let Some(choice) = self.confirm_export else {
             return;
         };
-        let mut answer = None;
-        egui::Modal::new(egui::Id::new("confirm_export")).show(ctx, |ui| {
-            ui.set_max_width(420.0);
+        let answer = dialog::show(ctx, "confirm_export", false, |ui| {
             ui.heading("Export as plain files?");
             ui.label(
                 "Your journal is encrypted, but an export is not: anyone who can read the exported \
                  files can read every entry in them. Keep them somewhere safe, and delete them when done.",
             );
-            ui.horizontal(|ui| {
-                if ui.button("Export anyway").clicked() {
-                    answer = Some(true);
-                }
-                if ui.button("Cancel").clicked() {
-                    answer = Some(false);
-                }
-            });
+            dialog::yes_or_no(ui, "Export anyway", "Cancel")
         });
         if let Some(yes) = answer {
             self.confirm_export = None;

@@ -14,6 +14,7 @@ use mindsage_core::drafts::Drafts;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
+use super::dialog;
 use super::editor::Editor;
 use super::paged::Paged;
 use super::{Action, display_time, entry_title, untitled_row};
@@ -288,6 +289,11 @@ impl JournalView {
         }
     }
 
+    /// Whether a dialog of this screen is asking (the window's keys wait meanwhile).
+    pub fn dialog_open(&self) -> bool {
+        self.confirm_purge.is_some()
+    }
+
     // Drawing.
 
     pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
@@ -402,29 +408,25 @@ impl JournalView {
         }
     }
 
+    /// "Delete this entry forever?", the keyboard on Cancel; Esc cancels.
     fn purge_confirmation_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(id) = self.confirm_purge else {
             return;
         };
-        let modal = egui::Modal::new(egui::Id::new("confirm_purge")).show(ctx, |ui| {
+        let answer = dialog::show(ctx, "confirm_purge", false, |ui| {
             ui.heading("Delete this entry forever?");
             ui.label(
                 "Its text, tags and photos are erased from the journal on disk. This cannot be \
                  undone. Backups made before now keep it until they are replaced.",
             );
             ui.add_space(8.0);
-            ui.horizontal(|ui| {
-                if ui.button("Delete forever").clicked() {
-                    actions.push(Action::Send(Request::Purge(id)));
-                    self.confirm_purge = None;
-                }
-                if ui.button("Cancel").clicked() {
-                    self.confirm_purge = None;
-                }
-            });
+            dialog::yes_or_no(ui, "Delete forever", "Cancel")
         });
-        if modal.should_close() {
+        if let Some(purge) = answer {
             self.confirm_purge = None;
+            if purge {
+                actions.push(Action::Send(Request::Purge(id)));
+            }
         }
     }
 }
