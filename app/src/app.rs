@@ -290,6 +290,13 @@ pub struct MindSageApp {
     offer: Option<PassphraseForm>,
     /// An export waiting for "yes, plain" (the journal is encrypted, exports are not).
     confirm_export: Option<FileChoice>,
+    /// The entry last moved to the trash, while the status bar offers to undo it.
+    undo_trash: Option<EntryId>,
+    /// Whether no widget had the keyboard when the last frame ended: a key that takes
+    /// the focus from a field (Esc) is the field's, not the window's.
+    keyboard_was_free: bool,
+    /// The screen drawn in the last frame (`None` before the first).
+    shown: Option<View>,
 }
 
 impl MindSageApp {
@@ -348,6 +355,9 @@ impl MindSageApp {
             handover: None,
             offer: startup_offer.then(PassphraseForm::default),
             confirm_export: None,
+            undo_trash: None,
+            keyboard_was_free: true,
+            shown: None,
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -545,6 +555,11 @@ impl MindSageApp {
                 self.journal.on_update_failed(id, message);
             }
             Response::Trashed(id) | Response::Restored(id) | Response::Purged(id) => {
+                // The status bar offers to undo the latest trashing while it is in the trash.
+                let trashed = matches!(response, Response::Trashed(_));
+                if trashed || self.undo_trash == Some(id) {
+                    self.undo_trash = trashed.then_some(id);
+                }
                 self.journal_changed();
                 self.journal.on_moved(id, actions);
             }
@@ -830,10 +845,24 @@ impl MindSageApp {
         on_screen || self.offer.is_some() || self.confirm_export.is_some() || self.closing != Closing::Open
     }
 
-    /// The window's shortcuts, unless a dialog asks.
+    /// Whether the keyboard is the window's: no dialog asks, no menu is open (Esc closes
+    /// it), and no widget (a field the person types in, a button moved to with Tab) has
+    /// it or had it a frame ago.
+    fn keyboard_free(&self, ctx: &egui::Context) -> bool {
+        !self.dialog_open()
+            && !egui::Popup::is_any_open(ctx)
+            && self.keyboard_was_free
+            && ctx.memory(|m| m.focused().is_none())
+    }
+
+    /// The window's keys: the shortcuts (unless a dialog asks), and the list's keys on
+    /// the journal screen while no widget has the keyboard.
     fn shortcuts(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         if self.dialog_open() {
             return;
+        }
+        if self.view == View::Journal && self.keyboard_free(ctx) {
+            self.journal.list_keys(ctx, actions);
         }
         let pressed = |shortcut| ctx.input_mut(|i| i.consume_shortcut(&shortcut));
         if pressed(OVERLAY) {
@@ -1027,9 +1056,9 @@ impl MindSageApp {
         });
     }
 
-    fn status_bar_ui(&mut self, ctx: &egui::Context) {
+    fn status_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
-        if self.status.is_none() && !hovering {
+        if self.status.is_none() && self.undo_trash.is_none() && !hovering {
             return;
         }
         egui::TopBottomPanel::bottom("status_bar").show(ctx, |ui| {
@@ -1039,10 +1068,20 @@ impl MindSageApp {
                         RichText::new("Drop photos to add them to the open entry, or an export (Day One zip, JSON, Markdown) to import it.")
                             .strong(),
                     );
-                } else if let Some(status) = &self.status {
-                    ui.label(status);
+                } else {
+                    if let Some(id) = self.undo_trash {
+                        ui.label("Moved the entry to the trash.");
+                        if ui.small_button("Undo").clicked() {
+                            actions.push(Action::Send(Request::Restore(id)));
+                            self.undo_trash = None;
+                        }
+                    }
+                    if let Some(status) = &self.status {
+                        ui.label(status);
+                    }
                     if ui.small_button("Dismiss").clicked() {
                         self.status = None;
+                        self.undo_trash = None;
                     }
                 }
             });
@@ -1066,6 +1105,9 @@ impl MindSageApp {
                 ui.label("Nothing was changed. Choose another data folder with --data-dir.");
             });
             return;
+        }
+        if self.shown.replace(self.view) != Some(self.view) && self.view == View::Ask {
+            self.ask.focus_question();
         }
         // Each view lays out its own panels inside this one, which has no frame of its own.
         egui::CentralPanel::default()
@@ -1101,7 +1143,7 @@ impl MindSageApp {
         self.arriving_files(ctx, &mut actions);
         self.top_bar_ui(ctx, &mut actions);
         self.stopped_banner_ui(ctx, &mut actions);
-        self.status_bar_ui(ctx);
+        self.status_bar_ui(ctx, &mut actions);
         self.recorder_ui(ctx, &mut actions);
         self.central_ui(ctx, &mut actions);
         self.importer.ui(ctx, &mut actions);
@@ -1113,6 +1155,7 @@ impl MindSageApp {
         self.start_model_work();
         self.closing_notice_ui(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
+        self.keyboard_was_free = ctx.memory(|m| m.focused().is_none());
         self.frames.record(started.elapsed());
         if let Some(report) = &mut self.launch_report {
             let drawn = match self.view {
