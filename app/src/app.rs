@@ -855,14 +855,21 @@ impl MindSageApp {
             && ctx.memory(|m| m.focused().is_none())
     }
 
-    /// The window's keys: the shortcuts (unless a dialog asks), and the list's keys on
-    /// the journal screen while no widget has the keyboard.
+    /// The window's keys: the shortcuts (unless a dialog asks), and while no widget has
+    /// the keyboard, Esc for the import window (it is on top) and the list's keys on the
+    /// journal screen.
     fn shortcuts(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         if self.dialog_open() {
             return;
         }
-        if self.view == View::Journal && self.keyboard_free(ctx) {
-            self.journal.list_keys(ctx, actions);
+        if self.keyboard_free(ctx) {
+            let escape = |i: &mut egui::InputState| i.consume_key(Modifiers::NONE, Key::Escape);
+            if self.importer.closable() && ctx.input_mut(escape) {
+                self.importer.close();
+            }
+            if self.view == View::Journal {
+                self.journal.list_keys(ctx, actions);
+            }
         }
         let pressed = |shortcut| ctx.input_mut(|i| i.consume_shortcut(&shortcut));
         if pressed(OVERLAY) {

@@ -32,6 +32,10 @@ use app_harness::{app_from, keep_running, shows, type_into, wait_until};
 fn window(data_dir: &Path, first_start: bool) -> Harness<'static, MindSageApp> {
     let mut startup = Startup::on_view(data_dir.to_path_buf(), View::Journal);
     startup.offer_encryption = first_start;
+    window_from(startup)
+}
+
+fn window_from(startup: Startup) -> Harness<'static, MindSageApp> {
     let offline = AiSettings {
         host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
         ..AiSettings::default()
@@ -372,4 +376,17 @@ fn opening_ask_puts_the_cursor_in_the_question() {
     harness.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
     harness.run_steps(3);
     assert!(focused(&harness, Role::TextInput, "Question"));
+}
+
+#[test]
+fn esc_closes_the_import_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut startup = Startup::on_view(dir.path().to_path_buf(), View::Journal);
+    startup.import = Some(dir.path().join("no such export.json"));
+    let mut harness = window_from(startup);
+    wait_until(&mut harness, "the import window", |h| {
+        shows(h, "This could not be imported")
+    });
+    press(&mut harness, Key::Escape, 1);
+    assert!(!shows(&harness, "This could not be imported"));
 }
