@@ -42,6 +42,7 @@ use crate::queue::QueueBar;
 use crate::shell::Shell;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
+use crate::views::dialog::{self, Shown};
 use crate::views::gallery::GalleryView;
 use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
@@ -289,6 +290,13 @@ pub struct MindSageApp {
     offer: Option<PassphraseForm>,
     /// An export waiting for "yes, plain" (the journal is encrypted, exports are not).
     confirm_export: Option<FileChoice>,
+    /// The entry last moved to the trash, while the status bar offers to undo it.
+    undo_trash: Option<EntryId>,
+    /// Whether no widget had the keyboard when the last frame ended: a key that takes
+    /// the focus from a field (Esc) is the field's, not the window's.
+    keyboard_was_free: bool,
+    /// The screen drawn in the last frame (`None` before the first).
+    shown: Option<View>,
 }
 
 impl MindSageApp {
@@ -347,6 +355,9 @@ impl MindSageApp {
             handover: None,
             offer: startup_offer.then(PassphraseForm::default),
             confirm_export: None,
+            undo_trash: None,
+            keyboard_was_free: true,
+            shown: None,
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -544,6 +555,11 @@ impl MindSageApp {
                 self.journal.on_update_failed(id, message);
             }
             Response::Trashed(id) | Response::Restored(id) | Response::Purged(id) => {
+                // The status bar offers to undo the latest trashing while it is in the trash.
+                let trashed = matches!(response, Response::Trashed(_));
+                if trashed || self.undo_trash == Some(id) {
+                    self.undo_trash = trashed.then_some(id);
+                }
                 self.journal_changed();
                 self.journal.on_moved(id, actions);
             }
@@ -818,7 +834,43 @@ impl MindSageApp {
         }
     }
 
+    /// Whether a dialog is asking: it has the keyboard, and the window reads no keys of
+    /// its own until it is answered (see [`dialog`]).
+    fn dialog_open(&self) -> bool {
+        let on_screen = match self.view {
+            View::Journal => self.journal.dialog_open(),
+            View::Settings => self.settings.dialog_open(),
+            View::Dashboard | View::Gallery | View::Ask => false,
+        };
+        on_screen || self.offer.is_some() || self.confirm_export.is_some() || self.closing != Closing::Open
+    }
+
+    /// Whether the keyboard is the window's: no dialog asks, no menu is open (Esc closes
+    /// it), and no widget (a field the person types in, a button moved to with Tab) has
+    /// it or had it a frame ago.
+    fn keyboard_free(&self, ctx: &egui::Context) -> bool {
+        !self.dialog_open()
+            && !egui::Popup::is_any_open(ctx)
+            && self.keyboard_was_free
+            && ctx.memory(|m| m.focused().is_none())
+    }
+
+    /// The window's keys: the shortcuts (unless a dialog asks), and while no widget has
+    /// the keyboard, Esc for the import window (it is on top) and the list's keys on the
+    /// journal screen.
     fn shortcuts(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if self.dialog_open() {
+            return;
+        }
+        if self.keyboard_free(ctx) {
+            let escape = |i: &mut egui::InputState| i.consume_key(Modifiers::NONE, Key::Escape);
+            if self.importer.closable() && ctx.input_mut(escape) {
+                self.importer.close();
+            }
+            if self.view == View::Journal {
+                self.journal.list_keys(ctx, actions);
+            }
+        }
         let pressed = |shortcut| ctx.input_mut(|i| i.consume_shortcut(&shortcut));
         if pressed(OVERLAY) {
             self.overlay.toggle();
@@ -1011,9 +1063,9 @@ impl MindSageApp {
         });
     }
 
-    fn status_bar_ui(&mut self, ctx: &egui::Context) {
+    fn status_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
-        if self.status.is_none() && !hovering {
+        if self.status.is_none() && self.undo_trash.is_none() && !hovering {
             return;
         }
         egui::TopBottomPanel::bottom("status_bar").show(ctx, |ui| {
@@ -1023,10 +1075,20 @@ impl MindSageApp {
                         RichText::new("Drop photos to add them to the open entry, or an export (Day One zip, JSON, Markdown) to import it.")
                             .strong(),
                     );
-                } else if let Some(status) = &self.status {
-                    ui.label(status);
+                } else {
+                    if let Some(id) = self.undo_trash {
+                        ui.label("Moved the entry to the trash.");
+                        if ui.small_button("Undo").clicked() {
+                            actions.push(Action::Send(Request::Restore(id)));
+                            self.undo_trash = None;
+                        }
+                    }
+                    if let Some(status) = &self.status {
+                        ui.label(status);
+                    }
                     if ui.small_button("Dismiss").clicked() {
                         self.status = None;
+                        self.undo_trash = None;
                     }
                 }
             });
@@ -1050,6 +1112,9 @@ impl MindSageApp {
                 ui.label("Nothing was changed. Choose another data folder with --data-dir.");
             });
             return;
+        }
+        if self.shown.replace(self.view) != Some(self.view) && self.view == View::Ask {
+            self.ask.focus_question();
         }
         // Each view lays out its own panels inside this one, which has no frame of its own.
         egui::CentralPanel::default()
@@ -1085,7 +1150,7 @@ impl MindSageApp {
         self.arriving_files(ctx, &mut actions);
         self.top_bar_ui(ctx, &mut actions);
         self.stopped_banner_ui(ctx, &mut actions);
-        self.status_bar_ui(ctx);
+        self.status_bar_ui(ctx, &mut actions);
         self.recorder_ui(ctx, &mut actions);
         self.central_ui(ctx, &mut actions);
         self.importer.ui(ctx, &mut actions);
@@ -1097,6 +1162,7 @@ impl MindSageApp {
         self.start_model_work();
         self.closing_notice_ui(ctx);
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
+        self.keyboard_was_free = ctx.memory(|m| m.focused().is_none());
         self.frames.record(started.elapsed());
         if let Some(report) = &mut self.launch_report {
             let drawn = match self.view {
@@ -1113,56 +1179,55 @@ impl MindSageApp {
 }
 
 impl MindSageApp {
-    /// The first start's offer: encrypt the new journal now, or not.
+    /// The first start's offer: encrypt the new journal now, or not ("Not now", Esc).
+    /// The keyboard starts in the passphrase field.
     fn offer_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(form) = &mut self.offer else {
             return;
         };
-        let mut close = false;
-        egui::Modal::new(egui::Id::new("offer_encryption")).show(ctx, |ui| {
-            ui.set_max_width(420.0);
+        // `Some(passphrase)`: encrypt; `None`: not now.
+        let answer = dialog::show(ctx, "offer_encryption", None, |ui| {
             ui.heading("Encrypt your journal?");
             ui.label(
                 "With a passphrase, the journal file, its search index and its backups can only be \
                  read by someone who knows it. Search stays as fast. You can change this later in Settings.",
             );
             ui.add_space(6.0);
-            if let Some(passphrase) = form.ui(ui, "Encrypt") {
-                let remember = form.remember;
-                actions.push(Action::Encryption(EncryptionChange::Encrypt {
-                    passphrase,
-                    remember,
-                }));
-                close = true;
+            let mut answer = form.ui(ui, "Encrypt").map(Some);
+            if ui.button("Not now").clicked() {
+                answer = Some(None);
             }
-            close |= ui.button("Not now").clicked();
+            Shown {
+                answer,
+                focus: form.first_field(),
+            }
         });
-        if close {
-            self.offer = None;
+        let Some(answer) = answer else {
+            return;
+        };
+        if let Some(passphrase) = answer {
+            let remember = form.remember;
+            actions.push(Action::Encryption(EncryptionChange::Encrypt {
+                passphrase,
+                remember,
+            }));
         }
+        self.offer = None;
     }
 
-    /// "Exports are plain": asked before an export of an encrypted journal.
+    /// "Exports are plain": asked before an export of an encrypted journal. The keyboard
+    /// starts on Cancel; Esc cancels.
     fn confirm_export_ui(&mut self, ctx: &egui::Context) {
         let Some(choice) = self.confirm_export else {
             return;
         };
-        let mut answer = None;
-        egui::Modal::new(egui::Id::new("confirm_export")).show(ctx, |ui| {
-            ui.set_max_width(420.0);
+        let answer = dialog::show(ctx, "confirm_export", false, |ui| {
             ui.heading("Export as plain files?");
             ui.label(
                 "Your journal is encrypted, but an export is not: anyone who can read the exported \
                  files can read every entry in them. Keep them somewhere safe, and delete them when done.",
             );
-            ui.horizontal(|ui| {
-                if ui.button("Export anyway").clicked() {
-                    answer = Some(true);
-                }
-                if ui.button("Cancel").clicked() {
-                    answer = Some(false);
-                }
-            });
+            dialog::yes_or_no(ui, "Export anyway", "Cancel")
         });
         if let Some(yes) = answer {
             self.confirm_export = None;

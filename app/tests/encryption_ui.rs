@@ -299,6 +299,34 @@ fn the_first_start_on_a_new_journal_offers_encryption() {
     assert!(!shows(&harness, "Encrypt your journal?"), "offered once");
 }
 
+#[test]
+fn the_plain_export_question_has_the_keyboard_and_esc_cancels_it() {
+    let dir = tempfile::tempdir().unwrap();
+    encrypted_journal(dir.path());
+    let mut harness = window(dir.path());
+    unlock(&mut harness, PASSPHRASE);
+    wait_until(&mut harness, "the journal open", lists_the_entry);
+    click(&mut harness, "Menu");
+    click(&mut harness, "Export as JSON…");
+    wait_until(&mut harness, "the question", |h| {
+        shows(h, "Export as plain files?")
+    });
+    assert!(
+        harness.get_by_role_and_label(Role::Button, "Cancel").is_focused(),
+        "the keyboard starts on the safe answer"
+    );
+    // Ctrl+L would lock the journal behind the question: it stays unheard.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::L);
+    harness.run_steps(3);
+    assert!(!harness.state().locked() && shows(&harness, "Export as plain files?"));
+
+    harness.key_press(Key::Escape);
+    wait_until(&mut harness, "the question gone", |h| {
+        !shows(h, "Export as plain files?")
+    });
+    assert!(lists_the_entry(&harness) && !harness.state().locked());
+}
+
 /// A journal with one marked entry, encrypted with [`PASSPHRASE`]; its key.
 fn encrypted_journal(data_dir: &Path) -> JournalKey {
     journal(data_dir);

@@ -40,6 +40,8 @@ pub struct AskView {
     scroll_to: Option<usize>,
     /// Saved chats, most recent first; `None` until read.
     history: Option<Vec<ChatSummary>>,
+    /// Put the cursor in the question on the next frame (the screen was just opened).
+    focus_question: bool,
 }
 
 impl AskView {
@@ -110,6 +112,11 @@ impl AskView {
             .rev()
             .find(|e| e.timings.is_some())
             .map(|e| e.stages.as_slice())
+    }
+
+    /// The screen was opened: the cursor goes into the question, ready to type.
+    pub fn focus_question(&mut self) {
+        self.focus_question = true;
     }
 
     /// Asks `question` as typing it and pressing Send does.
@@ -212,6 +219,9 @@ impl AskView {
                         .desired_width(ui.available_width() - 80.0),
                 )
                 .labelled_by(label.id);
+            if std::mem::take(&mut self.focus_question) {
+                field.request_focus();
+            }
             let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             let button = ui.add_enabled(!self.streaming, egui::Button::new("Send"));
             if entered || button.clicked() {

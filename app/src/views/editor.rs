@@ -754,6 +754,15 @@ impl Editor {
         }
     }
 
+    /// Moves entry `id` to the trash, its edits on screen saved first, so the trash (and
+    /// an undo) keeps them.
+    pub fn trash(&mut self, id: EntryId, actions: &mut Vec<Action>) {
+        if self.entry_id() == Some(id) {
+            self.flush(actions);
+        }
+        actions.push(Action::Send(Request::Trash(id)));
+    }
+
     /// The editor: a header, the title, tags and mood with the model's suggestions for
     /// them, the model's summary, the text.
     pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
@@ -762,8 +771,7 @@ impl Editor {
         };
         let status = self.status(doc);
         if let Some(id) = self.header_ui(ui, &status) {
-            self.flush(actions);
-            actions.push(Action::Send(Request::Trash(id)));
+            self.trash(id, actions);
         }
         if let Some(notice) = &self.notice {
             ui.label(RichText::new(notice).small());

@@ -87,6 +87,18 @@ impl Importer {
         wrote
     }
 
+    /// Whether the window shows and may be closed: not while writing, which Stop ends.
+    pub fn closable(&self) -> bool {
+        !matches!(self.stage, Stage::Idle | Stage::Writing { .. })
+    }
+
+    /// Closes the window (its ×, Esc), unless it is writing.
+    pub fn close(&mut self) {
+        if self.closable() {
+            self.stage = Stage::Idle;
+        }
+    }
+
     /// The window, while there is an import to show.
     pub fn ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         if matches!(self.stage, Stage::Idle) {
@@ -100,9 +112,8 @@ impl Importer {
             .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
             .open(&mut open)
             .show(ctx, |ui| self.stage_ui(ui, actions));
-        let writing = matches!(self.stage, Stage::Writing { .. });
-        if !open && !writing {
-            self.stage = Stage::Idle;
+        if !open {
+            self.close();
         }
     }
 

@@ -14,6 +14,7 @@ use mindsage_core::drafts::Drafts;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
 use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
 
+use super::dialog;
 use super::editor::Editor;
 use super::paged::Paged;
 use super::{Action, display_time, entry_title, untitled_row};
@@ -60,6 +61,23 @@ impl SearchBox {
     }
 }
 
+/// The list's keyboard cursor: the row Up and Down move, Enter opens and Delete moves to
+/// the trash. It follows its entry while that is loaded, so a reload that reorders the
+/// list (a save) leaves it on the same entry; it keeps its place while the row is not
+/// loaded yet, or has left the list (trashed: the cursor is then on the next one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ListCursor {
+    index: usize,
+    id: Option<EntryId>,
+}
+
+/// Where the list is scrolled, as last drawn: the cursor is scrolled into it.
+#[derive(Default)]
+struct ListView {
+    offset: f32,
+    height: f32,
+}
+
 #[derive(Default)]
 pub struct JournalView {
     filter: ListFilter,
@@ -72,6 +90,10 @@ pub struct JournalView {
     /// The entry whose permanent deletion waits for the person's confirmation.
     confirm_purge: Option<EntryId>,
     search: SearchBox,
+    cursor: Option<ListCursor>,
+    /// The cursor moved: the list scrolls to it on the next frame it draws.
+    scroll_to_cursor: bool,
+    shown: ListView,
     /// Where unsaved text is kept as files (`drafts/` in the data folder), sealed when
     /// the journal is encrypted.
     drafts: Drafts,
@@ -178,6 +200,7 @@ impl JournalView {
         if self.filter != filter {
             self.filter = filter;
             self.trashed = None;
+            self.cursor = None;
             self.reload(actions);
         }
     }
@@ -194,6 +217,7 @@ impl JournalView {
 
     /// An entry asked for to open: trashed ones show read-only, others in the editor.
     pub fn on_entry(&mut self, entry: Entry, actions: &mut Vec<Action>) {
+        self.put_cursor_on(entry.id);
         if entry.is_deleted {
             self.trashed = Some(entry);
         } else {
@@ -288,6 +312,108 @@ impl JournalView {
         }
     }
 
+    // The keyboard.
+
+    /// Whether a dialog of this screen is asking (the window's keys wait meanwhile).
+    pub fn dialog_open(&self) -> bool {
+        self.confirm_purge.is_some()
+    }
+
+    /// The list's keys, read when the keyboard is the list's (no field and no dialog has
+    /// it): Up and Down move the cursor, Enter opens its entry, Delete moves it to the
+    /// trash (in the trash: asks to delete it forever), Esc clears the search.
+    pub fn list_keys(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        use egui::{Key, Modifiers};
+        let [up, down, enter, delete, escape] =
+            [Key::ArrowUp, Key::ArrowDown, Key::Enter, Key::Delete, Key::Escape]
+                .map(|key| ctx.input_mut(|i| i.count_and_consume_key(Modifiers::NONE, key)));
+        if escape > 0 && self.search.active() {
+            self.clear_search(actions);
+        }
+        if self.search.active() {
+            return; // the list is hidden behind the results
+        }
+        if up + down > 0 {
+            self.move_cursor(down as isize - up as isize);
+        }
+        let Some(id) = self.cursor_entry() else {
+            return;
+        };
+        if enter > 0 {
+            actions.push(Action::OpenEntry(id));
+        }
+        if delete > 0 {
+            if self.filter.trash {
+                self.confirm_purge = Some(id);
+            } else {
+                self.editor.trash(id, actions);
+            }
+        }
+    }
+
+    fn clear_search(&mut self, actions: &mut Vec<Action>) {
+        self.search.text.clear();
+        self.search.changed(actions);
+    }
+
+    /// Rows the list has room for: those loaded, and those counted but not loaded yet
+    /// (a counted list) or the one placeholder that asks for the next page (the trash,
+    /// a tag's entries).
+    fn known_rows(&self) -> usize {
+        let rows = self.list.rows().len();
+        match (self.filter.trash || self.filter.tag.is_some(), self.total) {
+            // Counted lists: the scrollbar covers the whole journal from the start.
+            (false, Some(total)) => (total as usize).max(rows),
+            (false, None) => rows,
+            (true, _) => rows + usize::from(!self.list.exhausted()),
+        }
+    }
+
+    /// The cursor's row: its entry's, if loaded, else where it was.
+    fn cursor_index(&self) -> Option<usize> {
+        let cursor = self.cursor?;
+        let rows = self.list.rows();
+        let index = cursor
+            .id
+            .and_then(|id| rows.iter().position(|row| row.id == id))
+            .unwrap_or(cursor.index);
+        Some(index.min(self.known_rows().checked_sub(1)?))
+    }
+
+    /// The entry under the cursor, once its row is loaded.
+    fn cursor_entry(&self) -> Option<EntryId> {
+        self.list.rows().get(self.cursor_index()?).map(|row| row.id)
+    }
+
+    /// Moves the cursor `steps` rows down (up when negative), from the open entry's row
+    /// when there is no cursor yet; the first move with neither lands on the first row.
+    fn move_cursor(&mut self, steps: isize) {
+        let Some(last) = self.known_rows().checked_sub(1) else {
+            return;
+        };
+        let open = self.trashed.as_ref().map(|e| e.id).or(self.editor.entry_id());
+        let from = self.cursor_index().or_else(|| {
+            let rows = self.list.rows();
+            open.and_then(|id| rows.iter().position(|row| row.id == id))
+        });
+        let index = match from {
+            Some(from) => from.saturating_add_signed(steps).min(last),
+            None => 0,
+        };
+        self.cursor = Some(ListCursor {
+            index,
+            id: self.list.rows().get(index).map(|row| row.id),
+        });
+        self.scroll_to_cursor = true;
+    }
+
+    /// Puts the cursor on entry `id`'s row (it was opened), if the row is loaded.
+    fn put_cursor_on(&mut self, id: EntryId) {
+        if let Some(index) = self.list.rows().iter().position(|row| row.id == id) {
+            self.cursor = Some(ListCursor { index, id: Some(id) });
+        }
+    }
+
     // Drawing.
 
     pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
@@ -352,6 +478,10 @@ impl JournalView {
         if search.changed() {
             self.search.changed(actions);
         }
+        // Esc takes the focus from a field (egui), and here the text with it.
+        if search.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+            self.clear_search(actions);
+        }
         ui.separator();
     }
 
@@ -362,12 +492,7 @@ impl JournalView {
         }
         let row_height = ui.text_style_height(&egui::TextStyle::Body) * 3.0 + 8.0;
         let rows = self.list.rows().len();
-        let known_rows = match (self.filter.trash || self.filter.tag.is_some(), self.total) {
-            // Counted lists: the scrollbar covers the whole journal from the start.
-            (false, Some(total)) => (total as usize).max(rows),
-            (false, None) => rows,
-            (true, _) => rows + usize::from(!self.list.exhausted()),
-        };
+        let known_rows = self.known_rows();
         if known_rows == 0 {
             ui.add_space(12.0);
             ui.label(match (self.filter.trash, self.total) {
@@ -380,51 +505,63 @@ impl JournalView {
         }
         let mut wanted_up_to = 0usize;
         let open_id = self.trashed.as_ref().map(|e| e.id).or(self.editor.entry_id());
-        ScrollArea::vertical().auto_shrink([false, false]).show_rows(
-            ui,
-            row_height,
-            known_rows,
-            |ui, range| {
-                wanted_up_to = range.end;
-                for index in range {
-                    match self.list.rows().get(index) {
-                        Some(row) => list_row_ui(ui, row, open_id == Some(row.id), row_height, actions),
-                        None => {
+        let cursor = self.cursor_index();
+        let mut scroll = ScrollArea::vertical().auto_shrink([false, false]);
+        if let Some(index) = cursor.filter(|_| std::mem::take(&mut self.scroll_to_cursor)) {
+            let pitch = row_height + ui.spacing().item_spacing.y;
+            scroll = scroll.vertical_scroll_offset(offset_showing(index, pitch, row_height, &self.shown));
+        }
+        let output = scroll.show_rows(ui, row_height, known_rows, |ui, range| {
+            wanted_up_to = range.end;
+            for index in range {
+                let at_cursor = cursor == Some(index);
+                match self.list.rows().get(index) {
+                    Some(row) => {
+                        let look = RowLook {
+                            open: open_id == Some(row.id),
+                            cursor: at_cursor,
+                        };
+                        list_row_ui(ui, row, look, row_height, actions)
+                    }
+                    None => {
+                        let placeholder =
                             ui.add_sized([ui.available_width(), row_height], egui::Label::new("…"));
+                        if at_cursor {
+                            cursor_ring(ui, placeholder.rect);
                         }
                     }
                 }
-            },
-        );
+            }
+        });
+        self.shown = ListView {
+            offset: output.state.offset.y,
+            height: output.inner_rect.height(),
+        };
         if wanted_up_to + PAGE_SIZE as usize / 2 > rows {
             let missing = (wanted_up_to + PAGE_SIZE as usize).saturating_sub(rows) as u32;
             self.request_rows(actions, missing.clamp(PAGE_SIZE, MAX_CATCH_UP_ROWS));
         }
     }
 
+    /// "Delete this entry forever?", the keyboard on Cancel; Esc cancels.
     fn purge_confirmation_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(id) = self.confirm_purge else {
             return;
         };
-        let modal = egui::Modal::new(egui::Id::new("confirm_purge")).show(ctx, |ui| {
+        let answer = dialog::show(ctx, "confirm_purge", false, |ui| {
             ui.heading("Delete this entry forever?");
             ui.label(
                 "Its text, tags and photos are erased from the journal on disk. This cannot be \
                  undone. Backups made before now keep it until they are replaced.",
             );
             ui.add_space(8.0);
-            ui.horizontal(|ui| {
-                if ui.button("Delete forever").clicked() {
-                    actions.push(Action::Send(Request::Purge(id)));
-                    self.confirm_purge = None;
-                }
-                if ui.button("Cancel").clicked() {
-                    self.confirm_purge = None;
-                }
-            });
+            dialog::yes_or_no(ui, "Delete forever", "Cancel")
         });
-        if modal.should_close() {
+        if let Some(purge) = answer {
             self.confirm_purge = None;
+            if purge {
+                actions.push(Action::Send(Request::Purge(id)));
+            }
         }
     }
 }
@@ -467,28 +604,60 @@ fn title_and_date_ui(ui: &mut egui::Ui, title: &str, created_at: &str) {
     );
 }
 
+/// How a row of the list stands out.
+#[derive(Clone, Copy, Default)]
+struct RowLook {
+    /// Its entry is open (filled).
+    open: bool,
+    /// The keyboard cursor is on it (ringed, and "selected" to assistive technology).
+    cursor: bool,
+}
+
 /// Makes `rect` one button to the person and to assistive technology, named `name`,
-/// highlighted when selected or under the pointer.
-fn clickable(
-    ui: &mut egui::Ui,
-    rect: egui::Rect,
-    id: egui::Id,
-    name: &str,
-    selected: bool,
-) -> egui::Response {
+/// highlighted as `look` says and when under the pointer.
+fn clickable(ui: &mut egui::Ui, rect: egui::Rect, id: egui::Id, name: &str, look: RowLook) -> egui::Response {
     let response = ui.interact(rect, id, egui::Sense::click());
-    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name));
-    if selected || response.hovered() {
+    response.widget_info(|| {
+        let mut info = egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name);
+        info.selected = look.cursor.then_some(true);
+        info
+    });
+    if look.open || response.hovered() {
         ui.painter().rect_filled(
             response.rect,
             4.0,
             ui.visuals()
                 .selection
                 .bg_fill
-                .gamma_multiply(if selected { 0.35 } else { 0.12 }),
+                .gamma_multiply(if look.open { 0.35 } else { 0.12 }),
         );
     }
+    if look.cursor {
+        cursor_ring(ui, response.rect);
+    }
     response
+}
+
+/// The keyboard cursor's mark around a row.
+fn cursor_ring(ui: &egui::Ui, rect: egui::Rect) {
+    let stroke = ui.visuals().selection.stroke;
+    ui.painter()
+        .rect_stroke(rect, 4.0, stroke, egui::StrokeKind::Inside);
+}
+
+/// The scroll offset that shows row `index` of rows `pitch` apart, each `height` tall,
+/// in a list `shown` as it was last drawn: unchanged while the row is in view, else
+/// moved just enough to bring it in at the nearer edge.
+fn offset_showing(index: usize, pitch: f32, height: f32, shown: &ListView) -> f32 {
+    let top = index as f32 * pitch;
+    let bottom = top + height;
+    if top < shown.offset {
+        top
+    } else if bottom > shown.offset + shown.height {
+        bottom - shown.height
+    } else {
+        shown.offset
+    }
 }
 
 fn search_hit_ui(ui: &mut egui::Ui, hit: &SearchHit) -> egui::Response {
@@ -500,7 +669,13 @@ fn search_hit_ui(ui: &mut egui::Ui, hit: &SearchHit) -> egui::Response {
         })
         .response
         .rect;
-    clickable(ui, rect, ui.id().with(("hit", hit.entry_id)), &title, false)
+    clickable(
+        ui,
+        rect,
+        ui.id().with(("hit", hit.entry_id)),
+        &title,
+        RowLook::default(),
+    )
 }
 
 /// A snippet with the matched words on a highlight, from search's STX/ETX markers.
@@ -561,7 +736,7 @@ fn trashed_entry_ui(
 /// One row of the list: title and date, the start of the text, and its tags, each tag
 /// a link to the entries carrying it. The row's own click is registered first, so the
 /// tag links drawn over it take their clicks.
-fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32, actions: &mut Vec<Action>) {
+fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, look: RowLook, height: f32, actions: &mut Vec<Action>) {
     let (title, preview) = if row.title.trim().is_empty() {
         let (first, rest) = untitled_row(&row.preview);
         (entry_title("", first), rest)
@@ -569,7 +744,7 @@ fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32, a
         (entry_title(&row.title, ""), row.preview.as_str())
     };
     let rect = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(ui.available_width(), height));
-    if clickable(ui, rect, ui.id().with(("row", row.id)), &title, selected).clicked() {
+    if clickable(ui, rect, ui.id().with(("row", row.id)), &title, look).clicked() {
         actions.push(Action::OpenEntry(row.id));
     }
     let contents = egui::UiBuilder::new()
@@ -593,4 +768,26 @@ fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, selected: bool, height: f32, a
             });
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ListView, offset_showing};
+
+    #[test]
+    fn the_list_scrolls_only_as_far_as_brings_the_cursor_in() {
+        // Rows 10 apart, 8 tall, in a list 35 tall scrolled to 100 (rows 10 to 13 in view).
+        let shown = ListView {
+            offset: 100.0,
+            height: 35.0,
+        };
+        assert_eq!(offset_showing(11, 10.0, 8.0, &shown), 100.0, "in view: no scroll");
+        assert_eq!(offset_showing(9, 10.0, 8.0, &shown), 90.0, "above: at the top");
+        assert_eq!(
+            offset_showing(14, 10.0, 8.0, &shown),
+            113.0,
+            "below: at the bottom"
+        );
+        assert_eq!(offset_showing(0, 10.0, 8.0, &shown), 0.0);
+    }
 }

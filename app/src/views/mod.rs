@@ -12,6 +12,7 @@ use crate::protocol::{AiRequest, Request, VoiceRequest};
 
 pub mod ask;
 pub mod dashboard;
+pub mod dialog;
 pub mod editor;
 pub mod gallery;
 pub mod history;

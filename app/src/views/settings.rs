@@ -11,6 +11,7 @@ use mindsage_core::settings::{Settings, Theme};
 
 use mindsage_core::voice::recordings;
 
+use super::dialog;
 use super::unlock::PassphraseForm;
 use super::{Action, EncryptionChange, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
@@ -534,24 +535,44 @@ impl SettingsView {
                 }
             }
             Restoring::Confirm { path, entries } => {
-                ui.label(RichText::new("Replace the journal with this backup?").strong());
-                ui.label(format!(
-                    "{} holds {}. What was written after it was made is not in it. The journal \
-                     as it is now is kept with the backups first, so you can go back.",
-                    path.display(),
-                    super::importing::entries(entries as usize)
-                ));
-                ui.horizontal(|ui| {
-                    if ui.button("Replace the journal").clicked() {
-                        actions.push(Action::RestoreBackup(path.clone()));
-                        self.restoring = Some(Restoring::Running(path));
-                    }
-                    if ui.button("Cancel").clicked() {
-                        self.restoring = None;
-                    }
-                });
+                ui.label(format!("Restore {}?", path.display()));
+                self.confirm_restore_ui(ui.ctx(), path, entries, actions);
             }
         }
+    }
+
+    /// "Replace the journal with this backup?", the keyboard on Cancel; Esc cancels.
+    fn confirm_restore_ui(
+        &mut self,
+        ctx: &egui::Context,
+        path: PathBuf,
+        entries: u64,
+        actions: &mut Vec<Action>,
+    ) {
+        let answer = dialog::show(ctx, "confirm_restore", false, |ui| {
+            ui.heading("Replace the journal with this backup?");
+            ui.label(format!(
+                "{} holds {}. What was written after it was made is not in it. The journal \
+                 as it is now is kept with the backups first, so you can go back.",
+                path.display(),
+                super::importing::entries(entries as usize)
+            ));
+            ui.add_space(8.0);
+            dialog::yes_or_no(ui, "Replace the journal", "Cancel")
+        });
+        match answer {
+            Some(true) => {
+                actions.push(Action::RestoreBackup(path.clone()));
+                self.restoring = Some(Restoring::Running(path));
+            }
+            Some(false) => self.restoring = None,
+            None => {}
+        }
+    }
+
+    /// Whether a dialog of this screen is asking (the window's keys wait meanwhile).
+    pub fn dialog_open(&self) -> bool {
+        matches!(self.restoring, Some(Restoring::Confirm { .. }))
     }
 
     fn local_model_ui(&mut self, ui: &mut egui::Ui) {

@@ -25,6 +25,9 @@ pub struct PassphraseForm {
     first: String,
     again: String,
     pub remember: bool,
+    /// The first field's widget, once drawn: where a dialog asking for a passphrase puts
+    /// the keyboard.
+    first_field: Option<egui::Id>,
 }
 
 impl PassphraseForm {
@@ -34,12 +37,14 @@ impl PassphraseForm {
         let mut submitted = false;
         egui::Grid::new("passphrase_form").num_columns(2).show(ui, |ui| {
             let label = ui.label("New passphrase");
-            ui.add(
-                egui::TextEdit::singleline(&mut self.first)
-                    .password(true)
-                    .id_salt("new_passphrase"),
-            )
-            .labelled_by(label.id);
+            let first = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.first)
+                        .password(true)
+                        .id_salt("new_passphrase"),
+                )
+                .labelled_by(label.id);
+            self.first_field = Some(first.id);
             ui.end_row();
             let label = ui.label("Type it again");
             let again = ui
@@ -74,6 +79,12 @@ impl PassphraseForm {
         let passphrase = Passphrase::new(std::mem::take(&mut self.first)).ok();
         zeroize_string(&mut self.again);
         passphrase
+    }
+
+    /// The first field, where the keyboard goes when the form is asked for (before it is
+    /// drawn: no widget).
+    pub fn first_field(&self) -> egui::Id {
+        self.first_field.unwrap_or(egui::Id::NULL)
     }
 
     fn problem(&self) -> Option<&'static str> {
