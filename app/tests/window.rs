@@ -4,9 +4,10 @@
 //! `DISPLAY` when set, otherwise starts its own Xvfb (`scripts/install-deps.sh test`
 //! installs it); without either the tests say so and pass.
 
+use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mindsage::launch_report::{StartupLine, ViewsLine, VirtualDisplay};
@@ -45,12 +46,12 @@ fn seeded_journal(entries: usize) -> tempfile::TempDir {
     dir
 }
 
-/// Runs the window with `args` until it exits by itself; its standard output.
-fn window(display: &str, data_dir: &Path, args: &[&str]) -> String {
-    // Files, not pipes: nobody reads a pipe while the window runs, and a full one would
-    // stop the app.
+/// The window started with `args` (no model reachable), and the files its standard
+/// output and error go to: files, not pipes, since nobody reads a pipe while the window
+/// runs, and a full one would stop the app.
+fn start_window(display: &str, data_dir: &Path, args: &[&str]) -> (Child, File, File) {
     let (stdout, stderr) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mindsage"))
+    let child = Command::new(env!("CARGO_BIN_EXE_mindsage"))
         .arg("--data-dir")
         .arg(data_dir)
         .args(args)
@@ -63,6 +64,18 @@ fn window(display: &str, data_dir: &Path, args: &[&str]) -> String {
         .stderr(stderr.try_clone().unwrap())
         .spawn()
         .expect("start mindsage");
+    (child, stdout, stderr)
+}
+
+/// Runs the window with `args` until it exits by itself; its standard output.
+fn window(display: &str, data_dir: &Path, args: &[&str]) -> String {
+    let (child, stdout, stderr) = start_window(display, data_dir, args);
+    wait_for_exit(child, stderr);
+    read_back(stdout)
+}
+
+/// Waits for the window to close by itself, and for it to have succeeded.
+fn wait_for_exit(mut child: Child, stderr: File) {
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > PATIENCE {
@@ -73,10 +86,9 @@ fn window(display: &str, data_dir: &Path, args: &[&str]) -> String {
     }
     let status = child.wait().unwrap();
     assert!(status.success(), "stderr: {}", read_back(stderr));
-    read_back(stdout)
 }
 
-fn read_back(mut file: std::fs::File) -> String {
+fn read_back(mut file: File) -> String {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).unwrap();
     file.read_to_string(&mut text).unwrap();
@@ -121,4 +133,115 @@ fn exercising_views_reports_the_switches_and_the_memory() {
     let views = ViewsLine::parse(lines[1]).unwrap();
     assert_eq!(views.switches, 5);
     assert!(views.rss_bytes > 1024 * 1024, "{printed}");
+}
+
+/// Runs `xdotool` on `display`; false when it failed.
+fn xdotool(display: &str, args: &[&str]) -> bool {
+    Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The window's X id, once it is mapped.
+fn window_id(display: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let found = Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--name", "^MindSage$"])
+            .env("DISPLAY", display)
+            .output()
+            .unwrap();
+        if let Some(id) = String::from_utf8_lossy(&found.stdout).lines().next() {
+            return id.to_owned();
+        }
+        assert!(started.elapsed() < PATIENCE, "the window did not appear");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Types `text` a word at a time at `keys_per_second`, pausing `pause` after each word:
+/// longer than the autosave's wait, as a person stopping to think.
+fn type_like_a_person(display: &str, text: &str, keys_per_second: u64, pause: Duration) {
+    let delay = (1000 / keys_per_second).to_string();
+    for word in text.split_inclusive(' ') {
+        assert!(xdotool(display, &["type", "--delay", &delay, word]));
+        std::thread::sleep(pause);
+    }
+}
+
+/// Clicks at `x`, `y` in the window (its fields sit where a person sees them: the
+/// window is 1100 by 720 at the screen's corner, as `mindsage` opens it on Xvfb with
+/// no window manager).
+fn click(display: &str, window: &str, x: u32, y: u32) {
+    assert!(xdotool(
+        display,
+        &[
+            "mousemove",
+            "--window",
+            window,
+            &x.to_string(),
+            &y.to_string(),
+            "click",
+            "1"
+        ]
+    ));
+    std::thread::sleep(Duration::from_millis(400));
+}
+
+/// Issue #29's reproduction, kept as a test: in the real window, with no model running,
+/// a person starts an entry with Ctrl+N, clicks into the title and then the tags, and
+/// types at three to four keys a second with pauses after words. The title lost its
+/// spaces ("Walkby the sea") and the tags their commas ("redgreene") at the pauses.
+#[test]
+fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
+    let Some((display, _server)) = display() else {
+        return;
+    };
+    if !xdotool(&display, &["version"]) {
+        eprintln!("skipped: no xdotool (scripts/install-deps.sh test installs it)");
+        return;
+    }
+    let journal = seeded_journal(3);
+    let (child, _stdout, stderr) = start_window(&display, journal.path(), &[]);
+    let window = window_id(&display);
+    // The journal's first rows, in a debug build drawn by software GL.
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(xdotool(&display, &["windowfocus", "--sync", &window]));
+    assert!(xdotool(&display, &["key", "ctrl+n"]));
+    std::thread::sleep(Duration::from_secs(1));
+    let pause = Duration::from_millis(1100);
+    type_like_a_person(&display, "Rain on the window all day", 4, pause);
+    click(&display, &window, 740, 84); // Title
+    type_like_a_person(&display, "Walk by the sea, then tea", 4, pause);
+    click(&display, &window, 536, 109); // Tags
+    type_like_a_person(&display, "red, green, blue, yellow", 3, pause);
+    // Closed as the system closes it: the app saves, then exits.
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    wait_for_exit(child, stderr);
+
+    let listed = Command::new(env!("CARGO_BIN_EXE_mindsage"))
+        .arg("--data-dir")
+        .arg(journal.path())
+        .args(["list", "--json"])
+        .env_remove("MINDSAGE_DATA_DIR")
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let newest = &listed[0];
+    assert_eq!(newest["title"], "Walk by the sea, then tea", "{newest:#}");
+    assert_eq!(newest["preview"], "Rain on the window all day", "{newest:#}");
+    assert_eq!(
+        newest["tags"],
+        serde_json::json!(["blue", "green", "red", "yellow"]),
+        "{newest:#}"
+    );
 }
