@@ -684,6 +684,10 @@ impl MindSageApp {
                     self.tell_also(told);
                 }
             }
+            Response::ChangedElsewhere => {
+                self.journal_changed();
+                self.journal.on_changed_elsewhere(actions);
+            }
             Response::Flushed => {
                 if let Closing::Saving { flushed, .. } = &mut self.closing {
                     *flushed = true;

@@ -42,8 +42,9 @@ pub enum Request {
     Count,
     /// An entry to open in the journal.
     Entry(EntryId),
-    /// An entry read again because the local model wrote its title, summary and mood:
-    /// answered with [`Response::Refreshed`], which updates what shows it and opens nothing.
+    /// An entry read again because the local model wrote its title, summary and mood, or
+    /// another program wrote to the journal ([`Response::ChangedElsewhere`]): answered
+    /// with [`Response::Refreshed`], which updates what shows it and opens nothing.
     Refresh(EntryId),
     /// Hybrid search for the search box; keyword-only when `embedding` is `None`.
     Search {
@@ -362,6 +363,10 @@ pub enum Response {
     Queue(QueueStatus),
     /// Every write sent before [`Request::Flush`] is in the file.
     Flushed,
+    /// Another program (or this app's import, on a connection of its own) has written
+    /// to the journal since the reader last looked: what shows the journal reads it
+    /// again. The app's own saves never send it.
+    ChangedElsewhere,
     /// A thread died of a bug: what it did, in the person's words, and whether saves are
     /// lost with it (the reader and the writer). Requests to it are lost until
     /// [`crate::backend::Backend::restart`].

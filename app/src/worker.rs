@@ -5,12 +5,14 @@
 //! the [`Writer`] thread, which replies straight to the UI, so a long save never holds
 //! up a read. Photos are decoded on a short-lived import thread, never on either. The
 //! reader also starts the model's job runner, once the window asks
-//! ([`Request::StartModelWork`]).
+//! ([`Request::StartModelWork`]), and looks about once a second whether another
+//! program wrote to the journal ([`OtherWriters`]), so the window follows it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::Receiver;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 use chrono::{Datelike, Local, NaiveDate};
 use rusqlite::Connection;
@@ -43,6 +45,10 @@ const CHATS_LISTED: u32 = 100;
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
 
+/// How often the reader looks whether another program wrote to the journal: the window
+/// shows another program's entry about this long after it is saved.
+const LOOK_FOR_OTHER_WRITERS: Duration = Duration::from_secs(1);
+
 /// What the reader thread does, as the app tells the person when it stops.
 const READER: &str = "reading the journal";
 /// What the writer thread does.
@@ -70,6 +76,8 @@ struct Reader {
     /// (imports and exports, so a long one never holds up the writer's queue).
     journal: PathBuf,
     options: StorageOptions,
+    /// Notices the commits of other programs.
+    others: OtherWriters,
 }
 
 const USER: UserId = DEFAULT_USER;
@@ -96,7 +104,9 @@ pub(crate) fn serve(
         Err(e) => return reply.send(Response::OpenFailed(e.to_string())),
     };
     let writer = Arc::new(writer);
+    let others = OtherWriters::start(&conn, &writer, &reply);
     let mut reader = Reader {
+        others,
         conn,
         enrichment: None,
         model_work: Some((ai, path.clone(), options.clone())),
@@ -112,10 +122,100 @@ pub(crate) fn serve(
     if recover_drafts {
         reader.recover_drafts();
     }
-    for request in inbox {
-        puffin::profile_scope!("worker.request");
-        reader.handle(request);
+    loop {
+        match inbox.recv_timeout(reader.others.until_next_look()) {
+            Ok(request) => {
+                puffin::profile_scope!("worker.request");
+                reader.handle(request);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        reader
+            .others
+            .look_if_due(&reader.conn, &reader.writer, &reader.reply);
     }
+}
+
+/// Notices what other programs commit to the journal (`mindsage add` in a terminal,
+/// another window) and what this app commits through connections other than its
+/// writer's (a journal import), and tells the window ([`Response::ChangedElsewhere`]).
+///
+/// `PRAGMA data_version` on a connection moves when another connection commits. The
+/// reader's, looked at once a second, moves for every commit, the app's own saves and
+/// the model's results included (and for the writer's checkpoints, which rewrite the
+/// WAL's header); nothing more is done while it stays put. When it has moved, the
+/// writer's connection is asked in turn ([`Writer::look`], a read that brings on no
+/// checkpoint): the writer's `data_version` moves only for commits it did not make, so
+/// the window hears of other writers only, and the person's own typing, whose saves
+/// already refresh what shows them, sets off no refresh.
+struct OtherWriters {
+    /// The reader connection's `data_version` at the last look.
+    seen: i64,
+    /// The writer connection's `data_version` at its last look ([`UNSEEN`] before the
+    /// first), kept by the looks that run on the writer.
+    writer_seen: Arc<AtomicI64>,
+    next_look: Instant,
+}
+
+/// The writer's `data_version` before its first look.
+const UNSEEN: i64 = i64::MIN;
+
+impl OtherWriters {
+    /// Takes both connections' `data_version` as they are now.
+    fn start(conn: &Connection, writer: &Writer, reply: &Reply) -> OtherWriters {
+        let others = OtherWriters {
+            seen: data_version(conn).unwrap_or_default(),
+            writer_seen: Arc::new(AtomicI64::new(UNSEEN)),
+            next_look: Instant::now() + LOOK_FOR_OTHER_WRITERS,
+        };
+        others.ask_writer(writer, reply);
+        others
+    }
+
+    /// How long the reader may wait for a request before the next look is due.
+    fn until_next_look(&self) -> Duration {
+        self.next_look.saturating_duration_since(Instant::now())
+    }
+
+    /// Looks at the reader's `data_version` if a second has passed since the last look,
+    /// and asks the writer whether the commits behind a change were its own.
+    fn look_if_due(&mut self, conn: &Connection, writer: &Writer, reply: &Reply) {
+        let now = Instant::now();
+        if now < self.next_look {
+            return;
+        }
+        self.next_look = now + LOOK_FOR_OTHER_WRITERS;
+        match data_version(conn) {
+            Ok(version) if version != self.seen => {
+                self.seen = version;
+                self.ask_writer(writer, reply);
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "could not look for other writers"),
+        }
+    }
+
+    /// Queues a look at the writer's `data_version`, which tells the window when it has
+    /// moved since the writer's last look.
+    fn ask_writer(&self, writer: &Writer, reply: &Reply) {
+        let (writer_seen, reply) = (Arc::clone(&self.writer_seen), reply.clone());
+        drop(writer.look(move |conn| {
+            let version = data_version(conn)?;
+            let before = writer_seen.swap(version, Ordering::Relaxed);
+            if before != UNSEEN && before != version {
+                reply.send(Response::ChangedElsewhere);
+            }
+            Ok(())
+        }));
+    }
+}
+
+/// The connection's `PRAGMA data_version`: it moves when another connection commits.
+fn data_version(conn: &Connection) -> db::Result<i64> {
+    Ok(conn
+        .prepare_cached("PRAGMA data_version")?
+        .query_row([], |row| row.get(0))?)
 }
 
 impl Reader {

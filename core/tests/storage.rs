@@ -523,6 +523,43 @@ fn writer_thread_and_readers_interleave_without_waiting_or_tearing() {
     assert_eq!(wal, 0);
 }
 
+/// A look at the writer's connection leaves nothing to checkpoint, so the other
+/// connections' `PRAGMA data_version` stays where it is (the app's reader polls it to
+/// notice other writers; a truncating checkpoint after each look would move it for
+/// ever). A write is seen, and so is the writer's own idle checkpoint after it.
+#[test]
+fn a_look_at_the_writer_moves_no_other_connections_data_version() {
+    let journal = TempJournal::new();
+    let writer = Writer::spawn(&journal.path, &StorageOptions::default()).unwrap();
+    let reader = journal.open();
+    let data_version =
+        |conn: &Connection| -> i64 { conn.query_row("PRAGMA data_version", [], |r| r.get(0)).unwrap() };
+    // Past the writer's idle wait, so its checkpoint after a job has run.
+    let settle = || std::thread::sleep(Duration::from_millis(600));
+
+    let new = entry("Seen", "by the reader", &[]);
+    writer
+        .call(move |conn| entries::create(conn, USER, &new))
+        .unwrap();
+    settle();
+    let before = data_version(&reader);
+    for _ in 0..3 {
+        let writers_view =
+            writer.look(|conn| Ok(conn.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))?));
+        writers_view.recv().unwrap().unwrap();
+        settle();
+    }
+    assert_eq!(data_version(&reader), before, "looks brought on no checkpoint");
+
+    writer.call(|_| Ok(())).unwrap();
+    settle();
+    assert_ne!(
+        data_version(&reader),
+        before,
+        "a job that may write is checkpointed after"
+    );
+}
+
 #[test]
 fn writer_reports_open_failures() {
     let journal = TempJournal::new();

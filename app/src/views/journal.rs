@@ -148,12 +148,11 @@ impl JournalView {
         *self = JournalView::new(std::mem::take(&mut self.drafts));
     }
 
-    /// Starts the list again from the top.
+    /// Starts the list again from the top, and counts the journal again: the count the
+    /// status bar shows is the journal's whichever list (journal, tag, trash) is on screen.
     pub fn reload(&mut self, actions: &mut Vec<Action>) {
         self.list.restart();
-        if !self.filter.trash {
-            actions.push(Action::Send(Request::Count));
-        }
+        actions.push(Action::Send(Request::Count));
         self.request_rows(actions, PAGE_SIZE);
         if self.search.active() {
             self.search.changed(actions);
@@ -252,6 +251,16 @@ impl JournalView {
             row.preview = mindsage_core::db::entries::preview_of(&entry.body);
         }
         self.editor.refresh(entry);
+    }
+
+    /// Another program wrote to the journal: the list and the count are read again, and
+    /// so is the entry in the editor, whose answer goes the way of every entry read
+    /// again ([`JournalView::on_refreshed`]).
+    pub fn on_changed_elsewhere(&mut self, actions: &mut Vec<Action>) {
+        self.reload(actions);
+        if let Some(id) = self.editor.entry_id() {
+            actions.push(Action::Send(Request::Refresh(id)));
+        }
     }
 
     /// The local model wrote entry `id`'s title, summary and mood: read it again if it

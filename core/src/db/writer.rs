@@ -22,7 +22,12 @@ const IDLE_BEFORE_CHECKPOINT: Duration = Duration::from_millis(200);
 /// Commits after which the writer checkpoints even if it never goes idle.
 const FORCE_CHECKPOINT_AFTER_COMMITS: u32 = 256;
 
-type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+/// A queued piece of work, and whether it may write: a job that only looks at the
+/// connection ([`Writer::look`]) leaves nothing to checkpoint.
+struct Job {
+    work: Box<dyn FnOnce(&mut Connection) + Send>,
+    writes: bool,
+}
 
 /// Handle to the writer thread. Dropping it finishes the queued jobs, checkpoints and
 /// joins the thread.
@@ -71,10 +76,33 @@ impl Writer {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
     {
+        self.queue(job, true)
+    }
+
+    /// Queues `look`, which reads the writer's own connection and writes nothing: it
+    /// runs in turn with the writes but is not counted as a commit, so it brings on no
+    /// checkpoint. (A checkpoint that truncates the WAL moves every other connection's
+    /// `PRAGMA data_version`; a look that caused one would be seen as a change.)
+    pub fn look<T, F>(&self, look: F) -> mpsc::Receiver<Result<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        self.queue(move |conn: &mut Connection| look(conn), false)
+    }
+
+    fn queue<T, F>(&self, job: F, writes: bool) -> mpsc::Receiver<Result<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
         let (reply, result) = mpsc::channel();
-        let job: Job = Box::new(move |conn| {
-            let _ = reply.send(job(conn));
-        });
+        let job = Job {
+            work: Box::new(move |conn| {
+                let _ = reply.send(job(conn));
+            }),
+            writes,
+        };
         if let Some(jobs) = &self.jobs {
             // A closed queue drops the job and its reply sender: the caller sees WriterStopped.
             let _ = jobs.send(job);
@@ -115,8 +143,11 @@ fn run(mut conn: Connection, queue: mpsc::Receiver<Job>, busy_timeout: Duration)
     let mut commits_since_checkpoint = 0u32;
     loop {
         match queue.recv_timeout(IDLE_BEFORE_CHECKPOINT) {
-            Ok(job) => {
-                job(&mut conn);
+            Ok(Job { work, writes }) => {
+                work(&mut conn);
+                if !writes {
+                    continue;
+                }
                 commits_since_checkpoint += 1;
                 if commits_since_checkpoint >= FORCE_CHECKPOINT_AFTER_COMMITS {
                     checkpoint(&conn, Checkpoint::Passive);
