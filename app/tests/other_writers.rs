@@ -276,7 +276,7 @@ fn the_apps_own_saves_are_not_taken_for_another_writer() {
         .answers
         .iter()
         .find_map(|a| match a {
-            Response::Created { id, .. } => Some(*id),
+            Response::Created { entry, .. } => Some(entry.id),
             _ => None,
         })
         .unwrap();
@@ -286,7 +286,11 @@ fn the_apps_own_saves_are_not_taken_for_another_writer() {
             body: format!("The first words, and {n} more."),
             ..EntryEdit::default()
         };
-        threads.backend.send(Request::Update { id, edit });
+        threads.backend.send(Request::Update {
+            id,
+            edit,
+            over_other: false,
+        });
         threads.listen(Duration::from_millis(250));
     }
     threads.listen(Duration::from_secs(3));

@@ -818,6 +818,72 @@ fn a_typed_entry_gets_the_models_work_and_is_found_by_meaning() {
     assert!(!answer.unwrap().contains("keywords only"), "{answer:?}");
 }
 
+/// The model's title, mood and tags are offered beside the person's fields, never put
+/// in them: a tag the person set stays alone, Use makes a suggestion the person's, and
+/// Dismiss drops one for good.
+#[test]
+fn the_models_title_mood_and_tags_are_suggestions_the_person_takes_or_dismisses() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(KNEE_SCRIPT);
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app_with(dir.path(), View::Journal, server.settings());
+    type_new_entry(&mut harness, KNEE_BODY);
+    type_into(&mut harness, Role::TextInput, "Tags", "running");
+    wait_until(&mut harness, "the model's suggestions", |h| {
+        shows(h, "Suggested by the local model") && shows(h, "tag “tired”") && shows(h, "mood 4 of 10")
+    });
+    let field = |h: &Harness<'_, MindSageApp>, label: &str| {
+        h.get_by_role_and_label(Role::TextInput, label)
+            .value()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        field(&harness, "Title"),
+        "",
+        "the model's title is not typed text"
+    );
+    assert_eq!(
+        field(&harness, "Tags"),
+        "running",
+        "nothing added to the person's tags"
+    );
+    // The list names the entry by the model's title until the person types one.
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "Sore knee after the run")
+            .is_some()
+    );
+
+    harness
+        .get_by_role_and_label(Role::Button, "Use the model's tag “tired”")
+        .click();
+    harness.run_steps(2);
+    harness
+        .get_by_role_and_label(Role::Button, "Dismiss the model's mood 4 of 10")
+        .click();
+    harness.run_steps(2);
+    assert_eq!(field(&harness, "Tags"), "running, tired");
+    wait_until(&mut harness, "the accepted tag saved, the mood dismissed", |_| {
+        entries_in_journal(dir.path())
+            .first()
+            .is_some_and(|e| e.tags == ["running", "tired"] && e.suggested_mood.is_none())
+    });
+    let entry = entries_in_journal(dir.path()).remove(0);
+    assert_eq!(entry.mood_score, None, "a dismissed mood is not the person's");
+    assert!(!entry.title_by_user);
+
+    harness
+        .get_by_role_and_label(Role::Button, "Use the model's title “Sore knee after the run”")
+        .click();
+    wait_until(&mut harness, "the accepted title saved as the person's", |_| {
+        entries_in_journal(dir.path())
+            .first()
+            .is_some_and(|e| e.title_by_user && e.title == "Sore knee after the run")
+    });
+    assert!(!shows(&harness, "Suggested by the local model"));
+}
+
 #[test]
 fn the_models_work_resumes_after_the_app_is_closed_mid_way() {
     let server = ollama_server::shared();
@@ -860,6 +926,20 @@ fn typed_into_a_new_entry(data_dir: &Path, body: &str) -> Harness<'static, MindS
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
     type_new_entry(&mut harness, body);
     harness
+}
+
+/// Spaces and line breaks alone are not an entry: nothing is saved after the typing
+/// pause nor at closing, and the editor says so.
+#[test]
+fn an_entry_of_white_space_alone_is_not_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = typed_into_a_new_entry(dir.path(), "   \n\t  ");
+    keep_running(&mut harness, Duration::from_millis(1500));
+    assert!(shows(&harness, "New entry, not saved yet"));
+    request_close(&mut harness);
+    wait_until(&mut harness, "the window to close", |h| h.state().closed());
+    drop(harness);
+    assert!(bodies_in_journal(dir.path()).is_empty());
 }
 
 #[test]

@@ -35,6 +35,27 @@ const SCRIPT: &str = r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules"
   {"match": "broken-mood", "response": "{\"title\": \"Bad\", \"mood_score\": 42, \"mood_tags\": [], \"summary\": \"x\"}"}
 ]}"#;
 
+/// An entry of white space alone (saved from elsewhere, or emptied) asks the model for
+/// nothing: its jobs are cleared, and no title, mood or summary is made up for it.
+#[test]
+fn an_entry_of_white_space_gets_no_model_work() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(SCRIPT);
+    let journal = journal();
+    let client = OllamaClient::new(&server.settings()).unwrap();
+    let blank = save(&journal, " ", "   \n\t  ", None);
+    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    assert_eq!(
+        (report.model_calls, report.embed_calls, report.enriched),
+        (0, 0, 0),
+        "{report:?}"
+    );
+    assert_eq!(jobs_left(&journal), (0, 0), "its jobs are cleared, not failed");
+    let e = entries::get(&journal.reader, DEFAULT_USER, blank).unwrap();
+    assert_eq!((e.title.as_str(), e.summary, e.suggested_mood), ("", None, None));
+}
+
 #[test]
 fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
     let server = ollama_server::shared();
@@ -76,19 +97,14 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
     assert!(e.tags.is_empty(), "{:?}", e.tags);
     assert_eq!(e.suggested_tags, ["calm", "grateful"]);
     // Keyword search sees the model's title, not only the stored row.
-    for word in ["lighthouse"] {
-        let found = mindsage_core::search::hybrid_knn(
-            &journal.reader,
-            DEFAULT_USER,
-            &mindsage_core::search::SearchQuery::new(word, 5),
-            None,
-        )
-        .unwrap();
-        assert!(
-            found.hits.iter().any(|h| h.entry_id == plain),
-            "{word} not searchable"
-        );
-    }
+    let found = mindsage_core::search::hybrid_knn(
+        &journal.reader,
+        DEFAULT_USER,
+        &mindsage_core::search::SearchQuery::new("lighthouse", 5),
+        None,
+    )
+    .unwrap();
+    assert!(found.hits.iter().any(|h| h.entry_id == plain), "not searchable");
     let e = entries::get(&journal.reader, DEFAULT_USER, chosen).unwrap();
     assert_eq!((e.title.as_str(), e.mood_score), ("My own title", Some(3)));
     assert!(e.title_by_user);

@@ -920,18 +920,10 @@ fn suggestions_ui(ui: &mut egui::Ui, fields: &Fields, stored: &Entry) -> Option<
         ui.label(RichText::new("Suggested by the local model:").weak().small());
         for (suggestion, text) in offered {
             ui.label(RichText::new(&text).weak().italics());
-            if ui
-                .small_button("Use")
-                .on_hover_text(format!("Use the model's {text}"))
-                .clicked()
-            {
+            if suggestion_button(ui, "Use", &text).clicked() {
                 choice = Some(Choice::Accept(suggestion.clone()));
             }
-            if ui
-                .small_button("Dismiss")
-                .on_hover_text(format!("Dismiss the model's {text}"))
-                .clicked()
-            {
+            if suggestion_button(ui, "Dismiss", &text).clicked() {
                 choice = Some(Choice::Dismiss(suggestion));
             }
         }
@@ -944,6 +936,15 @@ fn summary_ui(ui: &mut egui::Ui, summary: &str) {
         ui.label(RichText::new("Summary by the local model").small().strong());
         ui.label(RichText::new(summary).italics());
     });
+}
+
+/// A small button `verb` for one suggestion, named in full for a screen reader ("Use
+/// the model's tag “calm”"), since several stand side by side.
+fn suggestion_button(ui: &mut egui::Ui, verb: &str, text: &str) -> egui::Response {
+    let name = format!("{verb} the model's {text}");
+    let button = ui.small_button(verb).on_hover_text(&name);
+    button.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, &name));
+    button
 }
 
 /// The entry's text, filling the rest of the editor; `focus` puts the cursor in it.
