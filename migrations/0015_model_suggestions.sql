@@ -3,7 +3,8 @@
 -- linked its mood words as ordinary tags, so the model's guesses became the person's own
 -- values, indistinguishable from them. Now it writes them here; the editor shows them as
 -- suggestions, and only the person's accepting one copies it into mood_score or the tags.
--- Dismissing a suggestion clears it. (The model's title keeps living in `title` while
+-- Dismissing a suggestion clears it and is remembered in dismissed_suggestions, so the
+-- model's next pass over the entry (after an edit) does not offer it again. (The model's title keeps living in `title` while
 -- title_by_user = 0, as before: it names the entry in lists until the person types one,
 -- and the editor shows it as a suggestion, never as typed text.) Values written before
 -- this version cannot be told apart and stay the person's.
@@ -11,3 +12,6 @@ ALTER TABLE journal_entries ADD COLUMN suggested_mood INTEGER
     CHECK (suggested_mood BETWEEN 1 AND 10);
 -- Tag names separated by char(31), as tag_names holds them.
 ALTER TABLE journal_entries ADD COLUMN suggested_tags TEXT NOT NULL DEFAULT '';
+-- What the person dismissed, separated by char(31): 'title', 'mood', 'tag:<name in
+-- lower case>'.
+ALTER TABLE journal_entries ADD COLUMN dismissed_suggestions TEXT NOT NULL DEFAULT '';

@@ -83,6 +83,27 @@ pub enum Suggestion {
     Tag(String),
 }
 
+impl Suggestion {
+    /// How a dismissal is remembered (`dismissed_suggestions`): tags by lower-case name,
+    /// as tag names compare.
+    fn key(&self) -> String {
+        match self {
+            Suggestion::Title => "title".to_owned(),
+            Suggestion::Mood => "mood".to_owned(),
+            Suggestion::Tag(name) => format!("tag:{}", name.to_lowercase()),
+        }
+    }
+}
+
+/// The keys of the suggestions the person dismissed for entry `id` ([`Suggestion::key`]).
+fn dismissed(conn: &Connection, user: UserId, id: EntryId) -> Result<std::collections::HashSet<String>> {
+    let joined: Option<String> = conn
+        .prepare_cached(SUGGESTION_DISMISSED.sql)?
+        .query_row(params![user, id], |row| row.get(0))
+        .optional()?;
+    Ok(split_tags(joined).into_iter().collect())
+}
+
 /// What a person writes. Fields left empty are simply empty.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewEntry {
@@ -303,7 +324,8 @@ pub fn live_state(conn: &Connection, user: UserId, id: EntryId) -> Result<Option
 }
 
 /// Writes the model's title (unless the person typed one), summary, and its mood and
-/// tags as suggestions beside the person's own; the caller reindexes it for search.
+/// tags as suggestions beside the person's own, leaving out what the person dismissed
+/// for this entry before; the caller reindexes it for search.
 pub(crate) fn write_enrichment(
     conn: &Connection,
     user: UserId,
@@ -313,20 +335,28 @@ pub(crate) fn write_enrichment(
     tags: &[String],
     summary: &str,
 ) -> Result<()> {
+    let dismissed = dismissed(conn, user, id)?;
+    let offered = |s: &Suggestion| !dismissed.contains(&s.key());
+    let title = if offered(&Suggestion::Title) { title } else { "" };
+    let mood = offered(&Suggestion::Mood).then_some(mood_score);
+    let tags: Vec<String> = normalise_tags(tags)
+        .into_iter()
+        .filter(|tag| offered(&Suggestion::Tag(tag.clone())))
+        .collect();
     conn.prepare_cached(ENRICH_WRITE.sql)?.execute(params![
         id,
         user,
         title,
-        mood_score,
+        mood,
         summary,
-        normalise_tags(tags).join("\u{1f}")
+        tags.join("\u{1f}")
     ])?;
     Ok(())
 }
 
-/// Drops one of the model's suggestions for an entry, as the person asked. A dismissed
-/// title leaves the entry untitled (and is taken out of its search row); the model
-/// suggests again only when the entry's text changes.
+/// Drops one of the model's suggestions for an entry, as the person asked, and remembers
+/// it: the model's later passes over the entry (after an edit) do not offer it again. A
+/// dismissed title leaves the entry untitled (and is taken out of its search row).
 pub fn dismiss_suggestion(
     conn: &mut Connection,
     user: UserId,
@@ -334,6 +364,10 @@ pub fn dismiss_suggestion(
     which: &Suggestion,
 ) -> Result<()> {
     let tx = conn.transaction()?;
+    if !dismissed(&tx, user, id)?.contains(&which.key()) {
+        tx.prepare_cached(SUGGESTION_REMEMBER_DISMISSED.sql)?
+            .execute(params![user, id, which.key()])?;
+    }
     match which {
         Suggestion::Title => {
             let changed = tx

@@ -205,6 +205,19 @@ pub const ENRICH_WRITE: NamedQuery = q(
      WHERE id = ?1 AND user_id = ?2",
 );
 
+/// What the person dismissed of the model's suggestions for an entry. ?1 user, ?2 entry.
+pub const SUGGESTION_DISMISSED: NamedQuery = q(
+    "suggestion.dismissed",
+    "SELECT dismissed_suggestions FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+);
+
+/// Remembers one more dismissed suggestion. ?1 user, ?2 entry, ?3 its key.
+pub const SUGGESTION_REMEMBER_DISMISSED: NamedQuery = q(
+    "suggestion.remember_dismissed",
+    "UPDATE journal_entries SET dismissed_suggestions = dismissed_suggestions || char(31) || ?3 \
+     WHERE id = ?2 AND user_id = ?1",
+);
+
 /// The model's title, dismissed. ?1 user, ?2 entry.
 pub const SUGGESTION_DISMISS_TITLE: NamedQuery = q(
     "suggestion.dismiss_title",
