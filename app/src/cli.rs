@@ -1020,7 +1020,7 @@ fn search(
             .into_iter()
             .collect();
         if outcome.hits.is_empty() {
-            lines.push("nothing found".to_owned());
+            lines.push("no close matches".to_owned());
         }
         for hit in &outcome.hits {
             let title = crate::views::entry_title(&hit.title, "");

@@ -672,37 +672,17 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
     const ANSWER: &str = "You walked to the lighthouse at dawn with Sam.";
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
-    // The question's rule comes first (Ask's prompt also holds the entries' text); the
-    // entries' own enrichment is scripted too, so no real generation runs before the
-    // question on a busy machine.
-    const ENRICHED: &str = r#"{"title": "A day", "mood_score": 6, "mood_tags": [], "summary": "A day."}"#;
-    server.script(&format!(
-        r#"{{"token_delay_ms": 20, "first_token_delay_ms": 0, "rules": [
-            {{"match": "When did I walk", "response": {}}},
-            {{"match": "then coffee", "response": {enriched}}},
-            {{"match": "collapsed twice", "response": {enriched}}}]}}"#,
-        serde_json::to_string(ANSWER).unwrap(),
-        enriched = serde_json::to_string(ENRICHED).unwrap(),
-    ));
+    // The question's rule comes first (Ask's prompt also holds the entries' text).
+    script_lighthouse_and_pottery(
+        server,
+        20,
+        &format!(
+            r#"{{"match": "When did I walk", "response": {}}},"#,
+            serde_json::to_string(ANSWER).unwrap()
+        ),
+    );
     let dir = tempfile::tempdir().unwrap();
-    // The journal is written before the window opens (and arms the UI-thread guard).
-    {
-        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
-        for (title, body) in [
-            (
-                "Lighthouse",
-                "Walked to the lighthouse at dawn with Sam, then coffee.",
-            ),
-            ("Pottery", "First pottery class, the bowl collapsed twice."),
-        ] {
-            let entry = entries::NewEntry {
-                title: title.to_owned(),
-                body: body.to_owned(),
-                ..Default::default()
-            };
-            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
-        }
-    }
+    lighthouse_and_pottery(dir.path());
     let mut harness = app_with(dir.path(), View::Ask, server.settings());
     wait_until(&mut harness, "the model's status", |h| {
         shows(h, "is running with")
@@ -739,6 +719,137 @@ fn an_ask_question_streams_an_answer_with_sources_and_timings() {
     wait_until(&mut harness, "the source entry in the journal", |h| {
         h.state().view() == View::Journal && h.query_all_by_value("Lighthouse").next().is_some()
     });
+}
+
+/// Scripted enrichment for [`lighthouse_and_pottery`]'s entries (no tags, titles kept),
+/// so no real generation runs before what a test asks on a busy machine; `extra` rules
+/// come first, and replies stream a token every `token_delay_ms`.
+fn script_lighthouse_and_pottery(server: &ollama_server::LocalOllama, token_delay_ms: u32, extra: &str) {
+    const ENRICHED: &str = r#"{"title": "A day", "mood_score": 6, "mood_tags": [], "summary": "A day."}"#;
+    server.script(&format!(
+        r#"{{"token_delay_ms": {token_delay_ms}, "first_token_delay_ms": 0, "rules": [{extra}
+            {{"match": "then coffee", "response": {enriched}}},
+            {{"match": "collapsed twice", "response": {enriched}}}]}}"#,
+        enriched = serde_json::to_string(ENRICHED).unwrap(),
+    ));
+}
+
+/// A journal of two entries, written before the window opens (and arms the UI-thread
+/// guard); the window's own model work embeds them with the real embedding model.
+fn lighthouse_and_pottery(data_dir: &Path) {
+    let mut conn = db::open(&paths::database_path(data_dir), &StorageOptions::default()).unwrap();
+    for (title, body) in [
+        (
+            "Lighthouse",
+            "Walked to the lighthouse at dawn with Sam, then coffee.",
+        ),
+        ("Pottery", "First pottery class, the bowl collapsed twice."),
+    ] {
+        let entry = entries::NewEntry {
+            title: title.to_owned(),
+            body: body.to_owned(),
+            ..Default::default()
+        };
+        entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+    }
+}
+
+/// Waits until the window's model work has embedded `count` entries (read on a
+/// connection of the test's own), so what follows searches by meaning too.
+fn wait_until_embedded(harness: &mut Harness<'_, MindSageApp>, data_dir: &Path, count: i64) {
+    let embedded = || {
+        let conn = rusqlite::Connection::open(paths::database_path(data_dir)).ok()?;
+        conn.query_row("SELECT count(DISTINCT entry_id) FROM vector_changes", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .ok()
+    };
+    wait_until(harness, "the entries embedded", |_| {
+        embedded().is_some_and(|n| n >= count)
+    });
+}
+
+#[test]
+fn ask_says_it_found_nothing_about_what_the_journal_never_mentions() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    // What a model would invent if it were asked.
+    script_lighthouse_and_pottery(
+        server,
+        0,
+        r#"{"match": "holiday in Japan", "response": "You loved the temples of Kyoto."},"#,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    lighthouse_and_pottery(dir.path());
+    // The journal on screen starts the model's work, which embeds the entries.
+    let mut harness = app_with(dir.path(), View::Journal, server.settings());
+    wait_until_embedded(&mut harness, dir.path(), 2);
+    harness.get_by_role_and_label(Role::Button, "Ask").click();
+    harness.run();
+
+    type_into(
+        &mut harness,
+        Role::TextInput,
+        "Question",
+        "What did I do on my holiday in Japan?",
+    );
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    wait_until(&mut harness, "the whole answer", |h| {
+        matches!(h.state().last_answer(), Some((Ok(_), false)))
+    });
+    assert!(
+        shows(&harness, "I found nothing in your journal about that."),
+        "{:?}",
+        harness.state().last_answer()
+    );
+    assert!(!shows(&harness, "Kyoto"), "no model answered");
+    assert!(!shows(&harness, "Sources:"), "no entry shown as a source");
+    for title in ["Lighthouse", "Pottery"] {
+        assert!(harness.query_by_label(title).is_none(), "{title} shown");
+    }
+}
+
+/// The search box's answer by meaning has arrived (the words-only answer says so).
+fn searched_by_meaning(harness: &Harness<'_, MindSageApp>) -> bool {
+    !shows(harness, "Searching") && !shows(harness, "Matching words only")
+}
+
+#[test]
+fn the_search_box_lists_close_matches_and_not_the_rest_of_the_journal() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    script_lighthouse_and_pottery(server, 0, "");
+    let dir = tempfile::tempdir().unwrap();
+    lighthouse_and_pottery(dir.path());
+    let mut harness = app_with(dir.path(), View::Journal, server.settings());
+    wait_until_embedded(&mut harness, dir.path(), 2);
+
+    // A word in no entry, near none in meaning: it says so, and lists nothing.
+    type_into(&mut harness, Role::TextInput, "Search", "xylophone");
+    wait_until(&mut harness, "nothing close to the word", |h| {
+        searched_by_meaning(h) && shows(h, "No close matches.")
+    });
+    for title in ["Lighthouse", "Pottery"] {
+        assert!(
+            harness.query_by_role_and_label(Role::Button, title).is_none(),
+            "{title} listed"
+        );
+    }
+
+    // A word close in meaning to one entry finds it, and only it.
+    for _ in "xylophone".chars() {
+        harness.key_press(egui::Key::Backspace);
+    }
+    type_into(&mut harness, Role::TextInput, "Search", "ceramics");
+    wait_until(&mut harness, "the entry close in meaning", |h| {
+        searched_by_meaning(h) && h.query_by_role_and_label(Role::Button, "Pottery").is_some()
+    });
+    assert!(shows(&harness, "No other close matches."));
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "Lighthouse")
+            .is_none()
+    );
 }
 
 /// Replies for the model's work on the sore-knee entry: the enrichment (matched by the

@@ -401,7 +401,11 @@ fn trash_and_purge_take_vectors_and_text_out_of_search() {
     for (id, seed) in [(a, 1), (b, 2)] {
         vectors::store_embedding(&conn, USER, id, "m", &fake_vector(seed, 16)).unwrap();
     }
-    let query = SearchQuery::new("beans", 5);
+    // Random vectors mean nothing: no relevance floor, only what trash and purge take out.
+    let query = SearchQuery {
+        floor: false,
+        ..SearchQuery::new("beans", 5)
+    };
     let both = searcher
         .hybrid(&reader, USER, &query, Some(&fake_vector(1, 16)))
         .unwrap();

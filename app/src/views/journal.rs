@@ -12,7 +12,7 @@ use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
 use mindsage_core::drafts::Drafts;
 use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
-use mindsage_core::search::{SearchHit, SearchMode, SearchOutcome};
+use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOutcome};
 
 use super::dialog;
 use super::editor::Editor;
@@ -575,8 +575,10 @@ impl JournalView {
     }
 }
 
-/// The hits for the search text, best first. Matching words only, it says why: the
-/// embedding's failure when there was one, else search's reason.
+/// The hits for the search text, best first, down to search's relevance floor and
+/// then [`NO_OTHER_MATCHES`], never the rest of the journal; [`NO_MATCHES`] when nothing
+/// is close. Matching words only, it says why: the embedding's failure when there was
+/// one, else search's reason.
 fn search_results_ui(ui: &mut egui::Ui, search: &SearchBox, actions: &mut Vec<Action>) {
     let Some(outcome) = &search.results else {
         ui.label(RichText::new("Searching…").weak());
@@ -591,7 +593,7 @@ fn search_results_ui(ui: &mut egui::Ui, search: &SearchBox, actions: &mut Vec<Ac
         );
     }
     if outcome.hits.is_empty() {
-        ui.label("Nothing found.");
+        ui.label(NO_MATCHES);
         return;
     }
     ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
@@ -601,8 +603,18 @@ fn search_results_ui(ui: &mut egui::Ui, search: &SearchBox, actions: &mut Vec<Ac
             }
             ui.separator();
         }
+        // A full list may go on past its length; a shorter one ended at the floor.
+        if outcome.hits.len() < SEARCH_BOX_RESULTS {
+            ui.label(RichText::new(NO_OTHER_MATCHES).weak());
+        }
     });
 }
+
+/// What the search box says when nothing in the journal is close to its text.
+const NO_MATCHES: &str = "No close matches.";
+
+/// What the search box says below its matches, where the rest of the journal would be.
+const NO_OTHER_MATCHES: &str = "No other close matches.";
 
 /// A title on the left, truncated to the room the date on the right leaves it.
 fn title_and_date_ui(ui: &mut egui::Ui, title: &str, created_at: &str) {

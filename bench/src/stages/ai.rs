@@ -161,9 +161,12 @@ impl Ai {
             (names::TOTAL, vec![]),
             (names::OVERHEAD, vec![]),
         ];
+        // The questions the journal answers: those it does not answer measure the
+        // relevance floor in the retrieval stage.
         let questions: Vec<(&str, &str)> = set
             .questions
             .iter()
+            .filter(|q| q.is_answerable())
             .step_by(QUESTION_STRIDE)
             .map(|q| (q.id.as_str(), q.text.as_str()))
             .chain(UNPLANNED.iter().copied())

@@ -16,6 +16,9 @@
 //! deterministic. Beside the scores, the run keeps every question's relevant entries'
 //! ranks per method and variant (`questions`), and a set whose questions have a `kind`
 //! is also scored per kind, so a moved score can be traced to the questions that moved.
+//! Questions a set labels as not answered by its journal measure the relevance floor
+//! (`*.floor.answers_kept`, `*.floor.nothing_found`, and the floor the set itself would
+//! choose, `*.floor.best`: see `mindsage_core::search::relevance`).
 //!
 //! Embeddings come from the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_EMBED_MODEL`);
 //! texts embedded once are reused across options.
@@ -91,10 +94,11 @@ impl Stage for Retrieval {
             for (variant, options) in variants(&settings.embed_model) {
                 let report = evaluate(&set, &options, &embed)?;
                 let note = format!(
-                    "{} on {file} ({} entries, {} questions); {}",
+                    "{} on {file} ({} entries, {} questions, {} it does not answer); {}",
                     options.model,
                     report.entries,
                     report.questions,
+                    report.unanswerable,
                     describe(&options)
                 );
                 for method in METHODS {
@@ -110,6 +114,9 @@ impl Stage for Retrieval {
                 let ranks = question_ranks(&set, &report, &file, variant);
                 if variant == "default" {
                     for scenario in kind_scores(&set, &ranks, &note) {
+                        out.push(scenario);
+                    }
+                    for scenario in floor_scores(&report, &note) {
                         out.push(scenario);
                     }
                 }
@@ -205,6 +212,31 @@ pub fn metric_values(s: &Scores) -> [(&'static str, f64); 3] {
     ]
 }
 
+/// What the relevance floor does, per method (`hybrid.floor.answers_kept`,
+/// `hybrid.floor.nothing_found`), and the floor this set would choose
+/// (`hybrid.floor.best`), when the set has questions it does not answer.
+fn floor_scores(report: &QualityReport, note: &str) -> Vec<Scenario> {
+    if report.unanswerable == 0 {
+        return Vec::new();
+    }
+    let mut scenarios = Vec::new();
+    for method in METHODS {
+        let floor = report.floor_of(method);
+        let figures = [
+            ("answers_kept", Some(floor.answers_kept)),
+            ("nothing_found", Some(floor.nothing_found)),
+            ("best", floor.best),
+        ];
+        for (figure, value) in figures {
+            if let Some(value) = value {
+                let name = format!("{}.floor.{figure}", method.name());
+                scenarios.push(score_scenario(&name, report.entries, value, note));
+            }
+        }
+    }
+    scenarios
+}
+
 /// Each question's relevant entries' ranks under every method, in the set's order.
 fn question_ranks(
     set: &LabelledSet,
@@ -240,7 +272,19 @@ fn kind_scores(set: &LabelledSet, ranks: &[QuestionRanks], note: &str) -> Vec<Sc
     kinds.dedup();
     let mut scenarios = Vec::new();
     for kind in kinds {
-        let asked: Vec<&QuestionRanks> = ranks.iter().filter(|r| r.kind.as_deref() == Some(kind)).collect();
+        // Questions the journal does not answer have no ranks to score.
+        let answerable = |r: &QuestionRanks| {
+            set.questions
+                .iter()
+                .any(|q| q.id == r.question && q.is_answerable())
+        };
+        let asked: Vec<&QuestionRanks> = ranks
+            .iter()
+            .filter(|r| r.kind.as_deref() == Some(kind) && answerable(r))
+            .collect();
+        if asked.is_empty() {
+            continue;
+        }
         for method in METHODS {
             let rankings: Vec<Ranking> = asked
                 .iter()

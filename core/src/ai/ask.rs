@@ -8,7 +8,10 @@
 //!    planning call run. In the reference app planning was 6.2 of 14 seconds; skipping
 //!    it is the biggest saving here.
 //! 2. **embed** the search phrase (falls back to keyword search if that fails).
-//! 3. **search**: hybrid search, top 5, date filter.
+//! 3. **search**: hybrid search, top 5, date filter, down to the relevance floor
+//!    ([`crate::search::relevance`]). When no entry reaches it, the answer is "I found
+//!    nothing" and what was searched, with no sources and no model call: a model given
+//!    unrelated entries, or none, invents.
 //! 4. **answer**: one streamed call with each found entry's summary (or the trimmed
 //!    opening of its body), never whole entries. The answer is plain text, shown as it
 //!    streams. It is not wrapped in JSON: prose gains nothing from a JSON envelope, while

@@ -20,6 +20,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::relevance::close_in_meaning;
+
 /// The default `k` of reciprocal-rank fusion.
 pub const DEFAULT_K: f64 = 60.0;
 
@@ -67,6 +69,28 @@ impl Fusion {
                 weighted_reciprocal_rank_fusion(&[(&ids(keyword), keyword_weight), (&ids(vector), 1.0)], k)
             }
             Fusion::MeaningFirst { keyword_margin } => meaning_first(keyword, vector, keyword_margin),
+        }
+    }
+
+    /// [`Fusion::fuse`] keeping only what reaches the relevance floor
+    /// ([`super::relevance`]): rank fusion fuses every keyword match with the vector
+    /// matches close enough in meaning; meaning first keeps the fused scores that reach
+    /// the floor, a keyword match counting for its margin.
+    pub fn fuse_relevant(self, keyword: &[(i64, f64)], vector: &[(i64, f64)]) -> Vec<(i64, f64)> {
+        match self {
+            Fusion::ReciprocalRank { .. } => {
+                // The vector list is best first: the close ones are its head, ranked as before.
+                let close = vector
+                    .iter()
+                    .take_while(|(_, similarity)| close_in_meaning(*similarity))
+                    .count();
+                self.fuse(keyword, &vector[..close])
+            }
+            Fusion::MeaningFirst { .. } => {
+                let mut fused = self.fuse(keyword, vector);
+                fused.retain(|(_, score)| close_in_meaning(*score));
+                fused
+            }
         }
     }
 }
@@ -198,5 +222,23 @@ mod tests {
         let fused = Fusion::TYPED.fuse(&keyword, &vector);
         let by_ids = weighted_reciprocal_rank_fusion(&[(&[1, 7], 1.0), (&[9, 7], 1.0)], DEFAULT_K);
         assert_eq!(fused, by_ids);
+    }
+
+    #[test]
+    fn below_the_floor_only_typed_words_keep_an_entry_in_the_search_box() {
+        let floor = crate::search::relevance::MEANING_FLOOR;
+        let keyword = [(1, 3.0)];
+        let vector = [(9, floor + 0.1), (7, floor - 0.1), (1, floor - 0.2)];
+        let fused = Fusion::TYPED.fuse_relevant(&keyword, &vector);
+        assert_eq!(ids(&fused), [1, 9]);
+        // Questions: the fused score decides; a keyword match lifts a near miss only.
+        let near = [(2, floor - 0.01), (3, floor - 0.1)];
+        let fused = Fusion::QUESTIONS.fuse_relevant(&[(2, 5.0), (3, 5.0)], &near);
+        assert_eq!(ids(&fused), [2]);
+        assert!(
+            Fusion::QUESTIONS
+                .fuse_relevant(&[], &[(3, floor - 0.1)])
+                .is_empty()
+        );
     }
 }

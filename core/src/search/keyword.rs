@@ -169,7 +169,10 @@ pub struct QueryWords {
 }
 
 impl QueryWords {
-    /// The words of `text`, or `None` when it has none worth matching.
+    /// The words of `text`, or `None` when it has none worth matching. In a question
+    /// (`LastWord::Whole`) a lone letter or digit (the "s" of "what's", the "t" of
+    /// "don't") says nothing of its subject and is left out, so "What's happened this
+    /// week?" lists the week; typed into the search box it may be a word's beginning.
     pub fn parse(text: &str, last: LastWord) -> Option<QueryWords> {
         let all: Vec<String> = text
             .split(|c: char| !c.is_alphanumeric())
@@ -182,6 +185,7 @@ impl QueryWords {
         let words: Vec<String> = all
             .iter()
             .filter(|w| !STOPWORDS.contains(&w.as_str()))
+            .filter(|w| last == LastWord::Prefix || w.len() > 1)
             .filter(|w| seen.insert(w.as_str()))
             .cloned()
             .collect();
@@ -467,11 +471,18 @@ mod tests {
         assert_eq!(fts_query("pott ", LastWord::Prefix).unwrap(), "\"pott\"");
         assert_eq!(fts_query("What did I write?", LastWord::Whole), None);
         assert_eq!(fts_query(" \"*-:() ", LastWord::Whole), None);
+        // A lone letter is no subject in a question, and may begin a word being typed.
+        assert_eq!(fts_query("What's it about?", LastWord::Whole), None);
+        assert_eq!(
+            fts_query("Dad's fall", LastWord::Whole).unwrap(),
+            "\"dad\" OR \"fall\""
+        );
+        assert_eq!(fts_query("w", LastWord::Prefix).unwrap(), "\"w\"*");
     }
 
     #[test]
     fn syntax_characters_are_only_separators() {
-        let q = fts_query("NEAR(\"a\" b) title:x OR -y AND z*", LastWord::Whole).unwrap();
+        let q = fts_query("NEAR(\"a\" b) title:x OR -y AND z*", LastWord::Prefix).unwrap();
         assert_eq!(q, "\"near\" OR \"b\" OR \"title\" OR \"x\" OR \"y\" OR \"z\"");
     }
 }

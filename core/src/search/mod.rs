@@ -10,6 +10,9 @@
 //! reader's copy, so an encrypted journal, whose vectors sqlite-vec would decrypt chunk
 //! by chunk, keeps one copy and every search of it is a memory scan).
 //!
+//! Results stop at the relevance floor ([`relevance`]): what is not close to the query
+//! is not listed, so an empty outcome means nothing in the journal is.
+//!
 //! Snippets mark matched words with [`keyword::HIGHLIGHT_START`] and
 //! [`keyword::HIGHLIGHT_END`].
 
@@ -19,6 +22,7 @@ pub mod kernels;
 pub mod keyword;
 pub mod quality;
 pub mod quantize;
+pub mod relevance;
 pub mod snippet;
 pub mod vectors;
 
@@ -72,6 +76,10 @@ pub struct SearchQuery {
     /// Whether entries with every word come first (search box) or BM25 alone orders
     /// them (questions).
     pub matching: Matching,
+    /// Whether entries below the relevance floor are left out ([`relevance`]). Every
+    /// list a person sees leaves them out; the quality evaluation ranks without it, to
+    /// measure the floor.
+    pub floor: bool,
 }
 
 impl SearchQuery {
@@ -84,6 +92,7 @@ impl SearchQuery {
             fusion: fusion::Fusion::QUESTIONS,
             last_word: LastWord::Whole,
             matching: Matching::AnyWord,
+            floor: true,
         }
     }
 
@@ -360,8 +369,9 @@ impl Searcher {
     }
 }
 
-/// Keyword ranking, fused with the vector ranking when there is one; then the shown
-/// hits' text, and only theirs.
+/// Keyword ranking, fused with the vector ranking when there is one, less what is below
+/// the relevance floor when the query asks for it; then the shown hits' text, and only
+/// theirs. Keyword matches alone are all kept: the floor of keywords is the match.
 fn fuse(
     conn: &Connection,
     rankers: &mut RankingConnections,
@@ -386,6 +396,10 @@ fn fuse(
             SearchMode::KeywordOnly {
                 reason: reason.to_string(),
             },
+        ),
+        VectorHalf::Ranked(vector_hits) if query.floor => (
+            query.fusion.fuse_relevant(&keyword_hits, vector_hits),
+            SearchMode::Hybrid,
         ),
         VectorHalf::Ranked(vector_hits) => {
             (query.fusion.fuse(&keyword_hits, vector_hits), SearchMode::Hybrid)

@@ -12,7 +12,10 @@
 //! `{"name", "now", "entries":[{"id","created_at","title","body","tags"}],
 //!   "questions":[{"id","text","relevant":[ids],"kind"}]}`. `now` (optional, RFC 3339) is
 //! the instant relative dates in questions are read against; `tags` may be missing;
-//! `kind` (optional) groups questions so scores can be read per kind.
+//! `kind` (optional) groups questions so scores can be read per kind. A question whose
+//! `relevant` is empty is one the journal does not answer: it takes no part in the
+//! ranking figures, and measures the relevance floor ([`super::relevance`]) with the
+//! answerable ones ([`FloorScores`]).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -20,13 +23,18 @@ use std::path::Path;
 use chrono::{DateTime, Local, Utc};
 use rusqlite::Connection;
 
-use super::{SearchQuery, Searcher};
+use super::relevance::{self, close_in_meaning};
+use super::{SearchMode, SearchQuery, Searcher};
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
 use crate::db::{self, DEFAULT_USER, vectors};
 
 /// How many results a question's ranking keeps; MRR counts a first relevant hit up to here.
 const RANKED: usize = 10;
+
+/// The first results that count as found: recall's depth, and as many as Ask gives the
+/// model as sources (`ai::ask::CONTEXT_ENTRIES`).
+const FIRST: usize = 5;
 
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct LabelledSet {
@@ -63,10 +71,18 @@ impl LabelledEntry {
     }
 }
 
+impl LabelledQuestion {
+    /// Whether an entry of the journal answers it.
+    pub fn is_answerable(&self) -> bool {
+        !self.relevant.is_empty()
+    }
+}
+
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct LabelledQuestion {
     pub id: String,
     pub text: String,
+    /// The entries that answer it; empty when the journal does not.
     pub relevant: Vec<String>,
     /// What sort of question it is (`topic`, `date`, …), when the set says.
     #[serde(default)]
@@ -120,15 +136,9 @@ impl LabelledSet {
                     q.id
                 )));
             }
-            if q.relevant.is_empty() {
-                return Err(QualityError::Format(format!(
-                    "question {} has no relevant entry",
-                    q.id
-                )));
-            }
         }
-        if set.questions.is_empty() {
-            return Err(QualityError::Format("no questions".into()));
+        if !set.questions.iter().any(LabelledQuestion::is_answerable) {
+            return Err(QualityError::Format("no answerable questions".into()));
         }
         Ok(set)
     }
@@ -234,19 +244,24 @@ pub struct Scores {
 /// A question's ranked entry labels (best first) and its relevant labels.
 pub type Ranking<'a> = (Vec<String>, &'a [String]);
 
-/// Scores ranked results (entry labels, best first) against the relevant labels.
+/// Scores ranked results (entry labels, best first) against the relevant labels;
+/// questions with no relevant entry have nothing to rank and are left out.
 pub fn score(rankings: &[Ranking<'_>]) -> Scores {
-    if rankings.is_empty() {
+    let answerable: Vec<&Ranking> = rankings
+        .iter()
+        .filter(|(_, relevant)| !relevant.is_empty())
+        .collect();
+    if answerable.is_empty() {
         return Scores::default();
     }
-    let n = rankings.len() as f64;
+    let n = answerable.len() as f64;
     let mut s = Scores::default();
-    for (ranked, relevant) in rankings {
+    for (ranked, relevant) in answerable {
         let is_relevant = |id: &String| relevant.contains(id);
         if ranked.first().is_some_and(is_relevant) {
             s.precision_at_1 += 1.0;
         }
-        let found = ranked.iter().take(5).filter(|id| is_relevant(id)).count();
+        let found = ranked.iter().take(FIRST).filter(|id| is_relevant(id)).count();
         s.recall_at_5 += found as f64 / relevant.len() as f64;
         if let Some(pos) = ranked.iter().take(RANKED).position(is_relevant) {
             s.mrr += 1.0 / (pos as f64 + 1.0);
@@ -267,13 +282,35 @@ pub struct QuestionResult {
     pub ranked: HashMap<&'static str, Vec<String>>,
 }
 
+/// What the relevance floor ([`super::relevance`]) does to a method's results.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct FloorScores {
+    /// Share of answerable questions with a relevant entry still among the first five
+    /// results once the floor applies.
+    pub answers_kept: f64,
+    /// Share of unanswerable questions left with no result at all.
+    pub nothing_found: f64,
+    /// The floor that would get the most questions of both kinds right on this set
+    /// ([`relevance::best_floor`]); `None` for keywords, whose floor is the match itself.
+    pub best: Option<f64>,
+    /// Per answerable question, the score of its best relevant result among the first
+    /// five (`None`: none there, or no score the floor applies to): what a floor keeps.
+    pub answers: Vec<Option<f64>>,
+    /// Per unanswerable question, its best result's score: what a floor must cut.
+    pub nothing: Vec<Option<f64>>,
+}
+
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct QualityReport {
     pub set: String,
     pub entries: usize,
+    /// Answerable questions: those the ranking figures score.
     pub questions: usize,
+    /// Questions the journal does not answer.
+    pub unanswerable: usize,
     pub options: QualityOptions,
     pub scores: Vec<(Method, Scores)>,
+    pub floors: Vec<(Method, FloorScores)>,
     pub per_question: Vec<QuestionResult>,
 }
 
@@ -283,6 +320,14 @@ impl QualityReport {
             .iter()
             .find(|(m, _)| *m == method)
             .map(|(_, s)| *s)
+            .unwrap_or_default()
+    }
+
+    pub fn floor_of(&self, method: Method) -> FloorScores {
+        self.floors
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map(|(_, f)| f.clone())
             .unwrap_or_default()
     }
 }
@@ -310,7 +355,7 @@ pub fn evaluate(
         .copied()
         .zip(set.entries.iter().map(|e| e.id.as_str()))
         .collect();
-    let labels = |hits: Vec<i64>| -> Vec<String> {
+    let labels = |hits: &[i64]| -> Vec<String> {
         hits.iter()
             .filter_map(|id| label_of.get(id).map(|l| l.to_string()))
             .collect()
@@ -319,12 +364,19 @@ pub fn evaluate(
     let mut searcher = Searcher::default();
     let mut per_question = Vec::new();
     let mut rankings: HashMap<Method, Vec<Ranking>> = HashMap::new();
+    let mut floors: HashMap<Method, FloorTally> = HashMap::new();
     for (q, qv) in set.questions.iter().zip(&question_vectors) {
         let (mut query, range) = SearchQuery::from_text(&q.text, now, RANKED);
         query.fusion = options.fusion;
         let mut ranked = HashMap::new();
         for (method, hits) in rank(conn, &mut searcher, &query, qv)? {
-            let ranked_labels = labels(hits);
+            let ranked_labels = labels(&hits.ids);
+            floors.entry(method).or_default().add(
+                q,
+                &ranked_labels,
+                &labels(&hits.floored),
+                hits.scores.as_deref(),
+            );
             rankings
                 .entry(method)
                 .or_default()
@@ -337,14 +389,57 @@ pub fn evaluate(
             ranked,
         });
     }
+    let answerable = set.questions.iter().filter(|q| q.is_answerable()).count();
     Ok(QualityReport {
         set: set.name.clone(),
         entries: set.entries.len(),
-        questions: set.questions.len(),
+        questions: answerable,
+        unanswerable: set.questions.len() - answerable,
         options: options.clone(),
         scores: METHODS.iter().map(|m| (*m, score(&rankings[m]))).collect(),
+        floors: METHODS.iter().map(|m| (*m, floors[m].scores(*m))).collect(),
         per_question,
     })
+}
+
+/// The floor's effect on one method, question by question.
+#[derive(Default)]
+struct FloorTally {
+    answers: Vec<Option<f64>>,
+    kept: usize,
+    nothing: Vec<Option<f64>>,
+    found_nothing: usize,
+}
+
+impl FloorTally {
+    /// One question: its ranking without the floor (`ranked`, with `scores` when the
+    /// floor applies to them) and with it (`floored`).
+    fn add(&mut self, q: &LabelledQuestion, ranked: &[String], floored: &[String], scores: Option<&[f64]>) {
+        let is_relevant = |id: &String| q.relevant.contains(id);
+        if q.is_answerable() {
+            self.kept += usize::from(floored.iter().take(FIRST).any(is_relevant));
+            // The best relevant result among the first: what the floor must keep.
+            let position = ranked.iter().take(FIRST).position(is_relevant);
+            self.answers.push(position.and_then(|p| scores?.get(p).copied()));
+        } else {
+            self.found_nothing += usize::from(floored.is_empty());
+            self.nothing.push(scores.and_then(|s| s.first().copied()));
+        }
+    }
+
+    fn scores(&self, method: Method) -> FloorScores {
+        let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+        FloorScores {
+            answers_kept: share(self.kept, self.answers.len()),
+            nothing_found: share(self.found_nothing, self.nothing.len()),
+            best: match method {
+                Method::Keyword => None,
+                Method::Vector | Method::Hybrid => relevance::best_floor(&self.answers, &self.nothing),
+            },
+            answers: self.answers.clone(),
+            nothing: self.nothing.clone(),
+        }
+    }
 }
 
 /// The set's entries as journal entries, in one transaction: their ids, in the set's order.
@@ -381,28 +476,65 @@ fn embed_entries(
     Ok(())
 }
 
-/// One question's ranking by each method, as entry ids, best first: keywords alone and
-/// hybrid through the app's search, vectors alone from the copy the hybrid search has
-/// just brought up to date.
+/// One method's ranking of a question: entry ids best first, without the floor and
+/// with it, and the scores the floor is applied to (`None` when none is: keywords, or
+/// a question of dates only).
+struct Ranked {
+    ids: Vec<i64>,
+    scores: Option<Vec<f64>>,
+    floored: Vec<i64>,
+}
+
+/// One question's ranking by each method: keywords alone and hybrid through the app's
+/// search, vectors alone from the copy the hybrid search has just brought up to date.
+/// `query` is ranked without the floor and, for the floored list, with it.
 fn rank(
     conn: &Connection,
     searcher: &mut Searcher,
     query: &SearchQuery,
     embedding: &[f32],
-) -> Result<[(Method, Vec<i64>); 3], QualityError> {
-    let ids = |outcome: super::SearchOutcome| outcome.hits.iter().map(|h| h.entry_id).collect();
-    let keyword = ids(searcher.hybrid(conn, DEFAULT_USER, query, None)?);
-    let hybrid = ids(searcher.hybrid(conn, DEFAULT_USER, query, Some(embedding))?);
-    let vector = searcher
-        .cache()
-        .search(conn, embedding, RANKED, &query.filter)?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
+) -> Result<[(Method, Ranked); 3], QualityError> {
+    let ids =
+        |outcome: &super::SearchOutcome| -> Vec<i64> { outcome.hits.iter().map(|h| h.entry_id).collect() };
+    let unfloored = SearchQuery {
+        floor: false,
+        ..query.clone()
+    };
+    let floored = SearchQuery {
+        floor: true,
+        ..query.clone()
+    };
+    let keyword = ids(&searcher.hybrid(conn, DEFAULT_USER, &unfloored, None)?);
+    let hybrid = searcher.hybrid(conn, DEFAULT_USER, &unfloored, Some(embedding))?;
+    let hybrid_floored = searcher.hybrid(conn, DEFAULT_USER, &floored, Some(embedding))?;
+    let vector = searcher.cache().search(conn, embedding, RANKED, &query.filter)?;
+    let close = vector.iter().take_while(|(_, s)| close_in_meaning(f64::from(*s)));
     Ok([
-        (Method::Keyword, keyword),
-        (Method::Vector, vector),
-        (Method::Hybrid, hybrid),
+        (
+            Method::Keyword,
+            Ranked {
+                floored: keyword.clone(),
+                ids: keyword,
+                scores: None,
+            },
+        ),
+        (
+            Method::Vector,
+            Ranked {
+                floored: close.map(|(id, _)| *id).collect(),
+                ids: vector.iter().map(|(id, _)| *id).collect(),
+                scores: Some(vector.iter().map(|(_, s)| f64::from(*s)).collect()),
+            },
+        ),
+        (
+            Method::Hybrid,
+            Ranked {
+                ids: ids(&hybrid),
+                scores: (hybrid.mode == SearchMode::Hybrid)
+                    .then(|| hybrid.hits.iter().map(|h| h.score).collect()),
+                floored: ids(&hybrid_floored),
+            },
+        ),
     ])
 }
 
@@ -427,6 +559,9 @@ mod tests {
         assert_eq!(sc.recall_at_5, 0.75);
         assert!((sc.mrr - (1.0 + 1.0 / 3.0) / 2.0).abs() < 1e-12);
         assert_eq!(score(&[]), Scores::default());
+        // Unanswerable questions have nothing to rank and do not count.
+        let with_unanswerable = [rankings.clone(), vec![(s(&["a"]), &[][..])]].concat();
+        assert_eq!(score(&with_unanswerable), sc);
     }
 
     #[test]
@@ -439,6 +574,15 @@ mod tests {
             LabelledSet::parse(&unknown),
             Err(QualityError::Format(_))
         ));
+        // A question the journal does not answer is labelled with no entry, beside
+        // answerable ones only.
+        let unanswered = ok.replace(
+            r#""relevant":["e1"]}"#,
+            r#""relevant":["e1"]},{"id":"q2","text":"Japan?","relevant":[]}"#,
+        );
+        assert!(LabelledSet::parse(&unanswered).is_ok());
+        let only_unanswered = ok.replace(r#""relevant":["e1"]"#, r#""relevant":[]"#);
+        assert!(LabelledSet::parse(&only_unanswered).is_err());
         let bad_date = ok.replace("2026-01-01T10:00:00Z", "yesterday");
         assert!(LabelledSet::parse(&bad_date).is_err());
         assert!(LabelledSet::parse("[]").is_err());
