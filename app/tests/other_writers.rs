@@ -153,6 +153,89 @@ fn an_entry_trashed_or_retitled_elsewhere_changes_in_the_open_window() {
     );
 }
 
+/// Another program's connection replaces entry `id`'s title and text.
+fn rewrite_elsewhere(data_dir: &Path, id: EntryId, title: &str, body: &str) {
+    let (path, title, body) = (paths::database_path(data_dir), title.to_owned(), body.to_owned());
+    std::thread::spawn(move || {
+        let mut conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let edit = EntryEdit {
+            title,
+            body,
+            ..EntryEdit::default()
+        };
+        entries::update(&mut conn, DEFAULT_USER, id, &edit).unwrap();
+    })
+    .join()
+    .unwrap();
+}
+
+/// Runs frames with the app's clock held still (the autosave's pause does not pass)
+/// until `ready`, or fails after [`FOLLOWS_WITHIN`]; the clock then runs on.
+fn hold_the_clock_until(
+    window: &mut Harness<'_, MindSageApp>,
+    what: &str,
+    ready: impl Fn(&Harness<'_, MindSageApp>) -> bool,
+) {
+    let now = window.ctx.input(|i| i.time);
+    let started = Instant::now();
+    while !ready(window) {
+        assert!(started.elapsed() < FOLLOWS_WITHIN, "timed out waiting for {what}");
+        window.input_mut().time = Some(now);
+        window.step();
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    window.input_mut().time = None;
+}
+
+/// The person is typing in an entry when another program rewrites it: the field they
+/// typed in keeps their text (saved over the other, which the entry's history keeps),
+/// the field they did not touch shows the other program's, and the window says so.
+#[test]
+fn an_entry_rewritten_elsewhere_while_typed_in_here_keeps_both_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = add_in_a_terminal(dir.path(), "Shared", "Morning.");
+    let mut window = window(dir.path());
+    wait_until(&mut window, "the entry", |h| listed(h, "Shared"));
+    window.get_by_role_and_label(Role::Button, "Shared").click();
+    wait_until(&mut window, "the entry open", |h| {
+        title_field(h).as_deref() == Some("Shared")
+    });
+    app_harness::type_into(
+        &mut window,
+        Role::MultilineTextInput,
+        "Entry",
+        " Then more, typed here.",
+    );
+    // Another program rewrites it before the typing pause is over.
+    rewrite_elsewhere(dir.path(), id, "Rewritten", "Words from elsewhere.");
+    hold_the_clock_until(&mut window, "the other program's title in the open entry", |h| {
+        title_field(h).as_deref() == Some("Rewritten")
+    });
+    let body = window
+        .get_by_role_and_label(Role::MultilineTextInput, "Entry")
+        .value();
+    assert_eq!(body.as_deref(), Some("Morning. Then more, typed here."));
+    assert!(shows(&window, "also changed elsewhere"));
+    // Once the typing pause passes, the person's text is saved over the other's.
+    wait_until(&mut window, "the person's text saved", |h| shows(h, "Saved"));
+    let path = paths::database_path(dir.path());
+    let (entry, versions) = std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        let entry = entries::get(&conn, DEFAULT_USER, id).unwrap();
+        (entry, db::history::versions(&conn, id).unwrap())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(
+        (entry.title.as_str(), entry.body.as_str()),
+        ("Rewritten", "Morning. Then more, typed here.")
+    );
+    assert!(
+        versions.iter().any(|v| v.body == "Words from elsewhere."),
+        "the other program's text is kept in the history: {versions:?}"
+    );
+}
+
 #[test]
 fn the_count_is_right_after_trash_purge_and_restore_in_the_trash() {
     let dir = tempfile::tempdir().unwrap();

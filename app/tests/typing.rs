@@ -107,9 +107,7 @@ fn type_slowly(
         } else {
             rng.random_range(0.0..0.7)
         };
-        let now = harness.ctx.input(|i| i.time);
-        harness.input_mut().time = Some(now + pause);
-        harness.step();
+        pause_for(harness, pause);
         let real = rng.random_range(0..=LONGEST_REAL_WAIT.as_millis() as u64);
         let until = std::time::Instant::now() + Duration::from_millis(real);
         while std::time::Instant::now() < until {
@@ -117,6 +115,15 @@ fn type_slowly(
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+}
+
+/// Moves the app's clock on by `seconds`, as a pause in typing, and holds it there: the
+/// real waits that follow let the threads answer without the app's clock moving, so the
+/// pauses are exactly those drawn.
+fn pause_for(harness: &mut Harness<'_, MindSageApp>, seconds: f64) {
+    let now = harness.ctx.input(|i| i.time);
+    harness.input_mut().time = Some(now + seconds);
+    harness.step();
 }
 
 fn field_value(harness: &Harness<'_, MindSageApp>, role: Role, label: &str) -> String {
@@ -164,8 +171,7 @@ fn one_case(seed: u64, data_dir: &Path) {
         "seed {seed}: the fields show what was typed"
     );
     // Let the model's work on the last text arrive too, then close as a person does.
-    let now = harness.ctx.input(|i| i.time);
-    harness.input_mut().time = Some(now + LONGEST_PAUSE);
+    pause_for(&mut harness, LONGEST_PAUSE);
     wait_until(&mut harness, "the last save", |h| shows(h, "Saved"));
     app_harness::keep_running(&mut harness, Duration::from_millis(1600));
     request_close(&mut harness);

@@ -251,6 +251,8 @@ struct Doc {
     /// The person's text was kept over another program's edit of the same field: their
     /// next save says so, so the other text is kept in the entry's history.
     over_other: bool,
+    /// The save on its way says so ([`Doc::over_other`] is done with once it lands).
+    sent_over_other: bool,
     /// The draft file holding this text, removed once it is saved.
     kept: Option<PathBuf>,
     /// Move the keyboard focus to the text on the next frame.
@@ -267,6 +269,7 @@ impl Doc {
             save: Save::Saved,
             focused: None,
             over_other: false,
+            sent_over_other: false,
             kept: None,
             focus_body: true,
         }
@@ -281,6 +284,7 @@ impl Doc {
             save: Save::Saved,
             focused: None,
             over_other: false,
+            sent_over_other: false,
             kept: None,
             focus_body: false,
         }
@@ -327,10 +331,10 @@ impl Doc {
                 copy_field(name, sent, &mut self.agreed);
                 continue;
             }
-            if self.focused == Some(name) {
-                continue; // the person is in this field: theirs until they leave it
-            }
             if same(name, &self.fields, &self.agreed) {
+                if self.focused == Some(name) {
+                    continue; // the person is in this field: theirs until they leave it
+                }
                 copy_field(name, &journal, &mut self.fields);
                 copy_field(name, &journal, &mut self.agreed);
                 outcome = outcome.max(Reconciled::Adopted);
@@ -518,7 +522,7 @@ impl Editor {
         if let Some(sent) = doc.save.answered() {
             // The journal holds what was sent: that is what the fields agree with now.
             doc.agreed = sent;
-            doc.over_other = false;
+            doc.over_other &= !doc.sent_over_other;
         }
         doc.read_again(entry);
         if !doc.save.unsaved()
@@ -694,6 +698,7 @@ impl Editor {
             sent: Box::new(doc.fields.clone()),
             edited: None,
         };
+        doc.sent_over_other = doc.over_other;
         actions.push(Action::Send(request));
     }
 
@@ -1108,6 +1113,31 @@ mod tests {
         doc.focused = None;
         assert_eq!(doc.reconcile(2.0), Reconciled::Adopted);
         assert_eq!(doc.fields.title, "Run");
+    }
+
+    #[test]
+    fn typing_in_a_field_changed_elsewhere_keeps_the_typing_and_marks_its_save() {
+        let mut doc = Doc::entry(entry("Walk", true, "Sea", &[], "2026-12-05T10:00:00.000Z"));
+        doc.focused = Some(FieldName::Body);
+        doc.fields.body = "Sea and sand".into();
+        doc.save.typed(1.0);
+        doc.read_again(entry("Walk", true, "Lake", &[], "2026-12-05T10:05:00.000Z"));
+        assert_eq!(
+            doc.reconcile(2.0),
+            Reconciled::Kept,
+            "at once, not when they leave"
+        );
+        assert_eq!(doc.fields.body, "Sea and sand");
+        let mut actions = Vec::new();
+        let mut editor = Editor {
+            doc: Some(doc),
+            ..Editor::default()
+        };
+        editor.save_now(&mut actions);
+        assert!(matches!(
+            actions.as_slice(),
+            [Action::Send(Request::Update { over_other: true, .. })]
+        ));
     }
 
     #[test]

@@ -250,6 +250,13 @@ impl JournalView {
             row.word_count = entry.word_count;
             row.preview = mindsage_core::db::entries::preview_of(&entry.body);
         }
+        if entry.is_deleted && self.editor.all_saved() {
+            // Trashed elsewhere while open here with nothing unsaved: it leaves the
+            // editor as it left the list. (With unsaved text it stays, so the text is
+            // saved, into the trash where it can be restored from.)
+            self.editor.close_if(entry.id);
+            return;
+        }
         self.editor.refresh(entry);
     }
 
