@@ -785,7 +785,13 @@ impl Editor {
             return;
         };
         let mut focused = None;
-        let mut changed = title_ui(ui, &mut doc.fields.title, &mut focused);
+        let suggested_title = doc
+            .stored
+            .as_ref()
+            .filter(|stored| !stored.title_by_user)
+            .map(|stored| stored.title.as_str())
+            .filter(|title| !title.is_empty());
+        let mut changed = title_ui(ui, &mut doc.fields.title, suggested_title, &mut focused);
         changed |= tags_and_mood_ui(ui, &mut doc.fields, &mut focused);
         let choice = doc
             .stored
@@ -848,15 +854,20 @@ fn note_focus(response: &egui::Response, name: FieldName, focused: &mut Option<F
     }
 }
 
-/// The title the person types; the model's title is offered apart
-/// ([`suggestions_ui`]), never put in the field.
-fn title_ui(ui: &mut egui::Ui, title: &mut String, focused: &mut Option<FieldName>) -> bool {
+/// The title the person types. The model's title is never put in the field: it shows
+/// greyed in the empty field (`suggested`), and is taken with Use ([`suggestions_ui`]).
+fn title_ui(
+    ui: &mut egui::Ui,
+    title: &mut String,
+    suggested: Option<&str>,
+    focused: &mut Option<FieldName>,
+) -> bool {
     let label = ui.label("Title");
     let field = ui
         .add(
             egui::TextEdit::singleline(title)
                 .id_salt("entry_title")
-                .hint_text("Optional")
+                .hint_text(suggested.unwrap_or("Optional"))
                 .font(egui::TextStyle::Heading)
                 .desired_width(f32::INFINITY),
         )
@@ -921,9 +932,10 @@ fn suggestions_ui(ui: &mut egui::Ui, fields: &Fields, stored: &Entry) -> Option<
         return None;
     }
     let mut choice = None;
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new("Suggested by the local model:").weak().small());
-        for (suggestion, text) in offered {
+    ui.label(RichText::new("Suggested by the local model:").weak().small());
+    // One row each, so a suggestion and its buttons always stand together.
+    for (suggestion, text) in offered {
+        ui.horizontal(|ui| {
             ui.label(RichText::new(&text).weak().italics());
             if suggestion_button(ui, "Use", &text).clicked() {
                 choice = Some(Choice::Accept(suggestion.clone()));
@@ -931,8 +943,8 @@ fn suggestions_ui(ui: &mut egui::Ui, fields: &Fields, stored: &Entry) -> Option<
             if suggestion_button(ui, "Dismiss", &text).clicked() {
                 choice = Some(Choice::Dismiss(suggestion));
             }
-        }
-    });
+        });
+    }
     choice
 }
 
