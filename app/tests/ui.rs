@@ -884,14 +884,21 @@ fn type_new_entry(harness: &mut Harness<'_, MindSageApp>, body: &str) {
     type_into(harness, Role::MultilineTextInput, "Entry", body);
 }
 
+/// The window on a new journal in `data_dir`, its model scripted for the sore-knee
+/// entry, which a person has just typed (call it holding [`ollama_server::exclusive`]).
+fn typed_knee_entry(server: &ollama_server::LocalOllama, data_dir: &Path) -> Harness<'static, MindSageApp> {
+    server.script(KNEE_SCRIPT);
+    let mut harness = app_with(data_dir, View::Journal, server.settings());
+    type_new_entry(&mut harness, KNEE_BODY);
+    harness
+}
+
 #[test]
 fn a_typed_entry_gets_the_models_work_and_is_found_by_meaning() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
-    server.script(KNEE_SCRIPT);
     let dir = tempfile::tempdir().unwrap();
-    let mut harness = app_with(dir.path(), View::Journal, server.settings());
-    type_new_entry(&mut harness, KNEE_BODY);
+    let mut harness = typed_knee_entry(server, dir.path());
 
     // Saving queued the work; the running app's job runner does it.
     wait_until(
@@ -936,10 +943,8 @@ fn a_typed_entry_gets_the_models_work_and_is_found_by_meaning() {
 fn the_models_title_mood_and_tags_are_suggestions_the_person_takes_or_dismisses() {
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
-    server.script(KNEE_SCRIPT);
     let dir = tempfile::tempdir().unwrap();
-    let mut harness = app_with(dir.path(), View::Journal, server.settings());
-    type_new_entry(&mut harness, KNEE_BODY);
+    let mut harness = typed_knee_entry(server, dir.path());
     type_into(&mut harness, Role::TextInput, "Tags", "running");
     wait_until(&mut harness, "the model's suggestions", |h| {
         shows(h, "Suggested by the local model") && shows(h, "tag “tired”") && shows(h, "mood 4 of 10")
