@@ -11,11 +11,13 @@ test:
 	scripts/test.sh
 
 # Before a release: the crash tests (issue #17) with 1,000 kills each instead of 100,
-# and the load test for ten minutes instead of a thousand saves a writer.
+# the load test for ten minutes instead of a thousand saves a writer, and sixty people
+# typing at their pace instead of four (issue #29).
 soak:
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage-core --test crash
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage --test crash_cli
 	MINDSAGE_LOAD_SECONDS=600 cargo test --locked -p mindsage-core --test load
+	MINDSAGE_TYPING_CASES=60 cargo test --locked -p mindsage --test typing
 
 # The reliability suite (issue #17), recorded into docs/RELIABILITY.md.
 reliability:
