@@ -152,10 +152,15 @@ pub enum Command {
     /// Bring an entry back from the trash (an id), or replace the journal with a backup
     /// (a file): the backup is checked first (a whole MindSage journal this version can
     /// open), the current journal is set aside until the restored one opens and put back
-    /// if it does not. Close the app before restoring a backup.
+    /// if it does not, and then kept with the backups (backups/before-restore-….db), as
+    /// the window's Restore keeps it. A terminal is asked first. Close the app before
+    /// restoring a backup.
     Restore {
         #[arg(value_name = "ID|FILE")]
         target: String,
+        /// Replace the journal with the backup without asking (scripts).
+        #[arg(long)]
+        yes: bool,
     },
     /// Erase an entry permanently (its text is overwritten on disk).
     Purge { id: i64 },
@@ -290,8 +295,8 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         }
         Command::Remember => return remember(args, &path),
         Command::Forget => return forget(args, &path),
-        Command::Restore { target } if target.parse::<i64>().is_err() => {
-            return restore_backup(args, &path, Path::new(target), options);
+        Command::Restore { target, yes } if target.parse::<i64>().is_err() => {
+            return restore_backup(args, &path, Path::new(target), options, *yes);
         }
         Command::Export { allow_plain, .. } if cipher::is_encrypted(&path) => {
             allow_plain_export(&path, *allow_plain)?;
@@ -350,7 +355,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
                 format!("moved entry {id} to the trash (mindsage restore {id} brings it back)")
             })
         }
-        Command::Restore { target } => {
+        Command::Restore { target, .. } => {
             let id: i64 = target
                 .parse()
                 .expect("a backup file is restored before the journal opens");
@@ -511,6 +516,44 @@ fn new_passphrase(file: Option<&Path>, journal: &Path, option: &str) -> Result<P
     Ok(first)
 }
 
+/// `mindsage restore FILE`: replacing the journal is asked on a terminal (the journal as
+/// it was is kept in `kept`), and anywhere else `--yes` must say so.
+fn confirm_restore(journal: &Path, backup: &Path, entries: u64, kept: &Path, yes: bool) -> Result<()> {
+    if yes {
+        return Ok(());
+    }
+    let question = format!(
+        "Replace the journal {} with the backup {} ({entries} entries)? The journal as it is now is kept in {}.",
+        journal.display(),
+        backup.display(),
+        kept.display()
+    );
+    yes_on_a_terminal(
+        &question,
+        "Restore?",
+        "Add --yes to restore without asking; nothing was changed",
+        "nothing was restored",
+    )
+}
+
+/// Asks `question` with `prompt` on a terminal; anywhere else (a script) refuses with
+/// `in_a_script` (which names the option that answers yes in advance). Any answer but
+/// yes refuses with `declined`.
+fn yes_on_a_terminal(question: &str, prompt: &str, in_a_script: &str, declined: &str) -> Result<()> {
+    if !std::io::stdin().is_terminal() {
+        bail!("{question} {in_a_script}");
+    }
+    eprint!("{question}\n{prompt} [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .context("reading the answer from the terminal")?;
+    match answer.trim().to_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => bail!("{declined}"),
+    }
+}
+
 /// `mindsage export` from an encrypted journal: the export is plain, so a terminal is
 /// asked first, and anywhere else `--allow-plain` must say so.
 fn allow_plain_export(journal: &Path, allowed: bool) -> Result<()> {
@@ -521,18 +564,12 @@ fn allow_plain_export(journal: &Path, allowed: bool) -> Result<()> {
         "{} is encrypted, but an export is not: anyone who has the exported files can read every entry in them.",
         journal.display()
     );
-    if !std::io::stdin().is_terminal() {
-        bail!("{warning} Add --allow-plain to export all the same; nothing was written");
-    }
-    eprint!("{warning}\nExport all the same? [y/N] ");
-    let mut answer = String::new();
-    std::io::stdin()
-        .read_line(&mut answer)
-        .context("reading the answer from the terminal")?;
-    match answer.trim().to_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => bail!("nothing was exported"),
-    }
+    yes_on_a_terminal(
+        &warning,
+        "Export all the same?",
+        "Add --allow-plain to export all the same; nothing was written",
+        "nothing was exported",
+    )
 }
 
 /// What a conversion leaves: the journal, whether it is encrypted now, and its entries
@@ -562,7 +599,7 @@ struct Converted {
 /// `options` (as the app converts them).
 fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::JournalKey>) -> Result<Converted> {
     let folder = path.parent().unwrap_or(Path::new("."));
-    let backups = mindsage_core::db::backup::list(folder).len();
+    let backups = mindsage_core::db::backup::every_file(folder).len();
     let backups_left = cipher::follow_in_backups(folder, from, options.key.as_ref());
     let spool_left = mindsage_core::sealed::follow_in_spool(folder, from, options.key.as_ref());
     let conn = db::open(path, options)?;
@@ -759,18 +796,39 @@ fn refuse_unless_encrypted(path: &Path) -> Result<()> {
 /// `mindsage restore FILE`: an encrypted backup opens with the passphrase it was made
 /// with (given as for any command); the restored journal is then encrypted as the
 /// backup was.
-fn restore_backup(args: &Args, path: &Path, file: &Path, mut options: StorageOptions) -> Result<()> {
+fn restore_backup(
+    args: &Args,
+    path: &Path,
+    file: &Path,
+    mut options: StorageOptions,
+    yes: bool,
+) -> Result<()> {
     if cipher::is_encrypted(file) {
         options.key = Some(unlock(args, file, path)?);
     }
     let was_encrypted = cipher::is_encrypted(path);
-    let report = db::backup::restore(path, file, &options)?;
+    // The journal as it was goes with the backups, as the window's Restore keeps it.
+    let data_dir = path.parent().unwrap_or(Path::new("."));
+    let kept = db::backup::before_restore_path(data_dir, chrono::Utc::now());
+    let keep = path.exists().then_some(kept.as_path());
+    if keep.is_some() {
+        // A file that is no backup is refused before anything is asked.
+        let entries = db::backup::check(file, options.key.as_ref())?;
+        confirm_restore(path, file, entries, &kept, yes)?;
+    }
+    // The backups' folder, in a data folder that may be new (a journal restored on
+    // another computer).
+    let folder = kept.parent().unwrap_or(data_dir);
+    mindsage_core::paths::create_private_dir(folder)
+        .with_context(|| format!("creating {}", folder.display()))?;
+    let report = db::backup::restore(path, file, &options, keep)?;
     let encrypted = options.key.is_some();
     let json = serde_json::json!({
         "path": report.path,
         "entries": report.entries,
         "bytes": report.bytes,
         "encrypted": encrypted,
+        "kept": keep,
     });
     print(args, &json, || {
         let mut text = format!(
@@ -779,6 +837,12 @@ fn restore_backup(args: &Args, path: &Path, file: &Path, mut options: StorageOpt
             file.display(),
             report.path.display()
         );
+        if let Some(kept) = keep {
+            text.push_str(&format!(
+                "\nThe journal as it was is kept in {} (`mindsage restore` it to go back).",
+                kept.display()
+            ));
+        }
         match (was_encrypted, encrypted) {
             (true, false) => text.push_str(
                 "\nThe backup was not encrypted, so the journal is not any more: `mindsage encrypt` encrypts it again.",

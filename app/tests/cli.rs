@@ -490,14 +490,56 @@ fn backup_and_restore_from_the_command_line() {
     add(&data, "After the backup", "Written later.");
     assert_eq!(json(&mindsage(&data, &["stats", "--json"]))["total_entries"], 21);
 
-    let restored = mindsage(&data, &["restore", file.to_str().unwrap()]);
+    // A script is not asked: without --yes nothing changes, and it says how.
+    let unasked = mindsage(&data, &["restore", file.to_str().unwrap()]);
+    assert!(!unasked.status.success());
+    assert!(
+        String::from_utf8_lossy(&unasked.stderr).contains("--yes"),
+        "{}",
+        String::from_utf8_lossy(&unasked.stderr)
+    );
+    assert_eq!(json(&mindsage(&data, &["stats", "--json"]))["total_entries"], 21);
+
+    let restored = mindsage(&data, &["restore", file.to_str().unwrap(), "--yes"]);
     assert!(
         restored.status.success(),
         "{}",
         String::from_utf8_lossy(&restored.stderr)
     );
-    assert!(String::from_utf8_lossy(&restored.stdout).contains("Restored 20 entries"));
+    let said = String::from_utf8_lossy(&restored.stdout);
+    assert!(said.contains("Restored 20 entries"), "{said}");
+    assert!(
+        said.contains("before-restore-"),
+        "says where the journal as it was is: {said}"
+    );
     assert_eq!(json(&mindsage(&data, &["stats", "--json"]))["total_entries"], 20);
+
+    // The journal as it was is kept whole with the backups, and restores in turn.
+    let kept: Vec<_> = std::fs::read_dir(data.join("backups"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".db"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("before-restore-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    json(&mindsage(
+        &data,
+        &["restore", kept[0].to_str().unwrap(), "--yes", "--json"],
+    ));
+    let back = json(&mindsage(&data, &["list", "--json", "--limit", "50"]));
+    assert!(
+        back.to_string().contains("After the backup"),
+        "nothing lost: {back}"
+    );
+    json(&mindsage(
+        &data,
+        &["restore", file.to_str().unwrap(), "--yes", "--json"],
+    ));
 
     // A file that is not a backup: refused, the journal as it was.
     let notes = dir.path().join("notes.txt");

@@ -54,7 +54,7 @@ fn restore_replaces_the_journal_and_leaves_no_copy_behind() {
     drop(conn);
     assert_eq!(entry_count(&journal), 75);
 
-    let report = backup::restore(&journal.path, &file, &StorageOptions::default()).unwrap();
+    let report = backup::restore(&journal.path, &file, &StorageOptions::default(), None).unwrap();
     assert_eq!(report.entries, 50);
     assert_eq!(entry_count(&journal), 50);
     let left: Vec<_> = std::fs::read_dir(journal.dir.path())
@@ -107,7 +107,7 @@ fn a_bad_backup_changes_nothing() {
         &other,
         &journal.dir.path().join("missing.db"),
     ] {
-        let error = backup::restore(&journal.path, bad, &StorageOptions::default()).unwrap_err();
+        let error = backup::restore(&journal.path, bad, &StorageOptions::default(), None).unwrap_err();
         assert!(
             matches!(
                 error,

@@ -1108,7 +1108,7 @@ fn backups_of_an_encrypted_journal_are_encrypted_and_restore_only_with_its_key()
     assert_eq!(salt_of(&before_restore), salt_of(&data.journal()));
     drop(conn);
     // …and with the app closed.
-    let report = backup::restore(&data.journal(), &before_restore, &keyed(&key)).unwrap();
+    let report = backup::restore(&data.journal(), &before_restore, &keyed(&key), None).unwrap();
     assert_eq!(report.entries, 151);
     assert!(cipher::is_encrypted(&data.journal()));
     check_reads(&open(&data.journal(), Some(&key)), &marked, 151);
@@ -1119,7 +1119,7 @@ fn backups_of_an_encrypted_journal_are_encrypted_and_restore_only_with_its_key()
     // new key is refused, and changes nothing.
     let new = cipher::rekey(&data.journal(), &keyed(&key), &passphrase(OTHER_PASSPHRASE)).unwrap();
     let before = snapshot(data.dir.path());
-    let err = backup::restore(&data.journal(), &monday, &keyed(&new)).unwrap_err();
+    let err = backup::restore(&data.journal(), &monday, &keyed(&new), None).unwrap_err();
     assert!(matches!(err, DbError::WrongPassphrase { .. }), "{err}");
     assert!(
         err.to_string().contains(&*monday.to_string_lossy()),
@@ -1162,11 +1162,11 @@ fn a_restore_after_a_killed_one_starts_afresh() {
     // Left by an earlier restore: a plain file, or an encrypted one of another salt.
     let leftover = data.beside("restoring");
     seed(&mut open(&leftover, None), 3);
-    let report = backup::restore(&data.journal(), &monday, &keyed(&key)).unwrap();
+    let report = backup::restore(&data.journal(), &monday, &keyed(&key), None).unwrap();
     assert_eq!(report.entries, 20);
     let other = random_key(None);
     seed(&mut open(&leftover, Some(&other)), 3);
-    let report = backup::restore(&data.journal(), &monday, &keyed(&key)).unwrap();
+    let report = backup::restore(&data.journal(), &monday, &keyed(&key), None).unwrap();
     assert_eq!(report.entries, 20);
     assert_eq!(data.names(), [paths::DATABASE_FILE]);
     #[cfg(unix)]

@@ -125,8 +125,16 @@ pub fn check(path: &Path, key: Option<&JournalKey>) -> Result<u64> {
 }
 
 /// Replaces the journal at `journal` with the backup at `from` (see the module
-/// comment). The app must not have the journal open meanwhile.
-pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<BackupReport> {
+/// comment). The app must not have the journal open meanwhile. With `keep`, the
+/// journal as it was is not erased once the backup opens but moved there whole (its
+/// -wal and -shm beside it under the same name, so it opens as it was, with the same
+/// key), so the person can go back.
+pub fn restore(
+    journal: &Path,
+    from: &Path,
+    options: &StorageOptions,
+    keep: Option<&Path>,
+) -> Result<BackupReport> {
     let key = options.key.as_ref();
     check(from, key)?;
     let staged = beside(journal, "restoring");
@@ -143,19 +151,20 @@ pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<
         return Err(e);
     }
     drop(source);
-    let aside: Vec<(PathBuf, PathBuf)> = ["", "-wal", "-shm"]
-        .iter()
+    let aside: Vec<(&str, PathBuf, PathBuf)> = ["", "-wal", "-shm"]
+        .into_iter()
         .map(|suffix| {
             (
+                suffix,
                 with_suffix(journal, suffix),
                 with_suffix(&beside(journal, "before-restore"), suffix),
             )
         })
-        .filter(|(current, _)| current.exists())
+        .filter(|(_, current, _)| current.exists())
         .collect();
     let moved = aside
         .iter()
-        .try_for_each(|(current, kept)| std::fs::rename(current, kept));
+        .try_for_each(|(_, current, kept)| std::fs::rename(current, kept));
     let opened = moved
         .map_err(|e| DbError::Invalid(format!("cannot set the current journal aside: {e}")))
         .and_then(|()| {
@@ -165,9 +174,15 @@ pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<
         .and_then(|()| super::open(journal, options).and_then(|conn| entries::count(&conn, DEFAULT_USER)));
     match opened {
         Ok(entries) => {
-            for (_, kept) in &aside {
-                recordings::erase(kept)
-                    .map_err(|e| DbError::Invalid(format!("cannot erase {}: {e}", kept.display())))?;
+            for (suffix, _, aside) in &aside {
+                let done = match keep {
+                    Some(keep) => std::fs::rename(aside, with_suffix(keep, suffix))
+                        .map_err(|e| format!("cannot keep the journal as it was in {}: {e}", keep.display())),
+                    None => {
+                        recordings::erase(aside).map_err(|e| format!("cannot erase {}: {e}", aside.display()))
+                    }
+                };
+                done.map_err(DbError::Invalid)?;
             }
             Ok(BackupReport {
                 path: journal.to_path_buf(),
@@ -181,7 +196,7 @@ pub fn restore(journal: &Path, from: &Path, options: &StorageOptions) -> Result<
                 let _ = std::fs::remove_file(with_suffix(journal, suffix));
             }
             let _ = std::fs::remove_file(&staged);
-            for (current, kept) in &aside {
+            for (_, current, kept) in &aside {
                 let _ = std::fs::rename(kept, current);
             }
             Err(e)
@@ -372,6 +387,27 @@ pub fn list(data_dir: &Path) -> Vec<BackupFile> {
         })
         .collect();
     found.sort_by_key(|b| std::cmp::Reverse(b.taken));
+    found
+}
+
+/// Every file in the data folder's `backups/`, whatever its name (a backup the person made
+/// there with `mindsage backup backups/manual.db` too), but for SQLite's companions of a
+/// file (`-wal`, `-shm`, `-journal`) and the hidden files of a backup being made: what a
+/// change of encryption must convert, so that no plain copy of the journal stays beside
+/// an encrypted one.
+pub fn every_file(data_dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(data_dir.join(BACKUPS_FOLDER))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !name.starts_with('.') && !["-wal", "-shm", "-journal"].iter().any(|s| name.ends_with(s))
+        })
+        .map(|e| e.path())
+        .collect();
+    found.sort();
     found
 }
 
