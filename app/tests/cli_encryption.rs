@@ -390,6 +390,48 @@ fn info_says_whether_the_journal_is_encrypted() {
     assert_eq!(info["pragmas"]["journal_mode"], "wal");
 }
 
+/// A backup the person made into `backups/` under a name of their own is encrypted with
+/// the journal, as the automatic ones are: after `encrypt`, no file in the data folder
+/// holds the entries' text (issue #30, finding 3). A file there that is not a journal
+/// is named as left as it was.
+#[test]
+fn encrypting_converts_every_backup_in_the_backups_folder_whatever_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let passphrase = passphrase_file(dir.path(), "p.txt", "correct horse battery");
+    let with = ["--passphrase-file", arg(&passphrase)];
+    journal_with_marker(&data, "4");
+    let manual = data.join("backups").join("manual.db");
+    std::fs::create_dir_all(manual.parent().unwrap()).unwrap();
+    json(&mindsage(&data, &["backup", arg(&manual), "--json"]));
+    std::fs::write(data.join("backups").join("notes.txt"), "not a journal").unwrap();
+    assert!(
+        !files_holding(&data, MARKER_BODY).is_empty(),
+        "the test's marker is on disk"
+    );
+
+    let encrypted = mindsage(&data, &["encrypt", with[0], with[1]]);
+    let said = String::from_utf8_lossy(&encrypted.stdout);
+    assert!(encrypted.status.success(), "{said}");
+    assert_eq!(
+        files_holding(&data, MARKER_BODY),
+        Vec::<PathBuf>::new(),
+        "plain text left beside the encrypted journal: {said}"
+    );
+    assert!(!is_plain_sqlite(&manual));
+    assert!(
+        said.contains("notes.txt"),
+        "the file left as it was is named: {said}"
+    );
+    // The converted backup opens with the journal's passphrase.
+    let other = dir.path().join("other");
+    let restored = json(&mindsage(
+        &other,
+        &["restore", arg(&manual), "--yes", "--json", with[0], with[1]],
+    ));
+    assert_eq!(restored["entries"], 5);
+}
+
 #[test]
 fn backups_stay_encrypted_and_exports_ask_first() {
     let dir = tempfile::tempdir().unwrap();
@@ -437,19 +479,19 @@ fn backups_stay_encrypted_and_exports_ask_first() {
         ],
     ));
     refused(
-        &mindsage(&data, &["restore", arg(&backup)]),
+        &mindsage(&data, &["restore", arg(&backup), "--yes"]),
         &["backup.db is encrypted", "--passphrase-file"],
     );
     refused(
         &mindsage(
             &data,
-            &["restore", arg(&backup), "--passphrase-file", arg(&wrong)],
+            &["restore", arg(&backup), "--yes", "--passphrase-file", arg(&wrong)],
         ),
         &["passphrase does not open"],
     );
     let restored = json(&mindsage(
         &data,
-        &["restore", arg(&backup), "--json", with[0], with[1]],
+        &["restore", arg(&backup), "--yes", "--json", with[0], with[1]],
     ));
     assert_eq!(restored["entries"], 5);
     assert_eq!(restored["encrypted"], true);

@@ -369,26 +369,28 @@ pub(crate) fn rekey_connection(conn: &Connection, key: &JournalKey) -> rusqlite:
 
 /// Brings the backups in `data_dir` in line with a change of the journal's key (`from`
 /// was its key, `to` is its key now; `None`: plain), so turning encryption on covers
-/// the backups made before, and a backup opens with the journal's passphrase. A backup
-/// that does not open with `from` (made under an earlier passphrase) is left as it is.
-/// Returns a line per backup that could not be changed.
+/// the backups made before, and a backup opens with the journal's passphrase. Every
+/// file in `backups/` is tried, whatever its name ([`super::backup::every_file`]). A
+/// backup that does not open with `from` (made under an earlier passphrase), or a file
+/// that is not a journal, is left as it is. Returns a line per file that could not be
+/// changed, naming it.
 pub fn follow_in_backups(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
     let options = StorageOptions {
         key: from.cloned(),
         ..StorageOptions::default()
     }
     .for_background();
-    super::backup::list(data_dir)
+    super::backup::every_file(data_dir)
         .into_iter()
         .filter_map(|backup| {
             let changed = match (from, to) {
                 // Rekeyed in place, the backup is left in WAL mode by the open that
                 // took it: put back in rollback mode, one file, as every backup is.
-                (Some(_), Some(to)) => rekey_to(&backup.path, &options, to)
-                    .and_then(|()| super::backup::self_contained(&backup.path, Some(to))),
-                _ => convert(&backup.path, &options, to),
+                (Some(_), Some(to)) => rekey_to(&backup, &options, to)
+                    .and_then(|()| super::backup::self_contained(&backup, Some(to))),
+                _ => convert(&backup, &options, to),
             };
-            changed.err().map(|e| format!("{}: {e}", backup.path.display()))
+            changed.err().map(|e| format!("{}: {e}", backup.display()))
         })
         .collect()
 }
