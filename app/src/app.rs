@@ -119,6 +119,12 @@ pub enum Handover {
 /// shutdown): the window then saves and closes as on a close request.
 static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
 
+/// Whether a stop signal came: the shell closes the unlock screen on it (there is
+/// nothing to save there), the app after saving.
+pub fn stop_signalled() -> bool {
+    STOP_SIGNALLED.load(Ordering::SeqCst)
+}
+
 /// How often an open window asks whether the automatic backup is due.
 const BACKUP_CHECK_EVERY: Duration = Duration::from_secs(3600);
 
@@ -767,8 +773,7 @@ impl MindSageApp {
 
     /// Follows a close request or a stop signal through saving to closing.
     fn closing(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let requested =
-            ctx.input(|i| i.viewport().close_requested()) || STOP_SIGNALLED.load(Ordering::SeqCst);
+        let requested = ctx.input(|i| i.viewport().close_requested()) || stop_signalled();
         match self.closing {
             Closing::Closed | Closing::HandedOver => return,
             Closing::Open if !requested => return,

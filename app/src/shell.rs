@@ -241,6 +241,11 @@ impl Shell {
                     }
                 }
             }
+            State::Locked(view) if crate::app::stop_signalled() => {
+                // Nothing is open to save: a stop signal closes the unlock screen.
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                State::Locked(view)
+            }
             State::Locked(mut view) => match view.ui(ctx) {
                 Some(key) => {
                     drop(view);

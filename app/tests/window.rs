@@ -245,3 +245,47 @@ fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
         "{newest:#}"
     );
 }
+
+/// A stop signal closes the unlock screen (issue #30, finding 7: SIGTERM was ignored
+/// there, so a shutdown had to kill the app). Nothing is open, so nothing waits.
+#[test]
+fn a_stop_signal_closes_the_unlock_screen() {
+    let Some((display, _server)) = display() else {
+        return;
+    };
+    let journal = seeded_journal(3);
+    let passphrase = journal.path().join("passphrase.txt");
+    std::fs::write(&passphrase, "correct horse battery").unwrap();
+    let encrypted = Command::new(env!("CARGO_BIN_EXE_mindsage"))
+        .arg("--data-dir")
+        .arg(journal.path())
+        .arg("encrypt")
+        .arg("--passphrase-file")
+        .arg(&passphrase)
+        .env_remove("MINDSAGE_DATA_DIR")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(encrypted.success());
+    let (mut child, _stdout, _stderr) = start_window(&display, journal.path(), &[]);
+    // The window up on its unlock screen (a debug build drawn by software GL).
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(child.try_wait().unwrap().is_none(), "the unlock screen stays up");
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let signalled = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if signalled.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("the unlock screen ignored SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(child.wait().unwrap().success());
+}
