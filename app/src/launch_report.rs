@@ -334,7 +334,23 @@ impl VirtualDisplay {
 }
 
 impl Drop for VirtualDisplay {
+    /// Asks the server to end (SIGTERM), so it removes its socket and lock file, and
+    /// kills it only if it has not ended within a second: a killed Xvfb leaves its socket,
+    /// and the next server to take that display number could lose its own to the old
+    /// one's late cleanup, leaving its clients with "Failed to open connection to X
+    /// server".
     fn drop(&mut self) {
+        let asked = Command::new("kill")
+            .args(["-TERM", &self.server.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while asked && Instant::now() < deadline {
+            if let Ok(Some(_)) = self.server.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.server.kill();
         let _ = self.server.wait();
     }

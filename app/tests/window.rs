@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use mindsage::launch_report::{StartupLine, ViewsLine, VirtualDisplay};
@@ -15,16 +16,21 @@ use mindsage::launch_report::{StartupLine, ViewsLine, VirtualDisplay};
 /// Longest a launch may take in a debug build on a busy machine.
 const PATIENCE: Duration = Duration::from_secs(120);
 
-/// The X display to use and the server behind it when this test started one; `None`
-/// (after saying why) when there is no way to show a window.
-fn display() -> Option<(String, Option<VirtualDisplay>)> {
+/// The X display to use, the server behind it when this test started one, and this
+/// test's turn: the windows run one at a time, since two debug builds drawing by software
+/// GL on two cores starve each other (the typing test's window once did not appear
+/// within two minutes beside another). `None` (after saying why) when there is no way to
+/// show a window.
+fn display() -> Option<(String, Option<VirtualDisplay>, MutexGuard<'static, ()>)> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poison| poison.into_inner());
     if let Ok(display) = std::env::var("DISPLAY")
         && !display.is_empty()
     {
-        return Some((display, None));
+        return Some((display, None, turn));
     }
     match VirtualDisplay::start() {
-        Ok(server) => Some((server.name.clone(), Some(server))),
+        Ok(server) => Some((server.name.clone(), Some(server), turn)),
         Err(e) => {
             eprintln!("skipped: no DISPLAY and no Xvfb ({e:#})");
             None
@@ -97,7 +103,7 @@ fn read_back(mut file: File) -> String {
 
 #[test]
 fn report_startup_prints_one_timing_line_and_closes_the_window() {
-    let Some((display, _server)) = display() else {
+    let Some((display, _server, _turn)) = display() else {
         return;
     };
     let journal = seeded_journal(20);
@@ -118,7 +124,7 @@ fn report_startup_prints_one_timing_line_and_closes_the_window() {
 
 #[test]
 fn exercising_views_reports_the_switches_and_the_memory() {
-    let Some((display, _server)) = display() else {
+    let Some((display, _server, _turn)) = display() else {
         return;
     };
     let journal = seeded_journal(20);
@@ -144,10 +150,17 @@ fn xdotool(display: &str, args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The window's X id, once it is mapped.
-fn window_id(display: &str) -> String {
+/// The window's X id, once it is mapped; fails with what the app printed if it ends
+/// first or does not show.
+fn window_id(display: &str, child: &mut Child, stderr: &File) -> String {
     let started = Instant::now();
     loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!(
+                "the app ended ({status}) before its window showed: {}",
+                read_back(stderr.try_clone().unwrap())
+            );
+        }
         let found = Command::new("xdotool")
             .args(["search", "--onlyvisible", "--name", "^MindSage$"])
             .env("DISPLAY", display)
@@ -156,7 +169,11 @@ fn window_id(display: &str) -> String {
         if let Some(id) = String::from_utf8_lossy(&found.stdout).lines().next() {
             return id.to_owned();
         }
-        assert!(started.elapsed() < PATIENCE, "the window did not appear");
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the window did not appear: {}",
+            read_back(stderr.try_clone().unwrap())
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -196,7 +213,7 @@ fn click(display: &str, window: &str, x: u32, y: u32) {
 /// spaces ("Walkby the sea") and the tags their commas ("redgreene") at the pauses.
 #[test]
 fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
-    let Some((display, _server)) = display() else {
+    let Some((display, _server, _turn)) = display() else {
         return;
     };
     if !xdotool(&display, &["version"]) {
@@ -204,8 +221,8 @@ fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
         return;
     }
     let journal = seeded_journal(3);
-    let (child, _stdout, stderr) = start_window(&display, journal.path(), &[]);
-    let window = window_id(&display);
+    let (mut child, _stdout, stderr) = start_window(&display, journal.path(), &[]);
+    let window = window_id(&display, &mut child, &stderr);
     // The journal's first rows, in a debug build drawn by software GL.
     std::thread::sleep(Duration::from_secs(4));
     assert!(xdotool(&display, &["windowfocus", "--sync", &window]));
@@ -250,7 +267,7 @@ fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
 /// there, so a shutdown had to kill the app). Nothing is open, so nothing waits.
 #[test]
 fn a_stop_signal_closes_the_unlock_screen() {
-    let Some((display, _server)) = display() else {
+    let Some((display, _server, _turn)) = display() else {
         return;
     };
     let journal = seeded_journal(3);
