@@ -1278,7 +1278,17 @@ fn a_tag_in_the_list_shows_the_entries_carrying_it() {
 
 /// The app recording from the test input (a WAV file played in at a microphone's pace,
 /// through the same recorder as a device), with no model reachable.
-fn app_recording(data_dir: &Path, sample: &Path, view: View) -> Harness<'static, MindSageApp> {
+/// The app recording from `sample`, and the sound output's turn: a voice entry opened in
+/// the editor opens the output for its player, and a second test's player meanwhile finds
+/// the device busy ("not available"). Hold the guard until the harness is dropped
+/// (declare it first).
+fn app_recording(
+    data_dir: &Path,
+    sample: &Path,
+    view: View,
+) -> (std::sync::MutexGuard<'static, ()>, Harness<'static, MindSageApp>) {
+    static SOUND_OUTPUT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let turn = SOUND_OUTPUT.lock().unwrap_or_else(|poison| poison.into_inner());
     let mut startup = Startup::on_view(data_dir.to_path_buf(), view);
     startup.voice_input = Some(Input::File(sample.to_path_buf()));
     let offline = AiSettings {
@@ -1286,7 +1296,7 @@ fn app_recording(data_dir: &Path, sample: &Path, view: View) -> Harness<'static,
         ..AiSettings::default()
     };
     // Tall enough that Settings' voice fields show above the recorder's panel.
-    app_from(startup, offline, 1400.0)
+    (turn, app_from(startup, offline, 1400.0))
 }
 
 /// The data folder's `models/` with the real tiny.en model in it, as a person puts it.
@@ -1315,7 +1325,7 @@ fn ctrl_r_records_a_voice_entry_that_is_transcribed_saved_and_plays_back() {
     let dir = tempfile::tempdir().unwrap();
     put_model_in(dir.path());
     let clip = whisper_model::samples().remove(0);
-    let mut harness = app_recording(dir.path(), &clip.path, View::Dashboard);
+    let (_sound, mut harness) = app_recording(dir.path(), &clip.path, View::Dashboard);
     wait_until(&mut harness, "the empty journal counted", |h| {
         shows(h, "0 entries")
     });
@@ -1369,7 +1379,7 @@ fn ctrl_r_records_a_voice_entry_that_is_transcribed_saved_and_plays_back() {
 fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() {
     let dir = tempfile::tempdir().unwrap();
     let clip = whisper_model::samples().remove(1);
-    let mut harness = app_recording(dir.path(), &clip.path, View::Journal);
+    let (_sound, mut harness) = app_recording(dir.path(), &clip.path, View::Journal);
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
     record_for(&mut harness, 5);
     wait_until(&mut harness, "the recording waiting, with what to do", |h| {
@@ -1412,7 +1422,7 @@ fn a_cancelled_recording_leaves_no_entry_and_no_file() {
     let dir = tempfile::tempdir().unwrap();
     put_model_in(dir.path());
     let clip = whisper_model::samples().remove(2);
-    let mut harness = app_recording(dir.path(), &clip.path, View::Journal);
+    let (_sound, mut harness) = app_recording(dir.path(), &clip.path, View::Journal);
     wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
     wait_until(&mut harness, "the recorder running", |h| shows(h, "0:01 /"));
