@@ -207,6 +207,13 @@ fn click(display: &str, window: &str, x: u32, y: u32) {
     std::thread::sleep(Duration::from_millis(400));
 }
 
+/// Sends `child` SIGTERM, as a shutdown or `kill` does.
+fn terminate(child: &Child) {
+    let pid = child.id().to_string();
+    let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(sent.success());
+}
+
 /// Issue #29's reproduction, kept as a test: in the real window, with no model running,
 /// a person starts an entry with Ctrl+N, clicks into the title and then the tags, and
 /// types at three to four keys a second with pauses after words. The title lost its
@@ -235,14 +242,7 @@ fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
     click(&display, &window, 536, 109); // Tags
     type_like_a_person(&display, "red, green, blue, yellow", 3, pause);
     // Closed as the system closes it: the app saves, then exits.
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    terminate(&child);
     wait_for_exit(child, stderr);
 
     let listed = Command::new(env!("CARGO_BIN_EXE_mindsage"))
@@ -288,14 +288,7 @@ fn a_stop_signal_closes_the_unlock_screen() {
     // The window up on its unlock screen (a debug build drawn by software GL).
     std::thread::sleep(Duration::from_secs(5));
     assert!(child.try_wait().unwrap().is_none(), "the unlock screen stays up");
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    terminate(&child);
     let signalled = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if signalled.elapsed() > Duration::from_secs(20) {
