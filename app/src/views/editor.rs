@@ -248,6 +248,10 @@ struct Doc {
     /// The field with the keyboard focus in the last frame: the journal's newer value
     /// waits until the person leaves it.
     focused: Option<FieldName>,
+    /// A reading came (or a field waits for the person to leave it) that the fields have
+    /// not been brought in step with: [`Doc::reconcile`] has work, which it otherwise
+    /// skips (it runs every frame, and comparing means copying the whole text).
+    unreconciled: bool,
     /// The person's text was kept over another program's edit of the same field: their
     /// next save says so, so the other text is kept in the entry's history.
     over_other: bool,
@@ -268,6 +272,7 @@ impl Doc {
             stored: None,
             save: Save::Saved,
             focused: None,
+            unreconciled: false,
             over_other: false,
             sent_over_other: false,
             kept: None,
@@ -283,6 +288,7 @@ impl Doc {
             stored: Some(entry),
             save: Save::Saved,
             focused: None,
+            unreconciled: false,
             over_other: false,
             sent_over_other: false,
             kept: None,
@@ -302,16 +308,18 @@ impl Doc {
             return;
         }
         self.stored = Some(entry);
+        self.unreconciled = true;
     }
 
     /// Brings each field in step with the journal's newest reading, by the rule in the
     /// module's comment. Called every frame, so a field the person was in when a newer
     /// value came takes it once they leave (if they did not type).
     fn reconcile(&mut self, now: f64) -> Reconciled {
-        let Some(stored) = &self.stored else {
+        let Some(stored) = self.stored.as_ref().filter(|_| self.unreconciled) else {
             return Reconciled::Unchanged;
         };
         let journal = Fields::of(stored);
+        self.unreconciled = false;
         let mut outcome = Reconciled::Unchanged;
         for name in [
             FieldName::Title,
@@ -333,7 +341,9 @@ impl Doc {
             }
             if same(name, &self.fields, &self.agreed) {
                 if self.focused == Some(name) {
-                    continue; // the person is in this field: theirs until they leave it
+                    // The person is in this field: theirs until they leave it.
+                    self.unreconciled = true;
+                    continue;
                 }
                 copy_field(name, &journal, &mut self.fields);
                 copy_field(name, &journal, &mut self.agreed);
