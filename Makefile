@@ -30,7 +30,8 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
-# The README's two commands on a clean clone with an empty cargo cache (about 30 minutes).
+# The README's two commands on a new machine: a clean clone in a clean overlay of a Debian 12
+# root holding only the packages a new machine has (about an hour; needs root).
 fresh-check:
 	scripts/fresh-check.sh
 
