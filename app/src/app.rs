@@ -195,7 +195,9 @@ pub fn run(args: &Args) -> Result<()> {
             Ok(Box::new(shell))
         }),
     )
-    .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))
+    .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))?;
+    crate::threads::finish(CLOSE_PATIENCE);
+    Ok(())
 }
 
 /// Sends the window a close request after `seconds` (`--exit-after`), from a thread of

@@ -145,27 +145,20 @@ impl Start {
             reply: self.reply.clone(),
         };
         let start = self.clone();
-        std::thread::Builder::new()
-            .name("mindsage-reader".into())
-            .spawn(move || {
-                crate::worker::serve(
-                    start.path,
-                    start.options,
-                    start.ai,
-                    vectors,
-                    first,
-                    inbox,
-                    start.reply,
-                )
-            })
-            .expect("spawning a thread");
-        std::thread::Builder::new()
-            .name("mindsage-assistant".into())
-            .spawn(move || assistant.serve(ai_inbox))
-            .expect("spawning a thread");
-        std::thread::Builder::new()
-            .name("mindsage-transcriber".into())
-            .spawn(move || transcriber.serve(voice_inbox))
+        crate::threads::spawn("reader", move || {
+            crate::worker::serve(
+                start.path,
+                start.options,
+                start.ai,
+                vectors,
+                first,
+                inbox,
+                start.reply,
+            )
+        })
+        .expect("spawning a thread");
+        crate::threads::spawn("assistant", move || assistant.serve(ai_inbox)).expect("spawning a thread");
+        crate::threads::spawn("transcriber", move || transcriber.serve(voice_inbox))
             .expect("spawning a thread");
         (requests, ai_requests, voice_requests)
     }

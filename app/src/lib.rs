@@ -14,5 +14,6 @@ pub mod protocol;
 pub mod queue;
 pub mod shell;
 mod transcriber;
+mod threads;
 pub mod views;
 mod worker;

@@ -121,13 +121,11 @@ impl Shell {
         };
         let (journal, options, ctx) = (self.journal.clone(), self.options.clone(), ctx.clone());
         let (send, job) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("mindsage-encryption".into())
-            .spawn(move || {
-                let _ = send.send(run_change(&journal, &options, change));
-                ctx.request_repaint();
-            })
-            .expect("spawning a thread");
+        crate::threads::spawn("encryption", move || {
+            let _ = send.send(run_change(&journal, &options, change));
+            ctx.request_repaint();
+        })
+        .expect("spawning a thread");
         State::Changing { what, job }
     }
 

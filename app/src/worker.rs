@@ -131,6 +131,10 @@ pub(crate) fn serve(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
+        // The process is ending ([`crate::threads::finish`]): the window has saved.
+        if db::closing_down() {
+            return;
+        }
         reader
             .others
             .look_if_due(&reader.conn, &reader.writer, &reader.reply);
@@ -615,10 +619,7 @@ impl Reader {
     }
 
     fn spawn_file_thread(&self, what: &str, work: impl FnOnce() + Send + 'static) {
-        let spawned = std::thread::Builder::new()
-            .name(format!("mindsage-{what}"))
-            .spawn(work);
-        if let Err(e) = spawned {
+        if let Err(e) = crate::threads::spawn(what, work) {
             self.reply
                 .send(Response::Failed(format!("could not start the {what}: {e}")));
         }
@@ -630,9 +631,7 @@ impl Reader {
     fn attach_photos(&self, entry: EntryId, paths: Vec<PathBuf>) {
         let writer = Arc::clone(&self.writer);
         let reply = self.reply.clone();
-        let spawned = std::thread::Builder::new()
-            .name("mindsage-import".into())
-            .spawn(move || {
+        self.spawn_file_thread("photo import", move || {
                 let mut failures = Vec::new();
                 let mut prepared = Vec::new();
                 for path in paths {
@@ -662,14 +661,9 @@ impl Reader {
                     failures,
                 }));
             });
-        if let Err(e) = spawned {
-            self.reply
-                .send(Response::Failed(format!("could not start the photo import: {e}")));
-        }
     }
 }
 
-/// The answer a queued write owes the UI. Dropped without answering, the job never ran
 /// An entry's first recording, decoded for playing; nothing when it has none.
 fn recording_of(conn: &Connection, entry: EntryId) -> db::Result<Response> {
     let Some(stored) = audio::of_entry(conn, USER, entry)?.into_iter().next() else {
@@ -693,6 +687,7 @@ struct Owed {
     reply: Reply,
     failed: Option<Box<dyn FnOnce(String) -> Response + Send>>,
 }
+/// The answer a queued write owes the UI. Dropped without answering, the job never ran
 
 impl Owed {
     fn answer(mut self, result: db::Result<Response>) {

@@ -149,12 +149,10 @@ impl UnlockView {
     ) {
         let (send, receive) = mpsc::channel();
         let ctx = ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("mindsage-unlock".into())
-            .spawn(move || {
-                let _ = send.send(work());
-                ctx.request_repaint();
-            });
+        let spawned = crate::threads::spawn("unlock", move || {
+            let _ = send.send(work());
+            ctx.request_repaint();
+        });
         match spawned {
             Ok(_) => self.working = Some(receive),
             Err(e) => self.problem = Some(format!("Unlocking could not start: {e}")),

@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::backup::Progress;
+use rusqlite::backup::StepResult;
 use rusqlite::{Connection, MAIN_DB};
 
 use super::cipher::JournalKey;
@@ -85,9 +85,18 @@ fn copy_to(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<(
     };
     let mut copy = Connection::open(dest).map_err(open_err)?;
     cipher::key_connection(&copy, dest, key)?;
-    rusqlite::backup::Backup::new_with_names(conn, MAIN_DB, &mut copy, MAIN_DB)
-        .and_then(|b| b.run_to_completion(100, std::time::Duration::ZERO, None::<fn(Progress)>))
-        .map_err(open_err)
+    let steps =
+        rusqlite::backup::Backup::new_with_names(conn, MAIN_DB, &mut copy, MAIN_DB).map_err(open_err)?;
+    // Between steps, a look whether the process is ending.
+    loop {
+        if super::closing_down() {
+            return Err(DbError::ClosingDown);
+        }
+        // Otherwise more to copy, or the source busy for a moment (the writer): step again.
+        if steps.step(COPY_PAGES_PER_STEP).map_err(open_err)? == StepResult::Done {
+            return Ok(());
+        }
+    }
 }
 
 /// Makes a copy one file with no -wal beside it (the copied header asks for WAL, and

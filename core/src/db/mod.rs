@@ -30,6 +30,7 @@ pub mod vectors;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
@@ -90,6 +91,8 @@ pub enum DbError {
     Invalid(String),
     #[error("the background writer has stopped")]
     WriterStopped,
+    #[error("stopped because MindSage is closing; nothing was changed")]
+    ClosingDown,
     #[error("{}", sqlite_message(.0))]
     Sqlite(#[from] rusqlite::Error),
 }
@@ -158,6 +161,22 @@ impl StorageOptions {
             ..self.clone()
         }
     }
+}
+
+/// Set once the process is ending ([`close_down`]).
+static CLOSING_DOWN: AtomicBool = AtomicBool::new(false);
+
+/// Tells the long copies this process makes (backups) to stop between steps and erase
+/// what they made: the process is ending, and SQLite must not be in use while it tears
+/// down. A backup of an encrypted journal still copying when the window's process
+/// ended crashed it inside SQLCipher (issue #30). It stays set: the process is ending.
+pub fn close_down() {
+    CLOSING_DOWN.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`close_down`] was called: threads that wait or loop end at their next look.
+pub fn closing_down() -> bool {
+    CLOSING_DOWN.load(Ordering::SeqCst)
 }
 
 /// Opens (creating if needed) the journal at `path`, checks it, applies the standard

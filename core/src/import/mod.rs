@@ -305,7 +305,8 @@ impl Export {
 pub struct Options<'a> {
     /// Judge every item against the journal, write nothing.
     pub dry_run: bool,
-    /// Set from another thread to stop after the batch being written.
+    /// Set from another thread to stop after the batch being written (as is
+    /// [`crate::db::close_down`]).
     pub cancel: Option<&'a AtomicBool>,
     /// How the entries are written; the default is what `mindsage import` and the app use.
     pub write: WritePath,
@@ -545,7 +546,8 @@ fn write_items(
             })
             .expect("spawning a thread");
         for ((batch_no, batch), prepared) in items.chunks(batch_size).enumerate().zip(prepared) {
-            if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            // Cancelled by the person, or the process is ending ([`crate::db::close_down`]).
+            if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || crate::db::closing_down() {
                 report.cancelled = true;
                 break;
             }
