@@ -12,6 +12,14 @@ use std::process::ExitCode;
 use clap::Parser;
 use mindsage::{app, cli, console};
 
+/// Every heap block is wiped when it is freed: locking drops everything read from the
+/// journal, and a freed block would otherwise keep its text readable in the process's
+/// memory until it happened to be reused (issue #30: 40 copies of a typed word after
+/// locking). SQLite's own memory is wiped by SQLCipher (`cipher_memory_security`).
+#[global_allocator]
+static ALLOCATOR: zeroizing_alloc::ZeroAlloc<std::alloc::System> =
+    zeroizing_alloc::ZeroAlloc(std::alloc::System);
+
 fn main() -> ExitCode {
     // First, so --report-startup counts from here.
     mindsage::launch_report::mark_main();

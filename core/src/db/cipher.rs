@@ -150,6 +150,11 @@ impl JournalKey {
         // SQLCipher writes its own lines to stderr when a page does not decrypt (a
         // wrong passphrase); the error we return says it once, in the person's words.
         conn.execute_batch("PRAGMA cipher_log_level = NONE")?;
+        // What SQLite frees (pages read and decrypted, statements' rows) is wiped first,
+        // in the whole process from here on: locking drops the connections, and their
+        // pages must not stay readable in freed memory (issue #30). SQLCipher keeps it on
+        // for the rest of the process; a plain journal never turns it on.
+        conn.execute_batch("PRAGMA cipher_memory_security = ON")?;
         conn.execute_batch(&Zeroizing::new(format!("PRAGMA key = {};", *self.literal())))
     }
 }
