@@ -44,7 +44,21 @@ pub fn run(
     } else {
         println!("{}", describe(&report));
     }
+    if nothing_could_be_read(&report) {
+        let would = if report.dry_run { "would be" } else { "was" };
+        anyhow::bail!(
+            "nothing {would} imported from {}: none of its entries could be read or brought in (the report says why for each)",
+            path.display()
+        );
+    }
     Ok(())
+}
+
+/// Whether an import came to nothing because nothing in the export could be brought in
+/// (its only journal is not JSON, every file is unreadable): a script must not take that
+/// for success. An export already imported, or one with no entries, is not this.
+fn nothing_could_be_read(report: &Report) -> bool {
+    !report.cancelled && report.added == 0 && report.duplicates == 0 && report.rejected > 0
 }
 
 /// The report as a person reads it: the totals, then every problem.

@@ -434,6 +434,70 @@ fn a_day_one_export_is_imported_from_the_command_line_once() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a zip archive"));
 }
 
+/// A Day One zip holding `files` (name, contents) and nothing else.
+fn dayone_zip_of(path: &Path, files: &[(&str, &[u8])]) {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, bytes) in files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn an_import_with_nothing_readable_in_it_fails_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    // A Day One zip whose only journal is cut short: not JSON.
+    let zip = dir.path().join("Day One export.zip");
+    dayone_zip_of(&zip, &[("Journal.json", b"{\"entries\": [{\"uuid\": \"A")]);
+    // A Markdown folder whose only note is not text.
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("2024-01-05 walk.md"), b"\xff\xfe\x00w\x00a\x00l\x00k").unwrap();
+
+    for (export, why) in [(&zip, "not valid JSON"), (&notes, "not UTF-8 text")] {
+        for dry_run in [true, false] {
+            let mut args = vec!["import", export.to_str().unwrap()];
+            if dry_run {
+                args.push("--dry-run");
+            }
+            let output = mindsage(dir.path(), &args);
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr),
+            );
+            assert!(
+                !output.status.success(),
+                "{args:?} exits with an error\n{stdout}\n{stderr}"
+            );
+            assert!(stdout.contains(why), "the report says why: {stdout}");
+            assert!(
+                stderr.contains("imported from") && stderr.contains("none of its entries could be read"),
+                "{stderr}"
+            );
+        }
+    }
+    assert_eq!(
+        json(&mindsage(dir.path(), &["list", "--json"]))
+            .as_array()
+            .map(Vec::len),
+        Some(0)
+    );
+    // An export already imported is not a failure: only one that came to nothing is.
+    let good = dir.path().join("good.zip");
+    exports::write_dayone_zip(&good);
+    for _ in 0..2 {
+        let again = mindsage(dir.path(), &["import", good.to_str().unwrap()]);
+        assert!(
+            again.status.success(),
+            "{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+    }
+}
+
 #[test]
 fn a_journal_exported_from_the_command_line_imports_into_another() {
     let dir = tempfile::tempdir().unwrap();
