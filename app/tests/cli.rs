@@ -447,6 +447,37 @@ fn dayone_zip_of(path: &Path, files: &[(&str, &[u8])]) {
 }
 
 #[test]
+fn a_photo_the_day_one_text_shows_but_the_export_lacks_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("Day One export.zip");
+    let journal = serde_json::json!({
+        "metadata": { "version": "1.0" },
+        "entries": [{
+            "uuid": "HARBOUR00000000000000000000000001",
+            "creationDate": "2024-03-02T09:00:00Z",
+            "timeZone": "Europe/Lisbon",
+            "text": "Harbour at dawn\n\nThe boats came in.\n\n![](dayone-moment://NOTEXPORTED)\n\nGulls everywhere.",
+        }]
+    });
+    dayone_zip_of(&zip, &[("Travel.json", journal.to_string().as_bytes())]);
+
+    let report = json(&mindsage(
+        dir.path(),
+        &["import", zip.to_str().unwrap(), "--json"],
+    ));
+    assert_eq!(report["added"], 1, "{report}");
+    let problems = report["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["item"].as_str().unwrap().contains("HARBOUR")
+                && p["reason"].as_str().unwrap().contains("photo (NOTEXPORTED)")
+                && p["rejected"] == false),
+        "the missing photo is reported for its entry: {report}"
+    );
+}
+
+#[test]
 fn an_import_with_nothing_readable_in_it_fails_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     // A Day One zip whose only journal is cut short: not JSON.

@@ -7,12 +7,13 @@
 //! and the text is Markdown with escapes applied inconsistently, which are undone.
 //! Photos are referenced inline as `![](dayone-moment://ID)` and found through
 //! `photos[].identifier` → `md5` and `type`; the references leave the text, the photos
-//! are attached. Entries are keyed by `uuid` (two can share a second). The journal's
-//! name becomes a tag, and so does `starred` ("starred"), so both can be filtered on;
+//! are attached, and a reference to something the export lacks is reported. Entries
+//! are keyed by `uuid` (two can share a second). The journal's name becomes a tag, and
+//! so does `starred` ("starred"), so both can be filtered on;
 //! the day an entry was lived is taken in its own `timeZone`. Location, weather, audio,
 //! video and PDFs are not kept: the report says so for each entry that had them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::Path;
 
@@ -198,6 +199,11 @@ fn item(journal: &str, label: String, entry: DayOneEntry) -> Result<(Item, Vec<S
         _ => clock::local_date_of(created),
     };
     let (text, moments) = take_moments(&text::normalise(entry.text.as_deref().unwrap_or("")));
+    let mut notes = missing_moments(
+        &moments,
+        &entry.photos,
+        &[&entry.audios, &entry.videos, &entry.pdf_attachments].map(Vec::as_slice),
+    );
     let (title, body) = text::split_title(&text, true);
     let (title, body) = (text::unescape_markdown(&title), text::unescape_markdown(&body));
     let mut tags = entry.tags;
@@ -215,14 +221,13 @@ fn item(journal: &str, label: String, entry: DayOneEntry) -> Result<(Item, Vec<S
         .collect();
     let mut order: Vec<&DayOnePhoto> = moments
         .iter()
-        .filter_map(|id| by_id.get(id.as_str()).copied())
+        .filter_map(|moment| by_id.get(moment.id.as_str()).copied())
         .collect();
     for photo in &entry.photos {
         if !order.iter().any(|p| std::ptr::eq(*p, photo)) {
             order.push(photo);
         }
     }
-    let mut notes = Vec::new();
     let mut photos = Vec::new();
     for photo in order {
         match (&photo.md5, &photo.kind) {
@@ -258,8 +263,17 @@ fn item(journal: &str, label: String, entry: DayOneEntry) -> Result<(Item, Vec<S
     Ok((item, notes))
 }
 
-/// The text without its `![…](dayone-moment:…)` references, and the ids referenced.
-fn take_moments(text: &str) -> (String, Vec<String>) {
+/// A `![…](dayone-moment:…)` reference in an entry's text.
+#[derive(Debug)]
+struct Moment {
+    id: String,
+    /// `dayone-moment://ID` is a photo; recordings, videos and PDFs name their kind
+    /// (`dayone-moment:/audio/ID`).
+    photo: bool,
+}
+
+/// The text without its `![…](dayone-moment:…)` references, and the references.
+fn take_moments(text: &str) -> (String, Vec<Moment>) {
     let mut out = String::with_capacity(text.len());
     let mut ids = Vec::new();
     let mut rest = text;
@@ -277,7 +291,10 @@ fn take_moments(text: &str) -> (String, Vec<String>) {
                 out.push_str(&rest[..start]);
                 // dayone-moment://ID for photos, dayone-moment:/audio/ID and the like
                 // for other media.
-                ids.push(url.rsplit('/').next().unwrap_or_default().to_string());
+                ids.push(Moment {
+                    id: url.rsplit('/').next().unwrap_or_default().to_string(),
+                    photo: url.starts_with("dayone-moment://"),
+                });
                 rest = &after[len..];
             }
             None => {
@@ -292,6 +309,38 @@ fn take_moments(text: &str) -> (String, Vec<String>) {
         out = out.replace("\n\n\n", "\n\n");
     }
     (out, ids)
+}
+
+/// What the text showed that the export does not have: a reference whose photo (or
+/// recording, video, PDF) is in none of the entry's lists. The reference leaves the text
+/// like the others, so the report says so rather than the entry losing it unnoticed.
+fn missing_moments(
+    moments: &[Moment],
+    photos: &[DayOnePhoto],
+    others: &[&[serde_json::Value]],
+) -> Vec<String> {
+    let identifier = |value: &serde_json::Value| {
+        value
+            .get("identifier")
+            .and_then(|i| i.as_str())
+            .map(str::to_owned)
+    };
+    let known: HashSet<String> = photos
+        .iter()
+        .filter_map(|p| p.identifier.clone())
+        .chain(others.iter().flat_map(|list| list.iter()).filter_map(identifier))
+        .collect();
+    moments
+        .iter()
+        .filter(|moment| !known.contains(&moment.id))
+        .map(|moment| {
+            let what = if moment.photo { "photo" } else { "attachment" };
+            format!(
+                "the text showed a {what} ({}) that is not in the export, so it is not in the entry",
+                moment.id
+            )
+        })
+        .collect()
 }
 
 /// Photos read from the zip itself.
@@ -334,7 +383,8 @@ mod tests {
         let (text, ids) = take_moments(
             "Hi\n\n![](dayone-moment://AB12)\n\nthere ![x](dayone-moment:/audio/CD) ![a](b.png)",
         );
-        assert_eq!(ids, ["AB12", "CD"]);
+        let ids: Vec<_> = ids.iter().map(|m| (m.id.as_str(), m.photo)).collect();
+        assert_eq!(ids, [("AB12", true), ("CD", false)]);
         assert_eq!(text, "Hi\n\nthere  ![a](b.png)");
     }
 }
