@@ -6,18 +6,27 @@
 //! whose writer saves the entry with its recording and then erases the file. A
 //! recording that cannot be done yet (no model) waits, listed for the person, and is
 //! done once a model is set up or at the next start: the recordings folder is its queue.
+//! While no model is loaded the thread looks again every [`LOOK_AGAIN`], so a model file
+//! put where the message says is taken up without a restart.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, SystemTime};
 
 use mindsage_core::db::cipher::JournalKey;
-use mindsage_core::voice::transcribe::{Model, Progress, TranscribeError};
+use mindsage_core::voice::transcribe::{Model, ModelError, Progress, TranscribeError};
 use mindsage_core::voice::{VoiceSettings, capture, recordings};
 
 use crate::protocol::{Reply, Request, Response, VoiceEvent, VoiceRequest, Watch};
+
+/// How often the thread looks again for a model while none is loaded: a model copied
+/// into `models/`, as the waiting recordings' message says, or to the path Settings
+/// names, is found within this. A look lists one small folder and reads a file's
+/// metadata; whisper.cpp is asked again only for a file that changed since it failed.
+const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 /// What the thread needs: where recordings are, how to reach the reader, and the flag
 /// the window sets to stop the transcription on screen.
@@ -43,7 +52,21 @@ impl Transcriber {
         // Recordings left by a crash or waiting for a model since the last run.
         state.waiting = recordings::waiting(&self.data_dir);
         self.work(&mut state);
-        for request in inbox {
+        loop {
+            let request = match state.model {
+                Some(_) => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                None => inbox.recv_timeout(LOOK_AGAIN),
+            };
+            let request = match request {
+                Ok(request) => request,
+                Err(RecvTimeoutError::Timeout) => {
+                    if state.tried.as_ref() != Some(&self.candidate()) {
+                        self.work(&mut state);
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
             match request {
                 VoiceRequest::Transcribe(recording) => {
                     state.waiting.push(recording);
@@ -79,6 +102,7 @@ impl Transcriber {
             model: Some(model),
             waiting,
             handed_over,
+            ..
         } = state
         else {
             return;
@@ -94,10 +118,30 @@ impl Transcriber {
     /// Loads the model unless it is loaded; why not, in the person's words.
     fn load(&self, state: &mut State) -> Result<(), String> {
         if state.model.is_none() {
-            let path = self.settings.model.clone().map_err(|e| e.to_string())?;
+            let candidate = self.candidate();
+            let path = candidate.file.clone();
+            state.tried = Some(candidate);
+            let path = path.map_err(|e| e.to_string())?;
             state.model = Some(Model::load(&path).map_err(|e| e.to_string())?);
         }
         Ok(())
+    }
+
+    /// The model file to load and how it is on disk now. With none named in Settings,
+    /// `models/` is looked at again each time (at start it may have been empty).
+    fn candidate(&self) -> Candidate {
+        let file = match &self.settings.model {
+            Err(not_set_up @ ModelError::NotSetUp { .. }) => {
+                recordings::model_path(&self.data_dir, "").ok_or_else(|| not_set_up.clone())
+            }
+            named => named.clone(),
+        };
+        let on_disk = file
+            .as_ref()
+            .ok()
+            .and_then(|path| std::fs::metadata(path).ok())
+            .map(|meta| (meta.len(), meta.modified().ok()));
+        Candidate { file, on_disk }
     }
 
     fn transcribe(&self, model: &Model, recording: &Path) {
@@ -147,9 +191,19 @@ impl Transcriber {
     }
 }
 
+/// A model file as the thread last tried to load it: which file (or why none), and its
+/// length and time on disk, so a file copied in or finished downloading is tried again.
+#[derive(Debug, Clone, PartialEq)]
+struct Candidate {
+    file: Result<PathBuf, ModelError>,
+    on_disk: Option<(u64, Option<SystemTime>)>,
+}
+
 #[derive(Default)]
 struct State {
     model: Option<Model>,
+    /// The last model file tried while none is loaded.
+    tried: Option<Candidate>,
     /// Recordings to do, oldest first.
     waiting: Vec<PathBuf>,
     /// Recordings already given to the reader to save (or failed), never done twice in

@@ -1418,6 +1418,41 @@ fn without_a_whisper_model_the_recording_waits_and_is_done_once_one_is_set_up() 
 }
 
 #[test]
+fn a_model_copied_into_the_models_folder_as_told_is_taken_up_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = whisper_model::samples().remove(1);
+    let (_sound, mut harness) = app_recording(dir.path(), &clip.path, View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    record_for(&mut harness, 5);
+    let models = dir.path().join("models").display().to_string();
+    wait_until(
+        &mut harness,
+        "the recording waiting, with where to put a model",
+        |h| shows(h, "1 recording is waiting to be transcribed") && shows(h, &models),
+    );
+
+    // The person copies a model into that folder and goes back to the window, which
+    // stays open.
+    put_model_in(dir.path());
+    wait_at_most(
+        &mut harness,
+        "the waiting recording saved as an entry",
+        TRANSCRIPTION_PATIENCE,
+        |h| {
+            h.query_by_role_and_label(Role::Button, "▶ Play recording")
+                .is_some()
+        },
+    );
+    drop(harness);
+    let bodies = bodies_in_journal(dir.path());
+    assert_eq!(bodies.len(), 1);
+    assert!(
+        mindsage_core::voice::score::missing_keywords(&bodies[0], &clip.keywords).is_empty(),
+        "{bodies:?}"
+    );
+}
+
+#[test]
 fn a_cancelled_recording_leaves_no_entry_and_no_file() {
     let dir = tempfile::tempdir().unwrap();
     put_model_in(dir.path());
