@@ -1452,6 +1452,100 @@ fn a_model_copied_into_the_models_folder_as_told_is_taken_up_without_a_restart()
     );
 }
 
+/// Runs the ignored test `child` in a process of its own with `env` (what a library reads
+/// once per process, such as ALSA's configuration from `HOME`), and fails as it fails.
+fn in_own_process(child: &str, env: &[(&str, &std::ffi::OsStr)]) {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", child, "--nocapture", "--ignored"])
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && printed.contains("1 passed"),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_recording_whose_output_fails_keeps_its_player_and_says_why_within_the_editor() {
+    // A sound output that cannot open: ALSA's default is a card that is not there.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".asoundrc"),
+        "pcm.!default { type hw; card 97 }\nctl.!default { type hw; card 97 }\n",
+    )
+    .unwrap();
+    in_own_process("output_fails_child", &[("HOME", home.path().as_os_str())]);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "run by a_recording_whose_output_fails_keeps_its_player_and_says_why_within_the_editor"]
+fn output_fails_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = whisper_model::samples().remove(0);
+    let samples = mindsage_core::voice::wav::read_file(&clip.path).unwrap();
+    {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        let entry = entries::NewEntry {
+            title: "Spoken on the pier".into(),
+            body: clip.text.clone(),
+            ..entries::NewEntry::default()
+        };
+        let recording = audio::NewRecording {
+            wav: &mindsage_core::voice::wav::encode(&samples),
+            duration_ms: mindsage_core::voice::duration_ms(samples.len()),
+            language: "en",
+            segments: &[],
+        };
+        audio::create_entry(&mut conn, DEFAULT_USER, &entry, &recording).unwrap();
+    }
+    let mut harness = app(dir.path(), View::Journal);
+    // A window as narrow as half a laptop's screen: the list and the editor side by
+    // side, the editor as wide as what is left.
+    harness.set_size(egui::vec2(800.0, 800.0));
+    wait_until(&mut harness, "the voice entry in the list", |h| {
+        h.query_by_role_and_label(Role::Button, "Spoken on the pier")
+            .is_some()
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Spoken on the pier")
+        .click();
+    wait_until(&mut harness, "its player", |h| {
+        h.query_by_role_and_label(Role::Button, "▶ Play recording")
+            .is_some()
+    });
+    // A message wider than the editor once pushed it past the window's right edge.
+    let right = harness.ctx.content_rect().max.x;
+    harness
+        .get_by_role_and_label(Role::Button, "▶ Play recording")
+        .click();
+    wait_until(&mut harness, "why it cannot play", |h| {
+        shows(h, "The recording cannot play")
+    });
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "▶ Play recording")
+            .is_some(),
+        "the player stays, to try again"
+    );
+    let told = harness.get_by_label_contains("The recording cannot play").rect();
+    assert!(
+        told.max.x <= right,
+        "the message wraps inside the window (right edge {right}): {told:?}"
+    );
+    let editor = harness
+        .get_by_role_and_label(Role::MultilineTextInput, "Entry")
+        .rect();
+    assert!(
+        editor.max.x <= right,
+        "the editor stays inside the window (right edge {right}): {editor:?}"
+    );
+}
+
 #[test]
 fn a_cancelled_recording_leaves_no_entry_and_no_file() {
     let dir = tempfile::tempdir().unwrap();

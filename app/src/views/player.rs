@@ -2,7 +2,9 @@
 //! what was heard with where (a click on a line plays from there).
 //!
 //! The sound plays on its own thread ([`Player`]); this widget only reads its position
-//! and sets play, pause and seek, so dragging the bar never waits on the device.
+//! and sets play, pause and seek, so dragging the bar never waits on the device. When
+//! the output fails the player stays, with why under it (wrapped to the editor's width):
+//! Play tries again.
 
 use std::time::Duration;
 
@@ -38,10 +40,6 @@ impl RecordingPlayer {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let player = &self.player;
         ui.horizontal(|ui| {
-            if let Some(error) = player.error() {
-                ui.label(RichText::new(format!("The recording cannot play: {error}")).weak());
-                return;
-            }
             let playing = player.is_playing();
             let label = if playing { "Pause" } else { "▶ Play recording" };
             if ui.button(label).clicked() {
@@ -75,6 +73,15 @@ impl RecordingPlayer {
                 ui.toggle_value(&mut self.show_segments, "Where each part was said");
             }
         });
+        if let Some(error) = player.error() {
+            let error = error.to_string();
+            let told = RichText::new(format!(
+                "The recording cannot play: {}.",
+                error.trim_end_matches('.')
+            ))
+            .color(ui.visuals().warn_fg_color);
+            ui.add(egui::Label::new(told).wrap());
+        }
         if self.show_segments {
             for segment in &self.segments {
                 ui.horizontal_wrapped(|ui| {

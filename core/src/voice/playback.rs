@@ -7,11 +7,13 @@
 //! drop it): an open entry with a recording keeps no sound device busy (on Windows an
 //! active stream keeps the computer from sleeping, and any stream wakes the processor
 //! every few milliseconds). Dropping rather than pausing works on every device; many
-//! cannot pause.
+//! cannot pause. The output is looked for at each Play, and a failure (none there, taken
+//! by another program, unplugged while playing) is kept for the person to read while the
+//! player stays usable: the next Play tries again.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
@@ -27,6 +29,8 @@ pub enum PlaybackError {
     NoDevice,
     #[error("the output could not be opened: {0}")]
     Open(String),
+    #[error("the output failed while playing: {0}")]
+    Failed(String),
 }
 
 #[derive(Debug, Default)]
@@ -41,7 +45,14 @@ struct Shared {
     /// Whether an output stream is running (it follows `playing`).
     streaming: AtomicBool,
     stop: AtomicBool,
-    failed: std::sync::OnceLock<PlaybackError>,
+    /// Why the last Play could not sound; cleared when one does.
+    failed: Mutex<Option<PlaybackError>>,
+}
+
+impl Shared {
+    fn set_failed(&self, error: Option<PlaybackError>) {
+        *self.failed.lock().unwrap_or_else(|poison| poison.into_inner()) = error;
+    }
 }
 
 /// A recording ready to play. Dropping it closes the output.
@@ -52,8 +63,9 @@ pub struct Player {
 }
 
 impl Player {
-    /// Opens the default output for 16 kHz mono `samples`, on a thread of its own; it
-    /// returns at once, paused at the start. A failure shows in [`Player::error`].
+    /// A player for 16 kHz mono `samples` on the default output, with a thread of its
+    /// own; it returns at once, paused at the start. A failure to play shows in
+    /// [`Player::error`].
     pub fn open(samples: Vec<f32>) -> Player {
         let shared = Arc::new(Shared::default());
         let length = samples.len() as u64;
@@ -61,11 +73,7 @@ impl Player {
             let shared = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("mindsage-playback".to_owned())
-                .spawn(move || {
-                    if let Err(error) = play(samples, &shared) {
-                        let _ = shared.failed.set(error);
-                    }
-                })
+                .spawn(move || play(&samples, &shared))
                 .ok()
         };
         Player {
@@ -113,9 +121,13 @@ impl Player {
         self.shared.streaming.load(Ordering::Relaxed)
     }
 
-    /// Why it cannot play, once the output failed to open.
-    pub fn error(&self) -> Option<&PlaybackError> {
-        self.shared.failed.get()
+    /// Why the last Play could not sound (no output, or it failed), until one does.
+    pub fn error(&self) -> Option<PlaybackError> {
+        self.shared
+            .failed
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
     }
 }
 
@@ -128,52 +140,84 @@ impl Drop for Player {
     }
 }
 
-/// The playback thread: find the output, then run a stream while playing, until the
-/// player is dropped.
-fn play(samples: Vec<f32>, shared: &Arc<Shared>) -> Result<(), PlaybackError> {
-    let host = cpal::default_host();
-    let device = host.default_output_device().ok_or(PlaybackError::NoDevice)?;
-    let config = device
-        .default_output_config()
-        .map_err(|e| PlaybackError::Open(e.to_string()))?;
-    let rate = config.sample_rate();
-    let sound =
-        Arc::new(convert::from_whisper_rate(&samples, rate).map_err(|e| PlaybackError::Open(e.to_string()))?);
-    let format = config.sample_format();
-    let stream_config: cpal::StreamConfig = config.into();
+/// The playback thread: an output stream while playing, until the player is dropped.
+fn play(samples: &[f32], shared: &Arc<Shared>) {
     let (errors_tx, errors) = mpsc::channel();
-    let open = || {
-        let (config, sound, errors) = (stream_config, Arc::clone(&sound), errors_tx.clone());
-        let stream = match format {
-            SampleFormat::I16 => build::<i16>(&device, config, sound, rate, shared, errors),
-            SampleFormat::I32 => build::<i32>(&device, config, sound, rate, shared, errors),
-            SampleFormat::U16 => build::<u16>(&device, config, sound, rate, shared, errors),
-            SampleFormat::U8 => build::<u8>(&device, config, sound, rate, shared, errors),
-            SampleFormat::F32 => build::<f32>(&device, config, sound, rate, shared, errors),
-            SampleFormat::F64 => build::<f64>(&device, config, sound, rate, shared, errors),
-            other => Err(PlaybackError::Open(format!(
-                "the output's sample format {other} is not supported"
-            ))),
-        }?;
-        stream.play().map_err(|e| PlaybackError::Open(e.to_string()))?;
-        Ok(stream)
-    };
+    // The recording at the output's rate, converted at the first Play and again only
+    // for an output of another rate.
+    let mut converted = None;
     let mut stream = None;
     while !shared.stop.load(Ordering::Relaxed) {
         let playing = shared.playing.load(Ordering::Relaxed);
         if playing && stream.is_none() {
-            stream = Some(open().inspect_err(|_| shared.playing.store(false, Ordering::Relaxed))?);
+            // What a stream dropped earlier reported is no news for this one.
+            while errors.try_recv().is_ok() {}
+            match open(samples, &mut converted, shared, &errors_tx) {
+                Ok(opened) => {
+                    stream = Some(opened);
+                    shared.set_failed(None);
+                }
+                Err(error) => {
+                    shared.playing.store(false, Ordering::Relaxed);
+                    shared.set_failed(Some(error));
+                }
+            }
         } else if !playing {
             stream = None;
         }
         shared.streaming.store(stream.is_some(), Ordering::Relaxed);
-        if let Ok(error) = errors.recv_timeout(Duration::from_millis(50)) {
+        if let Ok(error) = errors.recv_timeout(Duration::from_millis(50))
+            && stream.is_some()
+        {
+            stream = None;
             shared.playing.store(false, Ordering::Relaxed);
             shared.streaming.store(false, Ordering::Relaxed);
-            return Err(PlaybackError::Open(error));
+            shared.set_failed(Some(PlaybackError::Failed(error)));
         }
     }
-    Ok(())
+}
+
+/// A running stream on the default output, which is looked for now (one plugged in since
+/// the last Play is found), playing `samples` from where the player is.
+fn open(
+    samples: &[f32],
+    converted: &mut Option<(u32, Arc<Vec<f32>>)>,
+    shared: &Arc<Shared>,
+    errors: &mpsc::Sender<String>,
+) -> Result<cpal::Stream, PlaybackError> {
+    let device = cpal::default_host()
+        .default_output_device()
+        .ok_or(PlaybackError::NoDevice)?;
+    let config = device
+        .default_output_config()
+        .map_err(|e| PlaybackError::Open(e.to_string()))?;
+    let rate = config.sample_rate();
+    let sound = match converted {
+        Some((at, sound)) if *at == rate => Arc::clone(sound),
+        _ => {
+            let sound = Arc::new(
+                convert::from_whisper_rate(samples, rate).map_err(|e| PlaybackError::Open(e.to_string()))?,
+            );
+            *converted = Some((rate, Arc::clone(&sound)));
+            sound
+        }
+    };
+    let format = config.sample_format();
+    let config: cpal::StreamConfig = config.into();
+    let errors = errors.clone();
+    let stream = match format {
+        SampleFormat::I16 => build::<i16>(&device, config, sound, rate, shared, errors),
+        SampleFormat::I32 => build::<i32>(&device, config, sound, rate, shared, errors),
+        SampleFormat::U16 => build::<u16>(&device, config, sound, rate, shared, errors),
+        SampleFormat::U8 => build::<u8>(&device, config, sound, rate, shared, errors),
+        SampleFormat::F32 => build::<f32>(&device, config, sound, rate, shared, errors),
+        SampleFormat::F64 => build::<f64>(&device, config, sound, rate, shared, errors),
+        other => Err(PlaybackError::Open(format!(
+            "the output's sample format {other} is not supported"
+        ))),
+    }?;
+    stream.play().map_err(|e| PlaybackError::Open(e.to_string()))?;
+    Ok(stream)
 }
 
 fn build<T>(
