@@ -24,7 +24,7 @@ use mindsage_core::{keystore, sealed};
 use crate::app::{Handover, MindSageApp, Startup};
 use crate::backend::Backend;
 use crate::views::EncryptionChange;
-use crate::views::unlock::UnlockView;
+use crate::views::unlock::{UnlockView, not_remembered};
 
 /// How long a change of encryption waits for the app's own threads to close the journal
 /// (a model call in flight finishes first).
@@ -142,12 +142,13 @@ impl Shell {
 }
 
 /// What a change of encryption left: the key the journal opens with now (`None`: plain),
-/// and the backups, and the recordings and drafts waiting beside it, that could not
-/// follow it.
+/// the backups, and the recordings and drafts waiting beside it, that could not follow
+/// it, and why the new passphrase could not be remembered when the person asked.
 struct Changed {
     key: Option<JournalKey>,
     backups_left: Vec<String>,
     spool_left: Vec<String>,
+    not_remembered: Option<String>,
 }
 
 /// Carries out `change` on the journal at `journal` and its backups, waiting for the
@@ -185,7 +186,7 @@ fn run_change(
                 for problem in &spool_left {
                     tracing::warn!(%problem, "a waiting file did not follow the change of encryption");
                 }
-                let remembered = match &change {
+                let not_remembered = match &change {
                     EncryptionChange::Encrypt {
                         passphrase,
                         remember: true,
@@ -193,16 +194,23 @@ fn run_change(
                     | EncryptionChange::Rekey {
                         passphrase,
                         remember: true,
-                    } => keystore::remember(journal, passphrase),
-                    _ => keystore::forget(journal),
+                    } => keystore::remember(journal, passphrase)
+                        .err()
+                        .map(|error| not_remembered(&error)),
+                    // Nothing to tell when nothing was asked: a computer without a
+                    // credential store has nothing remembered to forget.
+                    _ => {
+                        if let Err(error) = keystore::forget(journal) {
+                            tracing::warn!(%error, "the credential store could not be updated");
+                        }
+                        None
+                    }
                 };
-                if let Err(error) = remembered {
-                    tracing::warn!(%error, "the credential store could not be updated");
-                }
                 return Ok(Changed {
                     key,
                     backups_left,
                     spool_left,
+                    not_remembered,
                 });
             }
         }
@@ -245,10 +253,10 @@ impl Shell {
                 State::Locked(view)
             }
             State::Locked(mut view) => match view.ui(ctx) {
-                Some(key) => {
+                Some(unlocked) => {
                     drop(view);
-                    self.options.key = Some(key);
-                    self.open_app(ctx, None)
+                    self.options.key = Some(unlocked.key);
+                    self.open_app(ctx, unlocked.told)
                 }
                 None => State::Locked(view),
             },
@@ -257,6 +265,7 @@ impl Shell {
                     key,
                     backups_left,
                     spool_left,
+                    not_remembered,
                 })) => {
                     let mut told = match &key {
                         Some(_) if self.options.key.is_some() => "The passphrase is changed, for the backups too.",
@@ -277,6 +286,10 @@ impl Shell {
                             " These recordings and drafts waiting beside it were left as they were: {}.",
                             spool_left.join("; ")
                         ));
+                    }
+                    if let Some(not_remembered) = not_remembered {
+                        told.push(' ');
+                        told.push_str(&not_remembered);
                     }
                     self.options.key = key;
                     self.open_app(ctx, Some(told))

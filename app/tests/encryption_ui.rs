@@ -262,6 +262,72 @@ fn a_remembered_passphrase_opens_the_journal_without_asking() {
 }
 
 #[test]
+fn remember_on_this_computer_says_so_when_the_credential_store_cannot_be_reached() {
+    // A bus address that leads nowhere, in a process of its own (the other tests' Secret
+    // Service sets the address for the whole of theirs).
+    let bus = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "unreachable_store_child", "--nocapture", "--ignored"])
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            format!("unix:path={}/no-bus", bus.path().display()),
+        )
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && printed.contains("1 passed"),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+#[ignore = "run by remember_on_this_computer_says_so_when_the_credential_store_cannot_be_reached"]
+fn unreachable_store_child() {
+    const NOT_REMEMBERED: &str = "The passphrase could not be remembered";
+    let dir = tempfile::tempdir().unwrap();
+    journal(dir.path());
+    let mut harness = window(dir.path());
+    wait_until(&mut harness, "the journal's entry", lists_the_entry);
+
+    // Encrypted from Settings with "Remember on this computer" ticked.
+    harness.get_by_role_and_label(Role::Button, "Settings").click();
+    harness.run_steps(3);
+    click(&mut harness, "Encrypt the journal…");
+    type_into(&mut harness, Role::PasswordInput, "New passphrase", PASSPHRASE);
+    type_into(&mut harness, Role::PasswordInput, "Type it again", PASSPHRASE);
+    harness
+        .get_by_role_and_label(Role::CheckBox, "Remember on this computer")
+        .click();
+    harness.run_steps(1);
+    click(&mut harness, "Encrypt the journal");
+    wait_until(
+        &mut harness,
+        "the journal encrypted, and the passphrase not kept",
+        |h| shows(h, "The journal is encrypted now") && shows(h, NOT_REMEMBERED),
+    );
+    assert!(shows(&harness, "asked for at each start"));
+
+    // Unlocked with it ticked: the journal opens, and says the same.
+    lock_with_ctrl_l(&mut harness);
+    wait_until(&mut harness, "the passphrase field", |h| {
+        h.query_by_role(Role::PasswordInput).is_some()
+    });
+    harness.get_by_role(Role::PasswordInput).focus();
+    harness.run_steps(1);
+    harness.get_by_role(Role::PasswordInput).type_text(PASSPHRASE);
+    harness
+        .get_by_role_and_label(Role::CheckBox, "Remember on this computer")
+        .click();
+    harness.run_steps(1);
+    click(&mut harness, "Unlock");
+    wait_until(&mut harness, "the journal open, the passphrase not kept", |h| {
+        lists_the_entry(h) && shows(h, NOT_REMEMBERED)
+    });
+}
+
+#[test]
 fn the_first_start_on_a_new_journal_offers_encryption() {
     let dir = tempfile::tempdir().unwrap();
     let data_dir = dir.path().to_path_buf();

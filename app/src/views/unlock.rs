@@ -98,13 +98,20 @@ impl PassphraseForm {
     }
 }
 
+/// A journal unlocked: its key, and what the person is to be told with it (the
+/// passphrase could not be remembered as they asked).
+pub struct Unlocked {
+    pub key: JournalKey,
+    pub told: Option<String>,
+}
+
 /// The unlock screen.
 pub struct UnlockView {
     journal: PathBuf,
     passphrase: String,
     remember: bool,
-    /// The unlock thread's answer: the key, or why not.
-    working: Option<Receiver<Result<JournalKey, String>>>,
+    /// The unlock thread's answer: the journal unlocked, or why not.
+    working: Option<Receiver<Result<Unlocked, String>>>,
     problem: Option<String>,
     /// Whether the remembered passphrase is being tried (the field is not shown).
     trying_remembered: bool,
@@ -128,7 +135,9 @@ impl UnlockView {
         if try_remembered {
             let path = view.journal.clone();
             view.spawn(ctx, move || match keystore::remembered(&path) {
-                Ok(Some(passphrase)) => cipher::unlock(&path, &passphrase).map_err(|e| e.to_string()),
+                Ok(Some(passphrase)) => cipher::unlock(&path, &passphrase)
+                    .map(|key| Unlocked { key, told: None })
+                    .map_err(|e| e.to_string()),
                 Ok(None) => Err(String::new()),
                 // No credential store on this computer: nothing was remembered, so the
                 // screen just asks (ticking "Remember" says what is wrong).
@@ -145,7 +154,7 @@ impl UnlockView {
     fn spawn(
         &mut self,
         ctx: &egui::Context,
-        work: impl FnOnce() -> Result<JournalKey, String> + Send + 'static,
+        work: impl FnOnce() -> Result<Unlocked, String> + Send + 'static,
     ) {
         let (send, receive) = mpsc::channel();
         let ctx = ctx.clone();
@@ -159,13 +168,13 @@ impl UnlockView {
         }
     }
 
-    /// The key once the journal is unlocked.
-    fn poll(&mut self) -> Option<JournalKey> {
+    /// The journal, once unlocked.
+    fn poll(&mut self) -> Option<Unlocked> {
         let outcome = self.working.as_ref()?.try_recv().ok()?;
         self.working = None;
         let remembered = std::mem::take(&mut self.trying_remembered);
         match outcome {
-            Ok(key) => return Some(key),
+            Ok(unlocked) => return Some(unlocked),
             // Nothing remembered: just ask.
             Err(message) if remembered && message.is_empty() => {}
             Err(message) if remembered => {
@@ -180,10 +189,10 @@ impl UnlockView {
         None
     }
 
-    /// Draws the screen; returns the key once the journal is unlocked.
-    pub fn ui(&mut self, ctx: &egui::Context) -> Option<JournalKey> {
-        if let Some(key) = self.poll() {
-            return Some(key);
+    /// Draws the screen; returns the journal once unlocked.
+    pub fn ui(&mut self, ctx: &egui::Context) -> Option<Unlocked> {
+        if let Some(unlocked) = self.poll() {
+            return Some(unlocked);
         }
         egui::CentralPanel::default().show(ctx, |ui| {
             ui.add_space(ui.available_height() / 4.0);
@@ -229,10 +238,14 @@ impl UnlockView {
             let ctx = ui.ctx().clone();
             self.spawn(&ctx, move || {
                 let key = cipher::unlock(&path, &passphrase).map_err(|e| e.to_string())?;
-                if remember && let Err(e) = keystore::remember(&path, &passphrase) {
-                    tracing::warn!(error = %e, "the passphrase could not be remembered");
-                }
-                Ok(key)
+                // The journal opens either way; the person hears why it will ask again.
+                let told = match remember {
+                    true => keystore::remember(&path, &passphrase)
+                        .err()
+                        .map(|e| not_remembered(&e)),
+                    false => None,
+                };
+                Ok(Unlocked { key, told })
             });
         }
     }
@@ -249,6 +262,12 @@ impl Drop for PassphraseForm {
         zeroize_string(&mut self.first);
         zeroize_string(&mut self.again);
     }
+}
+
+/// What the window says when "Remember on this computer" could not be done: the
+/// credential store's own reason, and that the passphrase will be asked for.
+pub fn not_remembered(error: &keystore::KeystoreError) -> String {
+    format!("The passphrase could not be remembered: {error}.")
 }
 
 /// Overwrites a typed passphrase before its memory is given back.
