@@ -432,6 +432,47 @@ fn encrypting_converts_every_backup_in_the_backups_folder_whatever_its_name() {
     assert_eq!(restored["entries"], 5);
 }
 
+/// A copy of the journal elsewhere in its folder (a backup under another name, an
+/// export) would stay readable beside the encrypted journal: `encrypt` refuses, names
+/// each, and changes nothing; once they are moved out it encrypts, and no file in the
+/// folder holds the text (issue #30, finding 3).
+#[test]
+fn encrypting_refuses_while_a_readable_copy_sits_in_the_journals_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let passphrase = passphrase_file(dir.path(), "p.txt", "correct horse battery");
+    let with = ["--passphrase-file", arg(&passphrase)];
+    journal_with_marker(&data, "2");
+    let manual = data.join("manual.db");
+    json(&mindsage(&data, &["backup", arg(&manual), "--json"]));
+    let export = data.join("old").join("journal export.json");
+    std::fs::create_dir_all(export.parent().unwrap()).unwrap();
+    let exported = mindsage(&data, &["export", arg(&export)]);
+    assert!(exported.status.success());
+
+    refused(
+        &mindsage(&data, &["encrypt", with[0], with[1]]),
+        &[
+            "would stay readable",
+            "manual.db",
+            "journal export.json",
+            "nothing was changed",
+        ],
+    );
+    assert_eq!(json(&mindsage(&data, &["info", "--json"]))["encrypted"], false);
+
+    for file in [&manual, &export] {
+        std::fs::rename(file, dir.path().join(file.file_name().unwrap())).unwrap();
+    }
+    let encrypted = mindsage(&data, &["encrypt", with[0], with[1]]);
+    assert!(
+        encrypted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&encrypted.stderr)
+    );
+    assert_eq!(files_holding(&data, MARKER_BODY), Vec::<PathBuf>::new());
+}
+
 #[test]
 fn backups_stay_encrypted_and_exports_ask_first() {
     let dir = tempfile::tempdir().unwrap();

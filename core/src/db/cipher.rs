@@ -329,9 +329,71 @@ pub(crate) fn open_read_only(path: &Path, key: Option<&JournalKey>) -> Result<Co
 /// Encrypts the plain journal at `path` with `passphrase`; returns the key it opens
 /// with now. `options` are the journal's (without a key).
 pub fn encrypt(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> Result<JournalKey> {
+    let readable = readable_copies(path);
+    if !readable.is_empty() {
+        let names: Vec<String> = readable.iter().map(|p| p.display().to_string()).collect();
+        return Err(DbError::Invalid(format!(
+            "not encrypted: these copies of the journal in its folder would stay readable: {}. \
+             Move them out of the folder (or a journal copy into backups/, which is encrypted \
+             with the journal), then encrypt again; nothing was changed",
+            names.join(", ")
+        )));
+    }
     let key = JournalKey::for_new_file(passphrase);
     convert(path, options, Some(&key))?;
     Ok(key)
+}
+
+/// Copies of the journal's text in its folder (subfolders too) that encrypting would
+/// leave readable: a plain SQLite file, whatever its name (`mindsage backup manual.db`),
+/// and a MindSage JSON export. Not counted: the journal and SQLite's files beside it, the
+/// folders whose files follow the journal's key (`backups/`, `recordings/`, `drafts/`),
+/// and `models/` (Whisper's weights, no entry text). After `encrypt` said everything was
+/// converted, a backup under another name still held every entry in plain text (#30).
+pub fn readable_copies(journal: &Path) -> Vec<PathBuf> {
+    let folder = journal.parent().unwrap_or(Path::new("."));
+    let journal_name = journal
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let followed = [
+        super::backup::BACKUPS_FOLDER,
+        recordings::FOLDER,
+        recordings::MODELS_FOLDER,
+        crate::drafts::FOLDER,
+    ];
+    let mut found = Vec::new();
+    let mut folders = vec![folder.to_path_buf()];
+    while let Some(dir) = folders.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let (path, name) = (entry.path(), entry.file_name().to_string_lossy().into_owned());
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                if !(dir == folder && followed.contains(&name.as_str())) {
+                    folders.push(path);
+                }
+            } else if kind.is_file()
+                && !(dir == folder && name.starts_with(&journal_name))
+                && holds_plain_journal(&path)
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Whether the file at `path` begins as a plain SQLite file or a MindSage JSON export.
+fn holds_plain_journal(path: &Path) -> bool {
+    let mut head = [0_u8; 64];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head));
+    let head = &head[..read.unwrap_or(0)];
+    let export = String::from_utf8_lossy(head)
+        .split_whitespace()
+        .collect::<String>()
+        .starts_with(r#"{"format":"mindsage-journal""#);
+    head.starts_with(SQLITE_HEADER) || export
 }
 
 /// Turns the encrypted journal at `path` (opened with `options`, which carry its key)
