@@ -131,17 +131,22 @@ fi
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || die "this kernel has no overlayfs"
 commit="$(git -C "$repo" rev-parse HEAD)"
 
-# make_root: makes the root when it is missing or its package list changed, under an
-# exclusive lock; then holds the lock shared for the rest of the run, so that no other
-# check makes it again while this one uses it.
+# make_root: makes the root when it is missing or its package list changed. Every check
+# holds the lock shared while it uses the root (checks run side by side); making it takes
+# the lock alone, so it waits for the checks using the old root to end.
 mkdir -p "$cache"
 exec 9>"$cache/lock"
 packages() { grep -v '^#' "$package_list" | sort -u; }
 make_root() {
   local want start extras
   want="bookworm $(packages | sha256sum | cut -c1-16)"
+  root_is_current() { [ -d "$root" ] && [ "$(cat "$cache/root.stamp" 2>/dev/null)" = "$want" ]; }
+  flock -s 9
+  if root_is_current && [ "${FRESH_CHECK_REMAKE:-0}" != 1 ]; then return; fi
+  flock -u 9
   flock 9
-  if [ -d "$root" ] && [ "$(cat "$cache/root.stamp" 2>/dev/null)" = "$want" ] && [ "${FRESH_CHECK_REMAKE:-0}" != 1 ]; then
+  # Another check may have made it while this one waited.
+  if root_is_current && [ "${FRESH_CHECK_REMAKE:-0}" != 1 ]; then
     flock -s 9
     return
   fi

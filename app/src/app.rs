@@ -19,7 +19,6 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -29,12 +28,12 @@ use mindsage_core::db::EntryId;
 use mindsage_core::db::cipher;
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::drafts::Drafts;
-use mindsage_core::export;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
 use crate::backend::Backend;
 use crate::cli::{self, Args};
+use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
@@ -269,8 +268,8 @@ pub struct MindSageApp {
     overlay: Overlay,
     queue: QueueBar,
     frames: FrameTimes,
-    /// What was chosen in the system's file dialog, arriving from its thread.
-    picked: Option<Receiver<Chosen>>,
+    /// The system's file dialog, or the path typed where it cannot open.
+    files: FileDialogs,
     /// The import window (a dropped or chosen export, judged, confirmed, written).
     importer: Importer,
     /// Set when the journal could not be opened: the window explains instead of listing.
@@ -349,7 +348,7 @@ impl MindSageApp {
             overlay,
             queue: QueueBar::default(),
             frames: FrameTimes::default(),
-            picked: None,
+            files: FileDialogs::default(),
             importer: Importer::default(),
             open_error: None,
             stopped: None,
@@ -853,7 +852,11 @@ impl MindSageApp {
             View::Settings => self.settings.dialog_open(),
             View::Dashboard | View::Gallery | View::Ask => false,
         };
-        on_screen || self.offer.is_some() || self.confirm_export.is_some() || self.closing != Closing::Open
+        on_screen
+            || self.offer.is_some()
+            || self.confirm_export.is_some()
+            || self.files.dialog_open()
+            || self.closing != Closing::Open
     }
 
     /// Whether the keyboard is the window's: no dialog asks, no menu is open (Esc closes
@@ -913,8 +916,7 @@ impl MindSageApp {
     /// file, a Markdown file or a folder) goes to the import window, photos to the entry
     /// they were meant for.
     fn arriving_files(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        if let Some(chosen) = self.picked.as_ref().and_then(|r| r.try_recv().ok()) {
-            self.picked = None;
+        if let Some(chosen) = self.files.ui(ctx) {
             match chosen {
                 Chosen::Photos(entry, paths) => {
                     actions.push(Action::Send(Request::AttachPhotos { entry, paths }))
@@ -949,55 +951,10 @@ impl MindSageApp {
         }
     }
 
-    /// Opens the system's file dialog on a thread of its own (it blocks until the person
-    /// chooses); what was chosen arrives in [`MindSageApp::arriving_files`].
+    /// Opens the system's file dialog (or asks for a path where it cannot open); what
+    /// was chosen arrives in [`MindSageApp::arriving_files`].
     fn pick_files(&mut self, choice: FileChoice) {
-        let (send, receive) = mpsc::channel();
-        let ctx = self.ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("mindsage-file-dialog".into())
-            .spawn(move || {
-                let dialog = rfd::FileDialog::new();
-                let chosen = match choice {
-                    FileChoice::Photos(entry) => dialog
-                        .set_title("Add photos to the entry")
-                        .add_filter("Photos", &["png", "jpg", "jpeg"])
-                        .pick_files()
-                        .map(|files| Chosen::Photos(entry, files)),
-                    FileChoice::ImportFile => dialog
-                        .set_title("Import a journal: Day One, jrnl, MindSage or Markdown")
-                        .add_filter("Exports", &["zip", "json", "md", "markdown"])
-                        .pick_file()
-                        .map(Chosen::Import),
-                    FileChoice::ImportFolder => dialog
-                        .set_title("Import a folder of Markdown files")
-                        .pick_folder()
-                        .map(Chosen::Import),
-                    FileChoice::ExportJson => dialog
-                        .set_title("Export the journal")
-                        .set_file_name("MindSage journal.json")
-                        .add_filter("MindSage export", &["json"])
-                        .save_file()
-                        .map(|path| Chosen::Export(path, export::Format::Json)),
-                    FileChoice::ExportMarkdown => dialog
-                        .set_title("Export the journal as Markdown into a new or empty folder")
-                        .pick_folder()
-                        .map(|path| Chosen::Export(path, export::Format::Markdown)),
-                    FileChoice::Backup => dialog
-                        .set_title("Restore the journal from a backup")
-                        .add_filter("MindSage backups", &["db"])
-                        .pick_file()
-                        .map(Chosen::Backup),
-                };
-                if let Some(chosen) = chosen {
-                    let _ = send.send(chosen);
-                }
-                ctx.request_repaint();
-            });
-        match spawned {
-            Ok(_) => self.picked = Some(receive),
-            Err(e) => self.status = Some(format!("The file dialog could not be opened: {e}")),
-        }
+        self.files.open(&self.ctx, choice);
     }
 
     fn top_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
@@ -1272,25 +1229,6 @@ fn recovered_drafts(saved: usize, problems: &[String]) -> String {
 fn idle_lock_of(settings: &Settings) -> Option<Duration> {
     let minutes = settings.lock_after_idle_minutes;
     (minutes > 0).then(|| Duration::from_secs(u64::from(minutes) * 60))
-}
-
-/// What a file dialog is opened for.
-#[derive(Debug, Clone, Copy)]
-enum FileChoice {
-    Photos(EntryId),
-    ImportFile,
-    ImportFolder,
-    ExportJson,
-    ExportMarkdown,
-    Backup,
-}
-
-/// What the person chose in it.
-enum Chosen {
-    Photos(EntryId, Vec<PathBuf>),
-    Import(PathBuf),
-    Export(PathBuf, export::Format),
-    Backup(PathBuf),
 }
 
 /// Whether a dropped path is an export to import rather than a photo: a file named like

@@ -6,6 +6,7 @@ mod assistant;
 pub mod backend;
 pub mod cli;
 pub mod console;
+mod file_dialog;
 pub mod import;
 pub mod index;
 pub mod launch_report;

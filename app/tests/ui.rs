@@ -424,6 +424,53 @@ fn a_dropped_day_one_export_is_previewed_then_imported_into_the_list() {
     assert!(!shows(&harness, "entries to add"), "Cancel closes the preview");
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn where_no_file_dialog_can_open_the_window_says_so_and_takes_a_typed_path() {
+    // No session bus (so no desktop portal) and no zenity on the PATH, in a process of
+    // its own.
+    let nowhere = tempfile::tempdir().unwrap();
+    let bus = nowhere.path().join("no-bus");
+    let address = std::ffi::OsString::from(format!("unix:path={}", bus.display()));
+    in_own_process(
+        "no_file_dialog_child",
+        &[
+            ("DBUS_SESSION_BUS_ADDRESS", &address),
+            ("PATH", nowhere.path().as_os_str()),
+        ],
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "run by where_no_file_dialog_can_open_the_window_says_so_and_takes_a_typed_path"]
+fn no_file_dialog_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("Day One export.zip");
+    exports::write_dayone_zip(&zip);
+    let mut harness = app(&dir.path().join("data"), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+
+    harness.get_by_role_and_label(Role::Button, "Menu").click();
+    harness.run_steps(2);
+    harness
+        .get_by_role_and_label(Role::Button, "Import a journal…")
+        .click();
+    wait_until(&mut harness, "why no file dialog opened", |h| {
+        shows(h, "The file dialog could not open") && shows(h, "zenity is not installed")
+    });
+    type_into(
+        &mut harness,
+        Role::TextInput,
+        "Path",
+        &format!("  \"{}\" ", zip.display()),
+    );
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    let preview = format!("From Day One: {} entries to add", exports::DAYONE_ADDED);
+    wait_until(&mut harness, "the typed export's preview", |h| shows(h, &preview));
+    assert!(!shows(&harness, "The file dialog could not open"));
+}
+
 #[test]
 fn the_journal_is_backed_up_when_the_window_opens_and_on_request() {
     let dir = tempfile::tempdir().unwrap();
@@ -1454,6 +1501,7 @@ fn a_model_copied_into_the_models_folder_as_told_is_taken_up_without_a_restart()
 
 /// Runs the ignored test `child` in a process of its own with `env` (what a library reads
 /// once per process, such as ALSA's configuration from `HOME`), and fails as it fails.
+#[cfg(target_os = "linux")]
 fn in_own_process(child: &str, env: &[(&str, &std::ffi::OsStr)]) {
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", child, "--nocapture", "--ignored"])
