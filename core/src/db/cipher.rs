@@ -333,9 +333,8 @@ pub fn encrypt(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -
     if !readable.is_empty() {
         let names: Vec<String> = readable.iter().map(|p| p.display().to_string()).collect();
         return Err(DbError::Invalid(format!(
-            "not encrypted: these copies of the journal in its folder would stay readable: {}. \
-             Move them out of the folder (or a journal copy into backups/, which is encrypted \
-             with the journal), then encrypt again; nothing was changed",
+            "{} would stay readable beside the encrypted journal: move it out of the folder \
+             (a copy of the journal may go into backups/, encrypted with it), then encrypt again",
             names.join(", ")
         )));
     }
