@@ -153,8 +153,9 @@ pub enum Command {
     /// (a file): the backup is checked first (a whole MindSage journal this version can
     /// open), the current journal is set aside until the restored one opens and put back
     /// if it does not, and then kept with the backups (backups/before-restore-….db), as
-    /// the window's Restore keeps it. A terminal is asked first. Close the app before
-    /// restoring a backup.
+    /// the window's Restore keeps it; an encrypted backup restored over a plain journal
+    /// encrypts the backups beside it too. A terminal is asked first. Close the app
+    /// before restoring a backup.
     Restore {
         #[arg(value_name = "ID|FILE")]
         target: String,
@@ -823,12 +824,22 @@ fn restore_backup(
         .with_context(|| format!("creating {}", folder.display()))?;
     let report = db::backup::restore(path, file, &options, keep)?;
     let encrypted = options.key.is_some();
+    // A plain journal an encrypted backup replaced is encrypted now: the backups beside
+    // it (the journal as it was among them) and what waits in recordings/ and drafts/
+    // are encrypted with it, as `encrypt` converts them, so no plain copy stays beside
+    // an encrypted journal.
+    let conversion = match (was_encrypted, encrypted) {
+        (false, true) => Some(converted(path, &options, None)?),
+        _ => None,
+    };
     let json = serde_json::json!({
         "path": report.path,
         "entries": report.entries,
         "bytes": report.bytes,
         "encrypted": encrypted,
         "kept": keep,
+        "backups_left": conversion.as_ref().map(|c| &c.backups_left),
+        "spool_left": conversion.as_ref().map(|c| &c.spool_left),
     });
     print(args, &json, || {
         let mut text = format!(
@@ -851,6 +862,9 @@ fn restore_backup(
                 "\nThe backup was encrypted, so the journal is now: it opens with the backup's passphrase.",
             ),
             _ => {}
+        }
+        if let Some(conversion) = &conversion {
+            backups_left_text(&mut text, conversion);
         }
         text
     })
