@@ -39,9 +39,14 @@
 # Environment: FRESH_CHECK_EXIT_AFTER (seconds the window stays open, default 5),
 # FRESH_CHECK_KEEP=1 keeps the temporary folder (the overlay's upper dir: the clone, its
 # target dir, the apt installs) for a look afterwards, FRESH_CHECK_CACHE (default
-# ~/.cache/mindsage-fresh), FRESH_CHECK_REMAKE=1 makes the root again.
+# ~/.cache/mindsage-fresh), FRESH_CHECK_REMAKE=1 makes the root again,
+# FRESH_CHECK_MIN_FREE_GB (default 25) the free space it wants in the temporary folder's
+# file system before it starts.
 # It downloads every crate and builds the workspace twice (release for the window, debug
-# for the tests), and the test setup builds llama.cpp: about an hour on two cores.
+# for the tests), and the test setup builds llama.cpp: about an hour and a half on two
+# busy cores. The overlay grows to well over 14 GB (a run that filled the disk had
+# written 14 GB when the linker died of it, as `Bus error`), so `make run`'s release
+# build is deleted once it has passed: `make test` builds the debug profile either way.
 set -euo pipefail
 
 say() { echo "[fresh] $*"; }
@@ -114,6 +119,7 @@ if [ "${1:-}" = --inside ]; then
     summary+=("$name $((took / 60))m$((took % 60))s")
     if [ "$status" != 0 ]; then
       echo "[fresh] $name FAILED (exit $status) after ${took}s; ${summary[*]}" >&2
+      echo "[fresh] free in $tmp: $(df -h --output=avail "$tmp" | tail -n1) (a full disk shows as a linker's Bus error)" >&2
       exit "$status"
     fi
     say "$name passed in ${took}s"
@@ -121,6 +127,7 @@ if [ "${1:-}" = --inside ]; then
 
   step clone "git clone --quiet --no-hardlinks /mnt/origin /work/mindsage && git -C /work/mindsage checkout --quiet --detach $commit"
   step "make run" "cd /work/mindsage && DISPLAY=:$display LIBGL_ALWAYS_SOFTWARE=1 make run ARGS='--data-dir /root/journal --exit-after ${FRESH_CHECK_EXIT_AFTER:-5}'"
+  in_root "rm -rf /work/mindsage/target/release"
   step "make test" "cd /work/mindsage && make test"
   say "all passed on a new machine at ${commit:0:10}: ${summary[*]}"
   exit 0
@@ -177,6 +184,11 @@ make_root() {
 make_root
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/mindsage-fresh.XXXXXX")"
+free_gb="$(df -BG --output=avail "$tmp" | tail -n1 | tr -dc 0-9)"
+if [ "$free_gb" -lt "${FRESH_CHECK_MIN_FREE_GB:-25}" ]; then
+  rmdir "$tmp"
+  die "only ${free_gb} GB free under ${TMPDIR:-/tmp}: the check needs about ${FRESH_CHECK_MIN_FREE_GB:-25} GB (FRESH_CHECK_MIN_FREE_GB)"
+fi
 xvfb_pid=
 cleanup() {
   if [ -n "$xvfb_pid" ]; then kill "$xvfb_pid" 2>/dev/null || true; fi
