@@ -11,13 +11,17 @@ test:
 	scripts/test.sh
 
 # Before a release: the crash tests (issue #17) with 1,000 kills each instead of 100,
-# the load test for ten minutes instead of a thousand saves a writer, and sixty people
-# typing at their pace instead of four (issue #29).
+# the load test for ten minutes instead of a thousand saves a writer, sixty people
+# typing at their pace instead of four (issue #29), and a thousand of a person's
+# sequences from the command line instead of three (issue #30): the longest part, about
+# five and a half hours in a debug build on a busy 2-core machine (fifty took 17
+# minutes), most of it deriving encrypted journals' keys.
 soak:
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage-core --test crash
 	MINDSAGE_CRASH_KILLS=1000 cargo test --locked -p mindsage --test crash_cli
 	MINDSAGE_LOAD_SECONDS=600 cargo test --locked -p mindsage-core --test load
 	MINDSAGE_TYPING_CASES=60 cargo test --locked -p mindsage --test typing
+	MINDSAGE_SEQUENCES_CASES=1000 cargo test --locked -p mindsage --test sequences
 
 # The reliability suite (issue #17), recorded into docs/RELIABILITY.md.
 reliability:
