@@ -632,35 +632,35 @@ impl Reader {
         let writer = Arc::clone(&self.writer);
         let reply = self.reply.clone();
         self.spawn_file_thread("photo import", move || {
-                let mut failures = Vec::new();
-                let mut prepared = Vec::new();
-                for path in paths {
-                    let name = path.file_name().map_or_else(
-                        || path.display().to_string(),
-                        |n| n.to_string_lossy().into_owned(),
-                    );
-                    match std::fs::read(&path)
-                        .map_err(|e| e.to_string())
-                        .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()))
-                    {
-                        Ok(image) => prepared.push(image),
-                        Err(e) => failures.push(format!("{name}: {e}")),
-                    }
+            let mut failures = Vec::new();
+            let mut prepared = Vec::new();
+            for path in paths {
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                match std::fs::read(&path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()))
+                {
+                    Ok(image) => prepared.push(image),
+                    Err(e) => failures.push(format!("{name}: {e}")),
                 }
-                let result = writer.call(move |conn| {
-                    let tx = conn.transaction()?;
-                    for image in &prepared {
-                        gallery::attach_image(&tx, USER, entry, image, &clock::now_utc())?;
-                    }
-                    tx.commit()?;
-                    Ok(prepared.len())
-                });
-                reply.result(result.map(|added| Response::PhotosAdded {
-                    entry,
-                    added,
-                    failures,
-                }));
+            }
+            let result = writer.call(move |conn| {
+                let tx = conn.transaction()?;
+                for image in &prepared {
+                    gallery::attach_image(&tx, USER, entry, image, &clock::now_utc())?;
+                }
+                tx.commit()?;
+                Ok(prepared.len())
             });
+            reply.result(result.map(|added| Response::PhotosAdded {
+                entry,
+                added,
+                failures,
+            }));
+        });
     }
 }
 
