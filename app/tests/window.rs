@@ -38,18 +38,32 @@ fn display() -> Option<(String, Option<VirtualDisplay>, MutexGuard<'static, ()>)
     }
 }
 
-fn seeded_journal(entries: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+/// Runs the command line on the journal in `data_dir`; it must succeed.
+fn mindsage(data_dir: &Path, args: &[&str]) {
     let status = Command::new(env!("CARGO_BIN_EXE_mindsage"))
         .arg("--data-dir")
-        .arg(dir.path())
-        .args(["seed", "--entries", &entries.to_string()])
+        .arg(data_dir)
+        .args(args)
         .env_remove("MINDSAGE_DATA_DIR")
         .stdout(Stdio::null())
         .status()
         .unwrap();
-    assert!(status.success());
+    assert!(status.success(), "mindsage {args:?}");
+}
+
+fn seeded_journal(entries: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    mindsage(dir.path(), &["seed", "--entries", &entries.to_string()]);
     dir
+}
+
+/// Encrypts the journal in `data_dir`; the passphrase file that opens it.
+fn encrypt(data_dir: &Path) -> String {
+    let passphrase = data_dir.join("passphrase.txt");
+    std::fs::write(&passphrase, "correct horse battery").unwrap();
+    let passphrase = passphrase.to_str().unwrap().to_owned();
+    mindsage(data_dir, &["encrypt", "--passphrase-file", &passphrase]);
+    passphrase
 }
 
 /// The window started with `args` (no model reachable), and the files its standard
@@ -271,19 +285,7 @@ fn a_stop_signal_closes_the_unlock_screen() {
         return;
     };
     let journal = seeded_journal(3);
-    let passphrase = journal.path().join("passphrase.txt");
-    std::fs::write(&passphrase, "correct horse battery").unwrap();
-    let encrypted = Command::new(env!("CARGO_BIN_EXE_mindsage"))
-        .arg("--data-dir")
-        .arg(journal.path())
-        .arg("encrypt")
-        .arg("--passphrase-file")
-        .arg(&passphrase)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(encrypted.success());
+    encrypt(journal.path());
     let (mut child, _stdout, _stderr) = start_window(&display, journal.path(), &[]);
     // The window up on its unlock screen (a debug build drawn by software GL).
     std::thread::sleep(Duration::from_secs(5));
@@ -311,28 +313,15 @@ fn closing_during_the_encrypted_daily_backup_ends_cleanly_and_leaves_no_partial_
         return;
     };
     let journal = seeded_journal(5_000);
-    let passphrase = journal.path().join("passphrase.txt");
-    std::fs::write(&passphrase, "correct horse battery").unwrap();
-    let encrypted = Command::new(env!("CARGO_BIN_EXE_mindsage"))
-        .arg("--data-dir")
-        .arg(journal.path())
-        .arg("encrypt")
-        .arg("--passphrase-file")
-        .arg(&passphrase)
-        .env_remove("MINDSAGE_DATA_DIR")
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(encrypted.success());
+    let passphrase = encrypt(journal.path());
     let backups = journal.path().join("backups");
     for run in 0..4 {
         // A fresh start each time: nothing in backups/, so the backup is due.
         let _ = std::fs::remove_dir_all(&backups);
-        let passphrase_arg = passphrase.to_str().unwrap();
         let (child, _stdout, stderr) = start_window(
             &display,
             journal.path(),
-            &["--report-startup", "--passphrase-file", passphrase_arg],
+            &["--report-startup", "--passphrase-file", &passphrase],
         );
         wait_for_exit(child, stderr);
         let left: Vec<String> = std::fs::read_dir(&backups)
@@ -399,25 +388,14 @@ fn locking_leaves_no_entry_text_in_the_apps_memory() {
     // Words found nowhere else: not in the app's binary, and written out here only.
     let (stored, typed) = ("Quokkastored", "Wombattyped");
     let journal = seeded_journal(3);
-    let cli = |args: &[&str]| {
-        let status = Command::new(env!("CARGO_BIN_EXE_mindsage"))
-            .arg("--data-dir")
-            .arg(journal.path())
-            .args(args)
-            .env_remove("MINDSAGE_DATA_DIR")
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "mindsage {args:?}");
-    };
-    cli(&["add", "--body", &format!("A day at the zoo: the {stored} slept.")]);
-    let passphrase = journal.path().join("passphrase.txt");
-    std::fs::write(&passphrase, "correct horse battery").unwrap();
-    let passphrase = passphrase.to_str().unwrap();
-    cli(&["encrypt", "--passphrase-file", passphrase]);
+    mindsage(
+        journal.path(),
+        &["add", "--body", &format!("A day at the zoo: the {stored} slept.")],
+    );
+    let passphrase = encrypt(journal.path());
 
     let (mut child, _stdout, stderr) =
-        start_window(&display, journal.path(), &["--passphrase-file", passphrase]);
+        start_window(&display, journal.path(), &["--passphrase-file", &passphrase]);
     let window = window_id(&display, &mut child, &stderr);
     std::thread::sleep(Duration::from_secs(4));
     assert!(xdotool(&display, &["windowfocus", "--sync", &window]));
@@ -455,7 +433,7 @@ fn locking_leaves_no_entry_text_in_the_apps_memory() {
     let listed = Command::new(env!("CARGO_BIN_EXE_mindsage"))
         .arg("--data-dir")
         .arg(journal.path())
-        .args(["list", "--json", "--passphrase-file", passphrase])
+        .args(["list", "--json", "--passphrase-file", &passphrase])
         .env_remove("MINDSAGE_DATA_DIR")
         .output()
         .unwrap();
