@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use chrono::{Duration, Local};
+use chrono::Local;
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
@@ -113,10 +113,11 @@ pub enum Command {
         /// Only entries with this tag.
         #[arg(long)]
         tag: Option<String>,
-        /// Only entries written on or after this day (YYYY-MM-DD).
+        /// Only entries written on or after this day (YYYY-MM-DD), each on the day it
+        /// was lived where it was written.
         #[arg(long, value_parser = parse_day)]
         from: Option<chrono::NaiveDate>,
-        /// Only entries written on or before this day (YYYY-MM-DD).
+        /// Only entries written on or before this day (YYYY-MM-DD), likewise.
         #[arg(long, value_parser = parse_day)]
         to: Option<chrono::NaiveDate>,
         /// List the trash instead.
@@ -318,12 +319,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             to,
             trash,
         } => {
-            let filter = entries::ListFilter {
-                tag,
-                from: from.map(clock::local_day_start_utc),
-                to: to.map(|d| clock::local_day_start_utc(d + Duration::days(1))),
-                trash,
-            };
+            let filter = entries::ListFilter { tag, from, to, trash };
             list(args, &conn, &filter, limit)
         }
         Command::Add {
@@ -1079,6 +1075,7 @@ fn search(
             serde_json::json!({
                 "id": hit.entry_id,
                 "date": hit.created_at,
+                "utc_offset": hit.utc_offset,
                 "title": hit.title,
                 "snippet": hit.snippet.replace([HIGHLIGHT_START, HIGHLIGHT_END], ""),
                 "matched": highlighted_words(&hit.snippet),
@@ -1106,7 +1103,7 @@ fn search(
             lines.push(format!(
                 "{:>6}  {}  {title}\n        {snippet}",
                 hit.entry_id,
-                day_of(&hit.created_at)
+                lived_day(hit.lived(), &hit.created_at)
             ));
         }
         lines.join("\n")
@@ -1234,6 +1231,15 @@ fn day_of(created_at: &str) -> &str {
     created_at.get(..10).unwrap_or(created_at)
 }
 
+/// The day an entry was lived where it was written (`clock::lived`); its stored
+/// timestamp's day only for a damaged row.
+fn lived_day(lived: Option<chrono::DateTime<chrono::FixedOffset>>, created_at: &str) -> String {
+    lived.map_or_else(
+        || day_of(created_at).to_owned(),
+        |t| t.format("%Y-%m-%d").to_string(),
+    )
+}
+
 fn format_row(row: &entries::EntryRow) -> String {
     let title = crate::views::entry_title(&row.title, &row.preview);
     let mood = row.mood_score.map_or("  ".to_owned(), |m| format!("{m:>2}"));
@@ -1245,12 +1251,17 @@ fn format_row(row: &entries::EntryRow) -> String {
     format!(
         "{:>6}  {}  {mood}  {title}{tags}",
         row.id,
-        day_of(&row.created_at)
+        lived_day(row.lived(), &row.created_at)
     )
 }
 
 fn format_entry(entry: &entries::Entry) -> String {
-    let mut out = format!("#{} {}\n{}", entry.id, entry.created_at, entry.title);
+    // When it was lived, with the UTC offset where it was written.
+    let when = entry.lived().map_or_else(
+        || entry.created_at.clone(),
+        |t| t.format("%Y-%m-%d %H:%M %:z").to_string(),
+    );
+    let mut out = format!("#{} {when}\n{}", entry.id, entry.title);
     if let Some(mood) = entry.mood_score {
         out.push_str(&format!("\nmood: {mood}/10"));
     }

@@ -469,13 +469,18 @@ impl Reader {
     }
 
     /// Saves a transcribed recording (`samples`, as the transcriber read them) as an
-    /// entry on the writer, then erases its file. Failures answer as
-    /// [`VoiceEvent::Failed`] and leave the file for the next start.
+    /// entry on the writer, dated when and where it was spoken (however long it waited
+    /// for a model), then erases its file. Failures answer as [`VoiceEvent::Failed`] and
+    /// leave the file for the next start.
     fn save_recording(&self, recording: PathBuf, samples: Vec<f32>, transcript: Transcript) {
         let failed_recording = recording.clone();
+        let entry = NewEntry {
+            created_at: voice::recordings::started_at(&recording),
+            ..NewEntry::default()
+        };
         self.write_or(
             move |conn| {
-                let id = voice::save_entry(conn, USER, NewEntry::default(), &samples, &transcript)?;
+                let id = voice::save_entry(conn, USER, entry, &samples, &transcript)?;
                 if let Err(e) = voice::recordings::discard(&recording) {
                     // The entry holds the recording; a copy left behind is only named.
                     tracing::warn!("could not erase {} after saving it: {e}", recording.display());
@@ -520,8 +525,8 @@ impl Reader {
                 continue;
             };
             let filter = ListFilter {
-                from: Some(clock::local_day_start_utc(day)),
-                to: Some(clock::local_day_start_utc(day + chrono::Duration::days(1))),
+                from: Some(day),
+                to: Some(day),
                 ..ListFilter::default()
             };
             on_this_day.extend(entries::list(&self.conn, USER, &filter, None, ON_THIS_DAY_PER_YEAR)?.rows);

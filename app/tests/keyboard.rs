@@ -53,7 +53,7 @@ fn days(data_dir: &Path, count: usize) -> Vec<EntryId> {
             let entry = entries::NewEntry {
                 title: day(i),
                 body: format!("{}.", day(i)),
-                created_at: Some(now - chrono::Days::new(i as u64)),
+                created_at: Some(mindsage_core::clock::here(now - chrono::Days::new(i as u64))),
                 ..Default::default()
             };
             entries::create(&mut conn, DEFAULT_USER, &entry).unwrap()

@@ -232,7 +232,7 @@ fn journal_with(data_dir: &Path, written: &[(&str, chrono::NaiveDate)]) -> Vec<d
             let entry = entries::NewEntry {
                 title: (*title).to_owned(),
                 body: format!("{title}."),
-                created_at: Some(noon.to_utc()),
+                created_at: Some(noon.fixed_offset()),
                 ..Default::default()
             };
             entries::create(&mut conn, DEFAULT_USER, &entry).unwrap()

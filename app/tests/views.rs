@@ -15,6 +15,7 @@ fn row(id: i64, title: &str, preview: &str, tags: &[&str]) -> EntryRow {
     EntryRow {
         id,
         created_at: "2026-11-30T08:00:00.000Z".to_owned(),
+        utc_offset: 0,
         title: title.to_owned(),
         preview: preview.to_owned(),
         mood_score: None,

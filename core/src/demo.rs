@@ -267,7 +267,8 @@ fn demo_entry(rng: &mut ChaCha8Rng, created: DateTime<Utc>) -> NewEntry {
         body,
         tags,
         mood_score: mood,
-        created_at: Some(created),
+        // Lived here, as a person writing on this computer would have.
+        created_at: Some(clock::here(created)),
     }
 }
 
@@ -377,7 +378,9 @@ mod tests {
     #[test]
     fn entries_are_in_time_order_and_before_the_end() {
         let options = DemoOptions::fixed(300, 1);
-        let dates: Vec<_> = generate(&options).map(|d| d.entry.created_at.unwrap()).collect();
+        let dates: Vec<_> = generate(&options)
+            .map(|d| d.entry.created_at.unwrap().to_utc())
+            .collect();
         assert!(dates.windows(2).all(|w| w[0] <= w[1]));
         assert!(*dates.last().unwrap() <= options.end);
         assert!(options.end - dates[0] > Duration::days(300));

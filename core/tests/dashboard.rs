@@ -138,7 +138,7 @@ fn stats_equal_a_brute_force_recomputation_after_random_writes() {
                     body: random_body(&mut rng),
                     tags: vec![],
                     mood_score: rng.random_bool(0.7).then(|| rng.random_range(1..=10)),
-                    created_at: Some(created),
+                    created_at: Some(clock::here(created)),
                 };
                 ids.push(entries::create(&mut conn, USER, &entry).unwrap());
             }

@@ -542,7 +542,7 @@ fn dates_in_questions_filter_results() {
         chrono::Local
             .with_ymd_and_hms(y, m, d, 12, 0, 0)
             .unwrap()
-            .with_timezone(&chrono::Utc)
+            .fixed_offset()
     };
     let mut dated = |title: &str, when| {
         entries::create(

@@ -316,28 +316,27 @@ fn pages_walk_the_whole_journal_newest_first_with_filters() {
     assert!(!expected.is_empty());
     assert_eq!(running.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
 
-    let (from, to) = (all[300].created_at.clone(), all[100].created_at.clone());
+    // Days are the days lived, where each entry was written.
+    let day = |row: &entries::EntryRow| row.lived().unwrap().date_naive();
+    let (from, to) = (day(&all[300]), day(&all[100]));
+    let within = |row: &entries::EntryRow| (from..=to).contains(&day(row));
     let ranged = walk(&ListFilter {
-        from: Some(from.clone()),
-        to: Some(to.clone()),
+        from: Some(from),
+        to: Some(to),
         ..Default::default()
     });
-    let expected: Vec<i64> = all
-        .iter()
-        .filter(|r| r.created_at >= from && r.created_at < to)
-        .map(|r| r.id)
-        .collect();
+    let expected: Vec<i64> = all.iter().filter(|r| within(r)).map(|r| r.id).collect();
     assert_eq!(ranged.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
 
     let both = walk(&ListFilter {
         tag: Some("running".into()),
-        from: Some(from.clone()),
-        to: Some(to.clone()),
+        from: Some(from),
+        to: Some(to),
         trash: false,
     });
     let expected: Vec<i64> = all
         .iter()
-        .filter(|r| r.created_at >= from && r.created_at < to && r.tags.iter().any(|t| t == "running"))
+        .filter(|r| within(r) && r.tags.iter().any(|t| t == "running"))
         .map(|r| r.id)
         .collect();
     assert_eq!(both.iter().map(|r| r.id).collect::<Vec<_>>(), expected);

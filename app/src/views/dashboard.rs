@@ -12,7 +12,7 @@ use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 use mindsage_core::db::entries::EntryRow;
 use mindsage_core::db::stats::DashboardStats;
 
-use super::{Action, display_time, entry_title};
+use super::{Action, display_lived, entry_title};
 use crate::protocol::Request;
 
 #[derive(Default)]
@@ -173,7 +173,7 @@ fn on_this_day(ui: &mut egui::Ui, rows: &[EntryRow], actions: &mut Vec<Action>) 
     }
     for row in rows {
         ui.horizontal(|ui| {
-            ui.label(RichText::new(display_time(&row.created_at)).weak());
+            ui.label(RichText::new(display_lived(&row.created_at, row.utc_offset)).weak());
             if ui.link(entry_title(&row.title, &row.preview)).clicked() {
                 actions.push(Action::OpenEntry(row.id));
             }

@@ -40,7 +40,7 @@ use mindsage_core::voice::transcribe::Segment;
 
 use super::history::History;
 use super::player::RecordingPlayer;
-use super::{Action, display_time};
+use super::{Action, display_lived};
 use crate::protocol::Request;
 
 /// Pause in typing after which the entry is saved.
@@ -838,7 +838,7 @@ impl Editor {
         let mut trash = None;
         ui.horizontal(|ui| {
             if let Some(stored) = &doc.stored {
-                ui.label(RichText::new(display_time(&stored.created_at)).weak());
+                ui.label(RichText::new(display_lived(&stored.created_at, stored.utc_offset)).weak());
                 ui.label(RichText::new(format!("{} words", stored.word_count)).weak());
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -1077,6 +1077,7 @@ mod tests {
         Entry {
             id: 7,
             created_at: "2026-12-05T10:00:00.000Z".into(),
+            utc_offset: 0,
             updated_at: updated_at.into(),
             title: title.into(),
             title_by_user: by_user,

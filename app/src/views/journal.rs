@@ -17,7 +17,7 @@ use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOut
 use super::dialog;
 use super::editor::Editor;
 use super::paged::Paged;
-use super::{Action, display_time, entry_title, untitled_row};
+use super::{Action, display_lived, display_time, entry_title, untitled_row};
 use crate::protocol::{AiRequest, Request};
 
 /// Largest page asked for at once when the person jumps far down the list.
@@ -623,12 +623,19 @@ const NO_MATCHES: &str = "No close matches.";
 /// What the search box says below its matches, where the rest of the journal would be.
 const NO_OTHER_MATCHES: &str = "No other close matches.";
 
-/// A title on the left, truncated to the room the date on the right leaves it.
-fn title_and_date_ui(ui: &mut egui::Ui, title: &str, created_at: &str) {
+/// A title on the left, truncated to the room the date on the right leaves it: the
+/// date the entry was lived (`created_at` at its `utc_offset`).
+fn title_and_date_ui(ui: &mut egui::Ui, title: &str, created_at: &str, utc_offset: i32) {
     egui::Sides::new().shrink_left().truncate().show(
         ui,
         |ui| ui.label(RichText::new(title).strong()),
-        |ui| ui.label(RichText::new(display_time(created_at)).weak().small()),
+        |ui| {
+            ui.label(
+                RichText::new(display_lived(created_at, utc_offset))
+                    .weak()
+                    .small(),
+            )
+        },
     );
 }
 
@@ -692,7 +699,7 @@ fn search_hit_ui(ui: &mut egui::Ui, hit: &SearchHit) -> egui::Response {
     let title = entry_title(&hit.title, "");
     let rect = ui
         .vertical(|ui| {
-            title_and_date_ui(ui, &title, &hit.created_at);
+            title_and_date_ui(ui, &title, &hit.created_at, hit.utc_offset);
             ui.label(highlighted(ui, &hit.snippet));
         })
         .response
@@ -755,7 +762,7 @@ fn trashed_entry_ui(
     });
     ui.separator();
     ui.heading(entry_title(&entry.title, &entry.body));
-    ui.label(RichText::new(display_time(&entry.created_at)).weak());
+    ui.label(RichText::new(display_lived(&entry.created_at, entry.utc_offset)).weak());
     ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| ui.label(&entry.body));
@@ -783,7 +790,7 @@ fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, look: RowLook, height: f32, ac
         ui.set_min_height(height);
         // Its text is not selectable, so a click anywhere but a tag opens the entry.
         ui.style_mut().interaction.selectable_labels = false;
-        title_and_date_ui(ui, &title, &row.created_at);
+        title_and_date_ui(ui, &title, &row.created_at, row.utc_offset);
         ui.add(egui::Label::new(RichText::new(preview).weak()).truncate());
         if !row.tags.is_empty() {
             ui.horizontal(|ui| {

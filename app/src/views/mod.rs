@@ -101,15 +101,32 @@ pub enum EncryptionChange {
     Decrypt,
 }
 
-/// A stored UTC timestamp as the person's local date and time.
+/// How the screens write a date and time.
+const SHOWN: &str = "%a %e %b %Y, %H:%M";
+
+/// A stored UTC timestamp of something done on this computer (a deletion, a backup, a
+/// chat) as its local date and time here.
 pub fn display_time(stored: &str) -> String {
     mindsage_core::clock::parse_utc(stored)
-        .map(|t| {
-            t.with_timezone(&chrono::Local)
-                .format("%a %e %b %Y, %H:%M")
-                .to_string()
-        })
+        .map(|t| t.with_timezone(&chrono::Local).format(SHOWN).to_string())
         .unwrap_or_else(|| stored.to_owned())
+}
+
+/// When an entry was lived, from its stored `created_at` and `utc_offset`: its own local
+/// date and time where it was written (`clock::lived`), whatever this computer's zone,
+/// with that place's UTC offset when it is not this computer's at that moment (an entry
+/// imported from Tokyo reads "Fri  5 Jan 2024, 08:30 (UTC+09:00)").
+pub fn display_lived(created_at: &str, utc_offset: i32) -> String {
+    let Some(lived) = mindsage_core::clock::lived(created_at, utc_offset) else {
+        return created_at.to_owned();
+    };
+    let shown = lived.format(SHOWN);
+    let here = mindsage_core::clock::here(lived.to_utc());
+    if here.offset() == lived.offset() {
+        shown.to_string()
+    } else {
+        format!("{shown} ({})", lived.format("UTC%:z"))
+    }
 }
 
 /// Longest title made from an entry's first line, in characters.

@@ -478,9 +478,11 @@ impl Journal {
         let note = format!("first page of the most used tag ({tag})");
         rec.timing("list.by_tag", "list.by_tag", MIN_READ_BYTES, Some(&note), m);
 
+        // The days of those rows (their UTC days: a range of days is all it needs).
+        let day = |cursor: &Cursor| cursor.key.get(..10).and_then(mindsage_core::clock::parse_date);
         let filter = ListFilter {
-            from: Some(middle.key.clone()),
-            to: Some(self.cursor_at(self.size / 4)?.key),
+            from: day(&middle),
+            to: day(&self.cursor_at(self.size / 4)?),
             ..ListFilter::default()
         };
         let m = stats::measure(sampling, list_page(reader, filter, None), page_payload);

@@ -311,6 +311,7 @@ fn day_one_export() -> anyhow::Result<Vec<u8>> {
             let created = e
                 .created_at
                 .expect("the demo dates every entry")
+                .to_utc()
                 .to_rfc3339_opts(SecondsFormat::Secs, true);
             let mut entry = serde_json::json!({
                 "uuid": format!("{:032X}", (n as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)),
@@ -394,12 +395,11 @@ fn plain_round(journal: &Path, export: &import::Export, batch: usize) -> anyhow:
             let mut insert = tx.prepare_cached(WRITE_CREATE.sql)?;
             for item in chunk {
                 let e = &item.entry;
-                let created =
-                    mindsage_core::clock::format_utc(e.created_at.expect("importers date every item"));
+                let lived = item.lived();
                 insert.execute(params![
                     DEFAULT_USER,
-                    created,
-                    mindsage_core::clock::format_date(item.day),
+                    mindsage_core::clock::format_utc(lived.to_utc()),
+                    mindsage_core::clock::format_date(lived.date_naive()),
                     e.title.trim(),
                     !e.title.trim().is_empty(),
                     e.mood_score,
@@ -407,6 +407,7 @@ fn plain_round(journal: &Path, export: &import::Export, batch: usize) -> anyhow:
                     entries::preview_of(&e.body),
                     e.body,
                     "",
+                    mindsage_core::clock::utc_offset_of(&lived),
                 ])?;
             }
         }

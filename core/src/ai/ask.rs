@@ -433,13 +433,11 @@ fn nothing_found(query: &search::SearchQuery, keyword_only: Option<&str>) -> Str
     } else {
         text.push_str(" I looked at your entries");
     }
-    let day = |stamp: &String| stamp.get(..10).unwrap_or(stamp).to_owned();
-    match (&query.filter.from, &query.filter.to) {
-        (Some(from), Some(to)) => {
-            text.push_str(&format!(" written from {} to before {}", day(from), day(to)))
-        }
-        (Some(from), None) => text.push_str(&format!(" written since {}", day(from))),
-        (None, Some(to)) => text.push_str(&format!(" written before {}", day(to))),
+    match (query.filter.from, query.filter.to) {
+        (Some(from), Some(to)) if from == to => text.push_str(&format!(" written on {from}")),
+        (Some(from), Some(to)) => text.push_str(&format!(" written from {from} to {to}")),
+        (Some(from), None) => text.push_str(&format!(" written since {from}")),
+        (None, Some(to)) => text.push_str(&format!(" written up to {to}")),
         (None, None) => {}
     }
     match keyword_only {
@@ -499,7 +497,11 @@ fn context_block(n: usize, entry: &entries::Entry) -> String {
             body
         }
     };
-    let day = entry.created_at.get(..10).unwrap_or(&entry.created_at);
+    // The day it was lived where it was written, as the person remembers it.
+    let day = entry.lived().map_or_else(
+        || entry.created_at.get(..10).unwrap_or(&entry.created_at).to_owned(),
+        |lived| lived.format("%Y-%m-%d").to_string(),
+    );
     format!("[{n}] {day} — {}\n{text}\n\n", entry.title)
 }
 

@@ -397,6 +397,7 @@ mod tests {
         let mut entry = Entry {
             id: 1,
             created_at: String::new(),
+            utc_offset: 0,
             updated_at: String::new(),
             title: "Sea".into(),
             title_by_user: false,

@@ -176,9 +176,8 @@ pub(super) async fn with_model(
         .unwrap_or(question);
     let mut query = SearchQuery::new(phrase, CONTEXT_ENTRIES);
     query.filter = SearchFilter {
-        from: clock::parse_date(reply.date_from.trim()).map(clock::local_day_start_utc),
-        to: clock::parse_date(reply.date_to.trim())
-            .map(|d| clock::local_day_start_utc(d + chrono::Duration::days(1))),
+        from: clock::parse_date(reply.date_from.trim()),
+        to: clock::parse_date(reply.date_to.trim()),
     };
     Ok(Plan {
         query: Some(query),

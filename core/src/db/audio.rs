@@ -35,7 +35,8 @@ pub struct Recording {
     pub created_at: String,
 }
 
-/// Saves a new entry with its recording; returns the entry's id.
+/// Saves a new entry with its recording; returns the entry's id. The recording is dated
+/// as the entry is (when it was spoken, for one that waited for its transcription).
 pub fn create_entry(
     conn: &mut Connection,
     user: UserId,
@@ -46,7 +47,10 @@ pub fn create_entry(
         let tx = conn.transaction()?;
         let id = entries::insert_entry(&tx, user, entry)?;
         jobs::enqueue_all(&tx, user, id)?;
-        attach(&tx, user, id, recording, &clock::now_utc())?;
+        let recorded_at = entry
+            .created_at
+            .map_or_else(clock::now_utc, |lived| clock::format_utc(lived.to_utc()));
+        attach(&tx, user, id, recording, &recorded_at)?;
         tx.commit()?;
         Ok(id)
     })

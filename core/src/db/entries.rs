@@ -4,7 +4,7 @@
 //! its time under the catalogue name. Writes take `&mut Connection` because they run in
 //! a transaction; in the app they run on the writer thread.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveTime};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::history;
@@ -29,6 +29,10 @@ const MAX_TAG_CHARS: usize = 48;
 pub struct EntryRow {
     pub id: EntryId,
     pub created_at: String,
+    /// Seconds east of UTC where it was written; with `created_at`, its lived date and
+    /// time ([`EntryRow::lived`]).
+    #[serde(default)]
+    pub utc_offset: i32,
     pub title: String,
     pub preview: String,
     pub mood_score: Option<u8>,
@@ -43,6 +47,9 @@ pub struct EntryRow {
 pub struct Entry {
     pub id: EntryId,
     pub created_at: String,
+    /// Seconds east of UTC where it was written ([`Entry::lived`]).
+    #[serde(default)]
+    pub utc_offset: i32,
     pub updated_at: String,
     pub title: String,
     /// True when a person typed the title (AI enrichment never replaces it).
@@ -66,7 +73,19 @@ pub struct Entry {
     pub suggested_tags: Vec<String>,
 }
 
+impl EntryRow {
+    /// The local date and time it was lived where it was written ([`clock::lived`]).
+    pub fn lived(&self) -> Option<DateTime<FixedOffset>> {
+        clock::lived(&self.created_at, self.utc_offset)
+    }
+}
+
 impl Entry {
+    /// The local date and time it was lived where it was written ([`clock::lived`]).
+    pub fn lived(&self) -> Option<DateTime<FixedOffset>> {
+        clock::lived(&self.created_at, self.utc_offset)
+    }
+
     /// Whether the entry holds nothing but white space: it gets no model work.
     pub fn is_blank(&self) -> bool {
         self.title.trim().is_empty() && self.body.trim().is_empty()
@@ -111,8 +130,10 @@ pub struct NewEntry {
     pub body: String,
     pub tags: Vec<String>,
     pub mood_score: Option<u8>,
-    /// When the entry was written; now if `None`. Importers and the demo set it.
-    pub created_at: Option<DateTime<Utc>>,
+    /// When the entry was written, at the UTC offset where it was written (the day and
+    /// time it was lived); now on this computer if `None`. Importers, the demo and a
+    /// recording that waited for its transcription set it.
+    pub created_at: Option<DateTime<FixedOffset>>,
 }
 
 /// The editable parts of an entry after an edit (the editor always sends them all).
@@ -129,10 +150,10 @@ pub struct EntryEdit {
 pub struct ListFilter {
     /// Only entries with this tag.
     pub tag: Option<String>,
-    /// Only entries created at or after this stored timestamp.
-    pub from: Option<String>,
-    /// Only entries created before this stored timestamp.
-    pub to: Option<String>,
+    /// Only entries lived on or after this day (where each was written).
+    pub from: Option<NaiveDate>,
+    /// Only entries lived on or before this day (where each was written).
+    pub to: Option<NaiveDate>,
     /// The trash instead of the journal (tag and date filters do not apply).
     pub trash: bool,
 }
@@ -166,9 +187,10 @@ pub fn list(
     if filter.trash {
         return list_trash(conn, user, after, limit);
     }
-    let from = filter.from.as_deref().unwrap_or("");
+    let days = LivedDays::of(filter);
+    let from = days.earliest.as_deref().unwrap_or("");
     // The "to" bound and the cursor are both "before this row": use whichever is lower.
-    let to_cursor = filter.to.as_ref().map(|to| Cursor {
+    let to_cursor = days.latest.as_ref().map(|to| Cursor {
         key: to.clone(),
         id: 0,
     });
@@ -185,19 +207,51 @@ pub fn list(
         run_list(
             conn,
             &LIST_BY_TAG,
-            params![user, tag, from, upper_key, upper_id, limit],
+            params![user, tag, from, upper_key, upper_id, limit, days.first, days.last],
         )?
-    } else if upper.is_none() && from.is_empty() {
+    } else if filter.from.is_some() || filter.to.is_some() {
+        run_list(
+            conn,
+            &LIST_BY_DATE_RANGE,
+            params![user, from, upper_key, upper_id, limit, days.first, days.last],
+        )?
+    } else if upper.is_none() {
         run_list(conn, &LIST_PAGE1, params![user, limit])?
     } else {
-        let query = if filter.from.is_some() || filter.to.is_some() {
-            &LIST_BY_DATE_RANGE
-        } else {
-            &LIST_PAGE_N
-        };
-        run_list(conn, query, params![user, from, upper_key, upper_id, limit])?
+        run_list(conn, &LIST_PAGE_N, params![user, upper_key, upper_id, limit])?
     };
     Ok(page_of(rows, limit, |row| row.created_at.clone()))
+}
+
+/// A filter's days as a list statement takes them: the days themselves, compared with
+/// each entry's `local_date` (the day it was lived where it was written), and the
+/// `created_at` range that holds every instant lived on them anywhere, which keeps the
+/// walk along the list index short. No UTC offset reaches a day, so a day either side
+/// of the days in UTC holds them all.
+struct LivedDays {
+    /// The first day, `YYYY-MM-DD`, or "" for none.
+    first: String,
+    /// The last day, or one after every stored day for none.
+    last: String,
+    /// The earliest `created_at` lived on the first day anywhere (inclusive).
+    earliest: Option<String>,
+    /// The latest `created_at` lived on the last day anywhere (exclusive).
+    latest: Option<String>,
+}
+
+impl LivedDays {
+    fn of(filter: &ListFilter) -> LivedDays {
+        let bound = |day: NaiveDate, days: i64| {
+            day.checked_add_signed(Duration::days(days))
+                .map(|d| clock::format_utc(d.and_time(NaiveTime::MIN).and_utc()))
+        };
+        LivedDays {
+            first: filter.from.map(clock::format_date).unwrap_or_default(),
+            last: filter.to.map_or_else(|| TOP.to_owned(), clock::format_date),
+            earliest: filter.from.and_then(|d| bound(d, -1)),
+            latest: filter.to.and_then(|d| bound(d, 2)),
+        }
+    }
 }
 
 fn list_trash(conn: &Connection, user: UserId, after: Option<&Cursor>, limit: u32) -> Result<Page> {
@@ -241,6 +295,7 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
         is_deleted: row.get(6)?,
         deleted_at: row.get(7)?,
         tags: split_tags(row.get(8)?),
+        utc_offset: row.get(9)?,
     })
 }
 
@@ -295,6 +350,7 @@ pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
                     revision: row.get(12)?,
                     suggested_mood: row.get(13)?,
                     suggested_tags: split_tags(row.get(14)?),
+                    utc_offset: row.get(15)?,
                 })
             })
             .optional()?
@@ -441,20 +497,7 @@ pub fn create(conn: &mut Connection, user: UserId, entry: &NewEntry) -> Result<E
 /// runner finds such entries when it starts (`ai::jobs`), so their work is queued in one
 /// statement instead of two inserts per entry.
 pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
-    let created = entry.created_at.unwrap_or_else(Utc::now);
-    insert_entry_lived(conn, user, entry, created, clock::local_date_of(created))
-}
-
-/// [`insert_entry`] for an entry written on `day` where it was written, which may not be
-/// this computer's day for `created` (an import from another time zone).
-pub fn insert_entry_lived(
-    conn: &Connection,
-    user: UserId,
-    entry: &NewEntry,
-    created: DateTime<Utc>,
-    day: NaiveDate,
-) -> Result<EntryId> {
-    let row = NewRow::of(entry, created, day);
+    let row = NewRow::of(entry);
     let id = insert_unindexed(conn, user, entry, &row, &mut TagIds::default())?;
     index_for_search(conn, id, entry.title.trim(), &entry.body, &row.tags)?;
     Ok(id)
@@ -466,6 +509,7 @@ pub fn insert_entry_lived(
 #[derive(Debug, Clone)]
 pub struct NewRow {
     created_at: String,
+    utc_offset: i32,
     local_date: String,
     /// The tags as stored (see [`normalise_tags`]), for [`index_for_search`] too.
     pub tags: Vec<String>,
@@ -474,11 +518,14 @@ pub struct NewRow {
 }
 
 impl NewRow {
-    /// The row of `entry`, written at `created` on `day` where it was written.
-    pub fn of(entry: &NewEntry, created: DateTime<Utc>, day: NaiveDate) -> NewRow {
+    /// The row of `entry`: its instant, offset and day from the one lived date and time
+    /// it was written at (now on this computer when it has none).
+    pub fn of(entry: &NewEntry) -> NewRow {
+        let lived = entry.created_at.unwrap_or_else(clock::now_here);
         NewRow {
-            created_at: clock::format_utc(created),
-            local_date: clock::format_date(day),
+            created_at: clock::format_utc(lived.to_utc()),
+            utc_offset: clock::utc_offset_of(&lived),
+            local_date: clock::format_date(lived.date_naive()),
             tags: normalise_tags(&entry.tags),
             word_count: word_count(&entry.body),
             preview: preview_of(&entry.body),
@@ -486,7 +533,7 @@ impl NewRow {
     }
 }
 
-/// [`insert_entry_lived`] without the entry's full-text row, for [`index_for_search`],
+/// [`insert_entry`] without the entry's full-text row, for [`index_for_search`],
 /// which the caller must call before its transaction ends (the importer writes a whole
 /// batch's rows together). `tags` are the tags this transaction has already found or
 /// made.
@@ -516,6 +563,7 @@ pub fn insert_unindexed(
         row.preview,
         entry.body,
         tag_names.join("\u{1f}"),
+        row.utc_offset,
     ])?;
     let id = conn.last_insert_rowid();
     for (tag_id, _) in &found {

@@ -6,9 +6,11 @@
 
 use std::path::Path;
 
+use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, TransactionBehavior};
 
 use super::{APPLICATION_ID, DbError, Result};
+use crate::clock;
 
 /// One numbered migration file.
 pub struct Migration {
@@ -94,6 +96,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0015_model_suggestions",
         sql: include_str!("../../../migrations/0015_model_suggestions.sql"),
     },
+    Migration {
+        version: 16,
+        name: "0016_lived_offset",
+        sql: include_str!("../../../migrations/0016_lived_offset.sql"),
+    },
 ];
 
 /// The schema version this build writes.
@@ -113,9 +120,28 @@ pub fn migrate_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
     if current >= target {
         return Ok(());
     }
+    register_functions(conn)?;
     for migration in MIGRATIONS.iter().filter(|m| m.version <= target) {
         apply_if_needed(conn, path, migration)?;
     }
+    Ok(())
+}
+
+/// The app's own rules a migration's SQL calls, so a backfill follows the same rule as
+/// the code that writes new rows: `lived_offset(created_at, local_date)`, the UTC
+/// offset an entry stored before version 16 was most likely written at
+/// ([`clock::lived_on`]).
+fn register_functions(conn: &Connection) -> Result<()> {
+    conn.create_scalar_function("lived_offset", 2, FunctionFlags::SQLITE_UTF8, |ctx| {
+        let created_at: String = ctx.get(0)?;
+        let day: String = ctx.get(1)?;
+        let offset = match (clock::parse_utc(&created_at), clock::parse_date(&day)) {
+            (Some(t), Some(day)) => clock::utc_offset_of(&clock::lived_on(t, day)),
+            // A row no date can be read from keeps the offset of UTC, as it showed.
+            _ => 0,
+        };
+        Ok(offset)
+    })?;
     Ok(())
 }
 

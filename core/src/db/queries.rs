@@ -46,7 +46,7 @@ pub struct AllowedScan {
 macro_rules! list_columns {
     () => {
         "e.id, e.created_at, e.title, e.preview, e.mood_score, e.word_count, e.is_deleted, \
-         e.deleted_at, e.tag_names"
+         e.deleted_at, e.tag_names, e.utc_offset"
     };
 }
 
@@ -69,25 +69,39 @@ pub const LIST_PAGE1: NamedQuery = q(
     ),
 );
 
-/// Live entries after a cursor row, within an optional date range.
-/// ?1 user, ?2 from (inclusive), ?3/?4 cursor (created_at, id) exclusive, ?5 limit.
-/// The "to" bound is folded into the cursor by the caller.
+/// Live entries after a cursor row.
+/// ?1 user, ?2/?3 cursor (created_at, id) exclusive, ?4 limit.
 pub const LIST_PAGE_N: NamedQuery = q(
     "list.page_n",
     concat!(
         "SELECT ",
         list_columns!(),
         " FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 0 \
+         AND (e.created_at, e.id) < (?2, ?3) \
+         ORDER BY e.created_at DESC, e.id DESC LIMIT ?4"
+    ),
+);
+
+/// Live entries lived on the days ?6 to ?7 (`local_date`, where each was written),
+/// after a cursor row. The index walk is bounded by ?2 (inclusive) and the cursor, a
+/// `created_at` range that holds every instant lived on those days anywhere; the "to"
+/// bound is folded into the cursor by the caller.
+/// ?1 user, ?2 from, ?3/?4 cursor (created_at, id) exclusive, ?5 limit, ?6/?7 days.
+pub const LIST_BY_DATE_RANGE: NamedQuery = q(
+    "list.by_date_range",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM journal_entries AS e WHERE e.user_id = ?1 AND e.is_deleted = 0 \
          AND e.created_at >= ?2 AND (e.created_at, e.id) < (?3, ?4) \
+         AND e.local_date BETWEEN ?6 AND ?7 \
          ORDER BY e.created_at DESC, e.id DESC LIMIT ?5"
     ),
 );
 
-/// Same statement as page_n, named apart so a date-filtered screen is timed on its own.
-pub const LIST_BY_DATE_RANGE: NamedQuery = q("list.by_date_range", LIST_PAGE_N.sql);
-
-/// Live entries with one tag, newest first, walked from the tag's own index.
-/// ?1 user, ?2 tag name, ?3 from, ?4/?5 cursor, ?6 limit.
+/// Live entries with one tag, newest first, walked from the tag's own index, lived on
+/// the days ?7 to ?8 (as [`LIST_BY_DATE_RANGE`]).
+/// ?1 user, ?2 tag name, ?3 from, ?4/?5 cursor, ?6 limit, ?7/?8 days.
 pub const LIST_BY_TAG: NamedQuery = q(
     "list.by_tag",
     concat!(
@@ -97,6 +111,7 @@ pub const LIST_BY_TAG: NamedQuery = q(
          WHERE et.tag_id = (SELECT id FROM tags WHERE user_id = ?1 AND name = ?2) \
          AND e.user_id = ?1 AND e.is_deleted = 0 \
          AND et.entry_created_at >= ?3 AND (et.entry_created_at, et.entry_id) < (?4, ?5) \
+         AND e.local_date BETWEEN ?7 AND ?8 \
          ORDER BY et.entry_created_at DESC, et.entry_id DESC LIMIT ?6"
     ),
 );
@@ -126,7 +141,7 @@ pub const ENTRY_GET: NamedQuery = q(
      e.summary, e.word_count, e.is_deleted, e.deleted_at, \
      (SELECT group_concat(t.name, char(31)) FROM entry_tags AS et \
       JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id), e.revision, \
-     e.suggested_mood, e.suggested_tags \
+     e.suggested_mood, e.suggested_tags, e.utc_offset \
      FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1",
 );
 
@@ -159,8 +174,8 @@ pub const TAGS_ALL: NamedQuery = q(
 pub const WRITE_CREATE: NamedQuery = q(
     "write.create",
     "INSERT OR ROLLBACK INTO journal_entries (user_id, created_at, updated_at, local_date, title, \
-     title_by_user, mood_score, word_count, preview, body, tag_names) \
-     VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+     title_by_user, mood_score, word_count, preview, body, tag_names, utc_offset) \
+     VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 );
 
 pub const WRITE_UPDATE: NamedQuery = q(
@@ -609,7 +624,7 @@ pub const SEARCH_KEYWORD: NamedQuery = NamedQuery {
         keyword_rank!(),
         " AS rank FROM entries_fts CROSS JOIN journal_entries AS e ON e.id = entries_fts.rowid \
          WHERE entries_fts MATCH ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
-         AND e.created_at >= ?3 AND e.created_at < ?4 \
+         AND e.local_date BETWEEN ?3 AND ?4 \
          ORDER BY rank, e.id LIMIT ?5"
     ),
     allowed_scans: &[],
@@ -634,7 +649,8 @@ pub const ENTRY_ID_RANGE: NamedQuery = q(
 /// Date, title and body of one live entry, for a shown search result.
 pub const SEARCH_HIT_TEXT: NamedQuery = q(
     "search.hit_text",
-    "SELECT created_at, title, body FROM journal_entries WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
+    "SELECT created_at, title, body, utc_offset FROM journal_entries \
+     WHERE id = ?2 AND user_id = ?1 AND is_deleted = 0",
 );
 
 /// The most recently used chats (Ask history). ?1 user, ?2 limit.
@@ -776,28 +792,28 @@ pub const VECTOR_COUNT: NamedQuery = q(
     "SELECT count(*) FROM {vectors} WHERE user_id = ?1",
 );
 
-/// sqlite-vec's KNN over one set, with each neighbour's date for the caller's filter.
-/// ?1 normalised query, ?2 k, ?3 user.
+/// sqlite-vec's KNN over one set, with the day each neighbour was lived (where it was
+/// written) for the caller's filter. ?1 normalised query, ?2 k, ?3 user.
 pub const VECTOR_KNN: NamedQuery = q(
     "vectors.knn",
-    "SELECT v.entry_id, v.distance, e.created_at FROM {vectors} AS v \
+    "SELECT v.entry_id, v.distance, e.local_date FROM {vectors} AS v \
      JOIN journal_entries AS e ON e.id = v.entry_id \
      WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.user_id = ?3 ORDER BY v.distance",
 );
 
-/// One entry's vector and date, for a copy catching up. ?1 entry, ?2 user.
+/// One entry's vector and the day it was lived, for a copy catching up. ?1 entry, ?2 user.
 pub const VECTOR_OF_ENTRY: NamedQuery = q(
     "vectors.of_entry",
-    "SELECT v.embedding, e.created_at FROM {vectors} AS v \
+    "SELECT v.embedding, e.local_date FROM {vectors} AS v \
      JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.entry_id = ?1 AND v.user_id = ?2",
 );
 
-/// Every vector of a user's set with its entry's date: a copy's full load. The vector
+/// Every vector of a user's set with the day its entry was lived: a copy's full load. The vector
 /// table leads (CROSS JOIN): read in its own order its chunks stream, where a lookup per
 /// entry walks a chunk's blob each time. ?1 user.
 pub const VECTOR_ALL: NamedQuery = q(
     "vectors.cache_load",
-    "SELECT v.entry_id, v.embedding, e.created_at FROM {vectors} AS v \
+    "SELECT v.entry_id, v.embedding, e.local_date FROM {vectors} AS v \
      CROSS JOIN journal_entries AS e ON e.id = v.entry_id WHERE v.user_id = ?1",
 );
 

@@ -17,6 +17,7 @@
 //! exactly as cosine similarity does, and L2 is the metric with a SIMD path in sqlite-vec
 //! and the one search's own scan computes as a dot product.
 
+use chrono::NaiveDate;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -291,12 +292,18 @@ fn activate_if_complete(conn: &Connection, user: UserId, model: &VectorModel) ->
 }
 
 /// A stored vector's neighbour by sqlite-vec's KNN: the entry, its L2 distance from the
-/// query, and when the entry was written (for the caller's date filter).
+/// query, and the day the entry was lived where it was written (for the caller's date
+/// filter; `None` for a day that cannot be read).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Neighbour {
     pub entry: EntryId,
     pub distance: f32,
-    pub created_at: String,
+    pub day: Option<NaiveDate>,
+}
+
+/// A stored `local_date` as a day.
+fn day_of(row: &rusqlite::Row<'_>, column: usize) -> rusqlite::Result<Option<NaiveDate>> {
+    Ok(clock::parse_date(&row.get::<_, String>(column)?))
 }
 
 /// The `k` stored vectors nearest to `unit` (a normalised query), nearest first, by
@@ -314,7 +321,7 @@ pub fn nearest(
             Ok(Neighbour {
                 entry: row.get(0)?,
                 distance: row.get::<_, f64>(1)? as f32,
-                created_at: row.get(2)?,
+                day: day_of(row, 2)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -337,36 +344,36 @@ pub fn changes_since(conn: &Connection, model: &VectorModel, seq: i64) -> Result
     Ok(changes)
 }
 
-/// One entry's stored vector with the entry's date, or `None` when it has none (it was
-/// removed since the change was logged).
+/// One entry's stored vector with the day the entry was lived, or `None` when it has
+/// none (it was removed since the change was logged).
 pub fn vector_of(
     conn: &Connection,
     user: UserId,
     model: &VectorModel,
     entry: EntryId,
-) -> Result<Option<(Vec<f32>, String)>> {
+) -> Result<Option<(Vec<f32>, Option<NaiveDate>)>> {
     Ok(conn
         .prepare_cached(&model.sql(&VECTOR_OF_ENTRY))?
         .query_row(params![entry, user], |row| {
-            Ok((from_blob(row.get_ref(0)?.as_blob()?), row.get(1)?))
+            Ok((from_blob(row.get_ref(0)?.as_blob()?), day_of(row, 1)?))
         })
         .optional()?)
 }
 
-/// Hands `each` every vector of a user's set with its entry and the entry's date, in
-/// the table's order: how an in-memory copy is filled.
+/// Hands `each` every vector of a user's set with its entry and the day the entry was
+/// lived, in the table's order: how an in-memory copy is filled.
 pub fn for_each_vector(
     conn: &Connection,
     user: UserId,
     model: &VectorModel,
-    mut each: impl FnMut(EntryId, String, &[f32]),
+    mut each: impl FnMut(EntryId, Option<NaiveDate>, &[f32]),
 ) -> Result<()> {
     timing::timed(VECTOR_ALL.name, || {
         let mut stmt = conn.prepare(&model.sql(&VECTOR_ALL))?;
         let mut rows = stmt.query(params![user])?;
         while let Some(row) = rows.next()? {
             let blob: Vec<u8> = row.get(1)?;
-            each(row.get(0)?, row.get(2)?, &from_blob(&blob));
+            each(row.get(0)?, day_of(row, 2)?, &from_blob(&blob));
         }
         Ok(())
     })

@@ -11,6 +11,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
+use crate::clock;
 use crate::db::archive::{ArchivedEntry, ArchivedMedia};
 use crate::voice::transcribe::Segment;
 
@@ -18,7 +19,8 @@ use crate::voice::transcribe::Segment;
 pub const FORMAT: &str = "mindsage-journal";
 
 /// The schema version this build writes; it reads this one and every earlier one.
-pub const VERSION: u32 = 1;
+/// Version 2 added each entry's `local_time`.
+pub const VERSION: u32 = 2;
 
 /// One entry as the export holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +31,10 @@ pub struct ExportedEntry {
     pub updated_at: String,
     /// The day it counts for where it was written (`YYYY-MM-DD`).
     pub day: String,
+    /// The date and time it was lived where it was written, with that place's UTC
+    /// offset (`2024-01-04T23:59:00.000-05:00`); absent before version 2.
+    #[serde(default)]
+    pub local_time: Option<String>,
     pub title: String,
     /// Whether a person typed the title (else the model wrote it).
     pub title_by_user: bool,
@@ -65,6 +71,7 @@ impl ExportedEntry {
             created_at: e.created_at.clone(),
             updated_at: e.updated_at.clone(),
             day: archived.day.clone(),
+            local_time: e.lived().as_ref().map(clock::format_lived),
             title: e.title.clone(),
             title_by_user: e.title_by_user,
             body: e.body.clone(),

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::ExportError;
+use crate::clock;
 use crate::db::archive::ArchivedEntry;
 use crate::media;
 
@@ -69,7 +70,11 @@ impl Folder {
         if !entry.title.is_empty() {
             field("title", &entry.title);
         }
-        field("date", &entry.created_at);
+        // The time it was lived, with the offset where it was written.
+        let date = entry
+            .lived()
+            .map_or_else(|| entry.created_at.clone(), |t| clock::format_lived(&t));
+        field("date", &date);
         field("day", &archived.day);
         if let Some(summary) = &entry.summary {
             field("summary", summary);

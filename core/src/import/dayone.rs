@@ -194,9 +194,10 @@ fn item(journal: &str, label: String, entry: DayOneEntry) -> Result<(Item, Vec<S
     let created: DateTime<Utc> = DateTime::parse_from_rfc3339(&created_text)
         .map_err(|_| format!("its creationDate {created_text:?} is not a date"))?
         .with_timezone(&Utc);
-    let day = match entry.time_zone.as_deref().map(str::parse::<chrono_tz::Tz>) {
-        Some(Ok(zone)) => created.with_timezone(&zone).date_naive(),
-        _ => clock::local_date_of(created),
+    // Lived in the entry's own zone; an entry whose zone Day One does not name, here.
+    let lived = match entry.time_zone.as_deref().map(str::parse::<chrono_tz::Tz>) {
+        Some(Ok(zone)) => created.with_timezone(&zone).fixed_offset(),
+        _ => clock::here(created),
     };
     let (text, moments) = take_moments(&text::normalise(entry.text.as_deref().unwrap_or("")));
     let mut notes = missing_moments(
@@ -258,7 +259,7 @@ fn item(journal: &str, label: String, entry: DayOneEntry) -> Result<(Item, Vec<S
         tags,
         ..NewEntry::default()
     };
-    let mut item = Item::new(label, uuid, entry, created, day);
+    let mut item = Item::new(label, uuid, entry, lived);
     item.photos = photos;
     Ok((item, notes))
 }

@@ -64,7 +64,7 @@ fn item(label: String, entry: JrnlEntry) -> Result<Item, String> {
         .iter()
         .find_map(|f| NaiveTime::parse_from_str(time_text.trim(), f).ok())
         .ok_or_else(|| format!("its time {time_text:?} is not an HH:MM time"))?;
-    let created = text::local_instant(day.and_time(time));
+    let lived = crate::clock::local_instant(day.and_time(time));
     let title = text::normalise(&entry.title).trim().to_string();
     let body = text::normalise(&entry.body).trim().to_string();
     if title.is_empty() && body.is_empty() {
@@ -85,7 +85,7 @@ fn item(label: String, entry: JrnlEntry) -> Result<Item, String> {
         tags,
         ..NewEntry::default()
     };
-    Ok(Item::new(label, id, entry, created, day))
+    Ok(Item::new(label, id, entry, lived))
 }
 
 /// jrnl exports carry no files.

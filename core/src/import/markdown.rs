@@ -18,6 +18,7 @@ use std::path::{Component, Path, PathBuf};
 use yaml_rust2::{Yaml, YamlLoader};
 
 use super::{Export, FolderFiles, Item, MAX_FILE_BYTES, Problem, Source, read_limited, text};
+use crate::clock;
 use crate::db::entries::NewEntry;
 
 /// Reads every Markdown file under `folder`.
@@ -116,16 +117,19 @@ fn item(relative: &str, bytes: Vec<u8>) -> Result<(Item, Vec<String>), String> {
     let date_key = ["date", "created", "created_at"]
         .into_iter()
         .find_map(|key| scalar(&front[key]));
-    let (created, day) = match (&date_key, named) {
+    let lived = match (&date_key, named) {
         (Some(date), _) => {
-            let (created, day) =
-                text::parse_time(date).ok_or_else(|| format!("its date {date:?} is not a date"))?;
-            // MindSage's own export names the day the entry counts for beside its time.
-            let lived =
+            let lived = text::parse_time(date).ok_or_else(|| format!("its date {date:?} is not a date"))?;
+            // MindSage's own export names the day the entry counts for beside its time:
+            // an older one wrote the time in UTC, so the day says where it was lived.
+            let day =
                 scalar(&front["day"]).and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
-            (created, lived.unwrap_or(day))
+            match day {
+                Some(day) if day != lived.date_naive() => clock::lived_on(lived.to_utc(), day),
+                _ => lived,
+            }
         }
-        (None, Some((day, _))) => (text::noon_of(day), day),
+        (None, Some((day, _))) => text::noon_of(day),
         (None, None) => {
             return Err("it has no date (no date in its front matter, no YYYY-MM-DD file name)".into());
         }
@@ -175,7 +179,7 @@ fn item(relative: &str, bytes: Vec<u8>) -> Result<(Item, Vec<String>), String> {
         mood_score: mood,
         created_at: None,
     };
-    let mut item = Item::new(relative.to_string(), relative.to_string(), entry, created, day);
+    let mut item = Item::new(relative.to_string(), relative.to_string(), entry, lived);
     item.photos = photos;
     Ok((item, notes))
 }
@@ -330,7 +334,7 @@ mod tests {
         assert_eq!(item.entry.body, "Went out.");
         assert_eq!(item.entry.tags, ["outside", "dog"]);
         assert_eq!(item.entry.mood_score, Some(7));
-        assert_eq!(item.day.to_string(), "2024-05-01");
+        assert_eq!(item.lived().date_naive().to_string(), "2024-05-01");
         assert_eq!(item.external_id, "a/b.md");
     }
 
@@ -342,7 +346,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(item.entry.title, "Christmas Eve");
-        assert_eq!(item.day.to_string(), "2023-12-24");
+        assert_eq!(item.lived().date_naive().to_string(), "2023-12-24");
         let (item, _) = item_of("2023-12-25.md", "# Presents\n\nSocks.");
         assert_eq!(
             (item.entry.title.as_str(), item.entry.body.as_str()),

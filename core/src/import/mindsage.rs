@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate};
 
 use super::{Carried, CarriedRecording, Export, Files, Item, Problem, Source};
 use crate::clock;
@@ -51,6 +51,14 @@ fn item(label: String, entry: ExportedEntry, files: &mut MemoryFiles) -> Result<
         .ok_or_else(|| format!("its created_at {:?} is not a time", entry.created_at))?;
     let day = NaiveDate::parse_from_str(&entry.day, "%Y-%m-%d")
         .map_err(|_| format!("its day {:?} is not a date", entry.day))?;
+    // Its local time carries the offset where it was written (version 2); an export of
+    // version 1 kept only the day.
+    let lived = match &entry.local_time {
+        Some(text) => DateTime::parse_from_rfc3339(text)
+            .map(|local| created.with_timezone(local.offset()))
+            .map_err(|_| format!("its local_time {text:?} is not a time"))?,
+        None => clock::lived_on(created, day),
+    };
     let mut photos = Vec::new();
     let mut carried = Carried {
         title_by_user: entry.title_by_user,
@@ -89,13 +97,7 @@ fn item(label: String, entry: ExportedEntry, files: &mut MemoryFiles) -> Result<
         mood_score: entry.mood_score,
         created_at: None,
     };
-    let mut item = Item::new(
-        label,
-        format!("{}#{}", entry.created_at, entry.id),
-        new,
-        created,
-        day,
-    );
+    let mut item = Item::new(label, format!("{}#{}", entry.created_at, entry.id), new, lived);
     item.photos = photos;
     item.carried = Some(carried);
     Ok(item)

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, FixedOffset};
 use rusqlite::Connection;
 
 use crate::clock;
@@ -91,10 +91,9 @@ pub struct Item {
     pub label: String,
     /// The source's own id for it (Day One's uuid, a file's path in the folder).
     pub external_id: String,
-    /// Title, body and tags; `created_at` is always set.
+    /// Title, body and tags; `created_at` (when and at what offset it was lived) is
+    /// always set.
     pub entry: NewEntry,
-    /// The day it was written where it was written.
-    pub day: NaiveDate,
     /// Photos to attach, as paths inside the export.
     pub photos: Vec<String>,
     /// What only MindSage's own export carries.
@@ -122,34 +121,28 @@ pub struct CarriedRecording {
 }
 
 impl Item {
-    /// An item written at `created` and lived on `day`.
-    fn new(
-        label: String,
-        external_id: String,
-        entry: NewEntry,
-        created: DateTime<Utc>,
-        day: NaiveDate,
-    ) -> Item {
+    /// An item lived at `lived`: its instant, at the offset where it was written.
+    fn new(label: String, external_id: String, entry: NewEntry, lived: DateTime<FixedOffset>) -> Item {
         Item {
             label,
             external_id,
             entry: NewEntry {
-                created_at: Some(created),
+                created_at: Some(lived),
                 ..entry
             },
-            day,
             photos: Vec::new(),
             carried: None,
         }
     }
 
-    fn created(&self) -> DateTime<Utc> {
+    /// When it was written and lived, at the offset where it was written.
+    pub fn lived(&self) -> DateTime<FixedOffset> {
         self.entry.created_at.expect("importers set every item's time")
     }
 
     fn content_hash(&self) -> String {
         imports::content_hash(
-            &clock::format_utc(self.created()),
+            &clock::format_utc(self.lived().to_utc()),
             self.entry.title.trim(),
             &self.entry.body,
         )
@@ -526,7 +519,7 @@ fn write_items(
     // oldest first, each one went in at the front of each index and left its pages
     // half full (run `ab-import-dec05c`). An import stopped half way has brought the
     // most recent entries, which the model's queue also works first.
-    items.sort_by_key(|item| std::cmp::Reverse(item.created()));
+    items.sort_by_key(|item| std::cmp::Reverse(item.lived()));
     known.reserve(items.len());
     // What reading noted about an entry already in the journal is no news.
     let mut duplicate_labels = HashSet::new();
@@ -582,7 +575,7 @@ fn write_items(
                 }
                 let carried = item.carried.as_ref();
                 if !photos.is_empty() {
-                    let entry_time = clock::format_utc(item.created());
+                    let entry_time = clock::format_utc(item.lived().to_utc());
                     for (n, photo) in photos.iter().enumerate() {
                         let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
                         gallery::attach_image(&tx, user, id, photo, taken_at)?;
@@ -642,7 +635,7 @@ fn prepare(batch: &[Item]) -> Vec<Prepared> {
         .iter()
         .map(|item| Prepared {
             hash: item.content_hash(),
-            row: entries::NewRow::of(&item.entry, item.created(), item.day),
+            row: entries::NewRow::of(&item.entry),
         })
         .collect()
 }

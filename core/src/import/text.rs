@@ -1,7 +1,9 @@
 //! Text rules the importers share: byte order marks and line ends, Markdown escapes,
 //! titles taken from a first line, and times written without a time zone.
 
-use chrono::{DateTime, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime};
+
+use crate::clock::local_instant;
 
 /// Longest first line taken as a title when it is not a heading: longer, it is the
 /// start of the text, and the model writes a title instead.
@@ -72,31 +74,17 @@ pub fn split_title(text: &str, any_line: bool) -> (String, String) {
     }
 }
 
-/// A wall-clock time on this computer as an instant: in a daylight-saving gap, the
-/// moment the clocks jumped to; when the clocks went back, the first of the two.
-pub fn local_instant(naive: NaiveDateTime) -> DateTime<Utc> {
-    let resolved = Local.from_local_datetime(&naive).earliest().or_else(|| {
-        Local
-            .from_local_datetime(&(naive + chrono::Duration::hours(1)))
-            .earliest()
-    });
-    match resolved {
-        Some(t) => t.with_timezone(&Utc),
-        None => Utc.from_utc_datetime(&naive),
-    }
-}
-
-/// A time as people and apps write it: RFC 3339 with a zone or offset, or a local
-/// `YYYY-MM-DD[ T]HH:MM[:SS]`, or a date alone (noon local: the day stays the day
-/// whatever the clocks do). Returns the instant and, for local times, the day written.
-pub fn parse_time(text: &str) -> Option<(DateTime<Utc>, NaiveDate)> {
+/// A time as people and apps write it, as lived: RFC 3339 with a zone or offset (kept),
+/// or a local `YYYY-MM-DD[ T]HH:MM[:SS]` on this computer, or a date alone (noon local:
+/// the day stays the day whatever the clocks do).
+pub fn parse_time(text: &str) -> Option<DateTime<FixedOffset>> {
     let text = text.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(text) {
-        return Some((t.with_timezone(&Utc), t.date_naive()));
+        return Some(t);
     }
     for format in ["%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M %z"] {
         if let Ok(t) = DateTime::parse_from_str(text, format) {
-            return Some((t.with_timezone(&Utc), t.date_naive()));
+            return Some(t);
         }
     }
     for format in [
@@ -106,11 +94,11 @@ pub fn parse_time(text: &str) -> Option<(DateTime<Utc>, NaiveDate)> {
         "%Y-%m-%dT%H:%M",
     ] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
-            return Some((local_instant(naive), naive.date()));
+            return Some(local_instant(naive));
         }
     }
     let day = NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
-    Some((local_instant(day.and_time(NOON)), day))
+    Some(noon_of(day))
 }
 
 const NOON: NaiveTime = NaiveTime::from_hms_opt(12, 0, 0).expect("noon is a time");
@@ -123,7 +111,7 @@ pub fn leading_date(name: &str) -> Option<(NaiveDate, &str)> {
 }
 
 /// The noon of a day on this computer, for files that give a date and no time.
-pub fn noon_of(day: NaiveDate) -> DateTime<Utc> {
+pub fn noon_of(day: NaiveDate) -> DateTime<FixedOffset> {
     local_instant(day.and_time(NOON))
 }
 
@@ -165,11 +153,12 @@ mod tests {
 
     #[test]
     fn times_with_and_without_zones() {
-        let (t, day) = parse_time("2023-01-05T23:30:00-05:00").unwrap();
-        assert_eq!(clock_text(t), "2023-01-06T04:30:00.000Z");
-        assert_eq!(day, NaiveDate::from_ymd_opt(2023, 1, 5).unwrap());
+        let t = parse_time("2023-01-05T23:30:00-05:00").unwrap();
+        assert_eq!(clock_text(t.to_utc()), "2023-01-06T04:30:00.000Z");
+        assert_eq!(t.date_naive(), NaiveDate::from_ymd_opt(2023, 1, 5).unwrap());
+        assert_eq!(t.offset().local_minus_utc(), -5 * 3600);
         assert_eq!(
-            parse_time("2023-01-05").unwrap().1,
+            parse_time("2023-01-05").unwrap().date_naive(),
             NaiveDate::from_ymd_opt(2023, 1, 5).unwrap()
         );
         assert!(parse_time("2023-01-05 14:30").is_some());
@@ -180,7 +169,7 @@ mod tests {
         assert!(leading_date("notes.md").is_none());
     }
 
-    fn clock_text(t: DateTime<Utc>) -> String {
+    fn clock_text(t: DateTime<chrono::Utc>) -> String {
         crate::clock::format_utc(t)
     }
 }

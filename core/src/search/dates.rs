@@ -6,8 +6,8 @@
 //! and the retrieval bench are deterministic. Ask's planning step uses it to skip a
 //! model call, and search applies the range as a filter.
 //!
-//! Days are the person's local calendar days; the range is returned both as days and
-//! as the stored UTC timestamps that bound `created_at`.
+//! Days are calendar days, matched against the day each entry was lived where it was
+//! written (`clock::lived`); "today" and "last week" count from this computer's today.
 
 use chrono::{DateTime, Datelike, Local, NaiveDate};
 
@@ -18,9 +18,6 @@ use crate::clock;
 pub struct DateRange {
     pub start: NaiveDate,
     pub end: NaiveDate,
-    /// Stored-timestamp bounds of the range: `from` inclusive, `to` exclusive.
-    pub from: String,
-    pub to: String,
     /// The words that named the range, as written.
     pub matched: String,
 }
@@ -170,8 +167,6 @@ pub fn parse_date_range(text: &str, now: DateTime<Local>) -> Option<DateRange> {
         Some(DateRange {
             start,
             end,
-            from: clock::local_day_start_utc(start),
-            to: clock::local_day_start_utc(end),
             matched: text.get(from_byte..to_byte).unwrap_or_default().to_owned(),
         })
     })
@@ -462,12 +457,5 @@ mod tests {
         ] {
             assert_eq!(range(text), None, "{text}");
         }
-    }
-
-    #[test]
-    fn bounds_are_stored_timestamps() {
-        let r = parse_date_range("yesterday", now()).unwrap();
-        assert!(r.from < r.to);
-        assert_eq!(r.from.len(), "2026-06-14T00:00:00.000Z".len());
     }
 }

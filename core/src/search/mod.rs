@@ -28,7 +28,7 @@ pub mod vectors;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use chrono::{DateTime, Local};
+use chrono::{DateTime, Local, NaiveDate};
 use rusqlite::Connection;
 
 use crate::db::vectors::VectorModel;
@@ -36,11 +36,13 @@ use crate::db::{EntryId, Result, UserId, vec_extension};
 use keyword::{LastWord, Matching, QueryWords, RankingConnections};
 use vectors::VectorCache;
 
-/// A created_at range: `from` inclusive, `to` exclusive, both stored timestamps.
+/// The days searched: entries lived from `from` to `to`, both inclusive, each on the
+/// day it was lived where it was written (its `local_date`, [`crate::clock::lived`]),
+/// as the journal's list filters them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchFilter {
-    pub from: Option<String>,
-    pub to: Option<String>,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
 }
 
 impl SearchFilter {
@@ -48,17 +50,24 @@ impl SearchFilter {
         self.from.is_none() && self.to.is_none()
     }
 
-    pub fn contains(&self, created_at: &str) -> bool {
-        self.from.as_deref().is_none_or(|f| created_at >= f)
-            && self.to.as_deref().is_none_or(|t| created_at < t)
+    /// Whether an entry lived on `day` is searched (one whose day could not be read is
+    /// not, while a date is asked for).
+    pub fn contains(&self, day: Option<NaiveDate>) -> bool {
+        match day {
+            Some(day) => self.from.is_none_or(|f| day >= f) && self.to.is_none_or(|t| day <= t),
+            None => self.is_empty(),
+        }
     }
 
-    fn lower(&self) -> &str {
-        self.from.as_deref().unwrap_or("")
+    /// The first day as stored, or "" (before every day).
+    fn lower(&self) -> String {
+        self.from.map(crate::clock::format_date).unwrap_or_default()
     }
 
-    fn upper(&self) -> &str {
-        self.to.as_deref().unwrap_or("9999")
+    /// The last day as stored, or after every day.
+    fn upper(&self) -> String {
+        self.to
+            .map_or_else(|| "9999".to_owned(), crate::clock::format_date)
     }
 }
 
@@ -120,8 +129,8 @@ impl SearchQuery {
         if let Some(range) = &range {
             query.text = text.replacen(&range.matched, " ", 1);
             query.filter = SearchFilter {
-                from: Some(range.from.clone()),
-                to: Some(range.to.clone()),
+                from: Some(range.start),
+                to: range.end.pred_opt(),
             };
         }
         (query, range)
@@ -133,11 +142,20 @@ impl SearchQuery {
 pub struct SearchHit {
     pub entry_id: EntryId,
     pub created_at: String,
+    /// Seconds east of UTC where it was written ([`SearchHit::lived`]).
+    pub utc_offset: i32,
     pub title: String,
     /// Text around the match, highlights marked; the entry's opening for vector-only hits.
     pub snippet: String,
     /// Higher is better; comparable only within one result list.
     pub score: f64,
+}
+
+impl SearchHit {
+    /// The local date and time it was lived where it was written ([`clock::lived`]).
+    pub fn lived(&self) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+        crate::clock::lived(&self.created_at, self.utc_offset)
+    }
 }
 
 /// Whether vectors took part.
@@ -422,8 +440,8 @@ fn fuse(
 
 fn date_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<SearchOutcome> {
     let filter = crate::db::entries::ListFilter {
-        from: query.filter.from.clone(),
-        to: query.filter.to.clone(),
+        from: query.filter.from,
+        to: query.filter.to,
         ..Default::default()
     };
     let page = crate::db::entries::list(conn, user, &filter, None, query.limit as u32)?;
@@ -435,6 +453,7 @@ fn date_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<Sea
         .map(|(i, row)| SearchHit {
             entry_id: row.id,
             created_at: row.created_at,
+            utc_offset: row.utc_offset,
             title: row.title,
             snippet: row.preview,
             score: (count - i) as f64,

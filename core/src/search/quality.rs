@@ -66,7 +66,7 @@ impl LabelledEntry {
             body: self.body.clone(),
             tags: self.tags.clone(),
             mood_score: None,
-            created_at: clock::parse_utc(&self.created_at),
+            created_at: clock::parse_utc(&self.created_at).map(clock::here),
         }
     }
 }

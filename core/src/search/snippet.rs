@@ -42,11 +42,13 @@ pub fn load_hit(
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
+                row.get::<_, i32>(3)?,
             ))
         })
         .optional()?;
-    Ok(row.map(|(created_at, title, body)| SearchHit {
+    Ok(row.map(|(created_at, title, body, utc_offset)| SearchHit {
         entry_id: id,
+        utc_offset,
         snippet: matcher
             .and_then(|m| highlight(&body, m))
             .unwrap_or_else(|| preview_of(&body)),

@@ -13,7 +13,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use chrono::{DateTime, FixedOffset, NaiveDateTime};
+
 use super::wav::{self, RecordingFile, WavError};
+use crate::clock;
 use crate::db::DbError;
 use crate::db::cipher::JournalKey;
 use crate::sealed::{self, Spooled};
@@ -32,10 +35,23 @@ pub fn folder(data_dir: &Path) -> PathBuf {
     data_dir.join(FOLDER)
 }
 
+/// How a recording's name holds when it was started: the local time and the UTC offset
+/// where it was spoken (`2026-01-02_03-04-05+0100`), so an entry made from it later, even
+/// days later in another zone, is dated when and where it was spoken ([`started_at`]).
+const STAMP: &str = "%Y-%m-%d_%H-%M-%S%z";
+const STAMP_CHARS: usize = 24;
+
+/// The stamp of names made before the offset was kept: the local time alone.
+const LOCAL_STAMP: &str = "%Y-%m-%d_%H-%M-%S";
+const LOCAL_STAMP_CHARS: usize = 19;
+
+/// The start of every recording's name.
+const PREFIX: &str = "recording-";
+
 /// A new, unused file name for a recording started now: a WAV file, or a sealed one
 /// when the journal is encrypted (`key`).
 pub fn new_path(data_dir: &Path, key: Option<&JournalKey>) -> PathBuf {
-    let stamp = chrono::Local::now().format("%Y-%m-%d_%H-%M-%S");
+    let stamp = clock::now_here().format(STAMP);
     let folder = folder(data_dir);
     let extension = match key {
         Some(_) => sealed::EXTENSION,
@@ -46,13 +62,31 @@ pub fn new_path(data_dir: &Path, key: Option<&JournalKey>) -> PathBuf {
             .iter()
             .any(|e| folder.join(format!("{stem}.{e}")).exists())
     };
-    let mut stem = format!("recording-{stamp}");
+    let mut stem = format!("{PREFIX}{stamp}");
     let mut n = 2;
     while taken(&stem) {
-        stem = format!("recording-{stamp}-{n}");
+        stem = format!("{PREFIX}{stamp}-{n}");
         n += 1;
     }
     folder.join(format!("{stem}.{extension}"))
+}
+
+/// When the recording at `path` was started, as lived where it was spoken, read from
+/// the name [`new_path`] gave it: the date its entry gets, however long it waited for a
+/// transcription. A name from before the offset was kept in it is read on this
+/// computer's clock; `None` for a name that holds no time.
+pub fn started_at(path: &Path) -> Option<DateTime<FixedOffset>> {
+    let stamp = path.file_stem()?.to_str()?.strip_prefix(PREFIX)?;
+    if let Some(started) = stamp
+        .get(..STAMP_CHARS)
+        .and_then(|s| DateTime::parse_from_str(s, STAMP).ok())
+    {
+        return Some(started);
+    }
+    let local = stamp.get(..LOCAL_STAMP_CHARS)?;
+    NaiveDateTime::parse_from_str(local, LOCAL_STAMP)
+        .ok()
+        .map(clock::local_instant)
 }
 
 /// Whether `path` is named as a recording (either kind).
@@ -198,6 +232,26 @@ pub fn erase(path: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recordings_name_says_when_and_where_it_was_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = clock::now_here();
+        let path = new_path(dir.path(), None);
+        let started = started_at(&path).unwrap();
+        assert_eq!(started.offset(), before.offset(), "{path:?}");
+        assert!(
+            (started.to_utc() - before.to_utc()).num_seconds().abs() <= 1,
+            "{started} {before}"
+        );
+        let named = |name: &str| started_at(Path::new(name));
+        let tokyo = named("recordings/recording-2024-01-05_08-30-00+0900-2.sealed").unwrap();
+        assert_eq!(clock::format_lived(&tokyo), "2024-01-05T08:30:00.000+09:00");
+        let older = named("recording-2026-01-02_03-04-05.wav").unwrap();
+        assert_eq!(older.naive_local().to_string(), "2026-01-02 03:04:05");
+        assert_eq!(named("notes.wav"), None);
+        assert_eq!(named("recording-soon.wav"), None);
+    }
 
     #[test]
     fn recordings_wait_in_order_and_erasing_leaves_nothing() {

@@ -161,3 +161,76 @@ pub fn write_markdown_folder(root: &Path) -> PathBuf {
 
 pub const MARKDOWN_ADDED: usize = 3;
 pub const MARKDOWN_REJECTED: usize = 2;
+
+/// One Day One entry of [`dayone_around_the_world`]: its title, when it was written
+/// (UTC, as Day One stores it), the zone it was written in, and the local date and time
+/// it was lived there (the day and time MindSage shows for it on any computer).
+pub struct Travelled {
+    pub title: &'static str,
+    pub created: &'static str,
+    pub zone: &'static str,
+    pub lived: &'static str,
+}
+
+/// Entries written in four zones, oldest first, each lived on another day than its UTC
+/// day or New York's: the evening in New York is 5 January in UTC, the morning in Tokyo
+/// 4 January in UTC and in New York, and so on.
+pub const AROUND_THE_WORLD: [Travelled; 4] = [
+    Travelled {
+        title: "Breakfast in Shinjuku",
+        created: "2024-01-04T23:30:00Z",
+        zone: "Asia/Tokyo",
+        lived: "2024-01-05T08:30:00.000+09:00",
+    },
+    Travelled {
+        title: "Last train home in Brooklyn",
+        created: "2024-01-05T04:59:00Z",
+        zone: "America/New_York",
+        lived: "2024-01-04T23:59:00.000-05:00",
+    },
+    Travelled {
+        title: "Sunset on Venice Beach",
+        created: "2024-01-06T06:15:00Z",
+        zone: "America/Los_Angeles",
+        lived: "2024-01-05T22:15:00.000-08:00",
+    },
+    Travelled {
+        title: "Fireworks over the harbour",
+        created: "2024-01-06T14:00:00Z",
+        zone: "Australia/Sydney",
+        lived: "2024-01-07T01:00:00.000+11:00",
+    },
+];
+
+/// [`AROUND_THE_WORLD`] as a Day One journal.
+pub fn dayone_around_the_world() -> serde_json::Value {
+    let entries: Vec<_> = AROUND_THE_WORLD
+        .iter()
+        .enumerate()
+        .map(|(n, e)| {
+            serde_json::json!({
+                "uuid": format!("WORLD{n:027}"),
+                "creationDate": e.created,
+                "modifiedDate": e.created,
+                "timeZone": e.zone,
+                "text": format!("{}\n\nWritten where it happened.", e.title),
+            })
+        })
+        .collect();
+    serde_json::json!({ "metadata": { "version": "1.0" }, "entries": entries })
+}
+
+/// [`dayone_around_the_world`] zipped as Day One exports it.
+pub fn write_dayone_world_zip(path: &Path) {
+    let file = std::fs::File::create(path).expect("create the zip");
+    let mut zip = zip::ZipWriter::new(file);
+    zip.start_file("Travels.json", SimpleFileOptions::default())
+        .expect("start the journal");
+    zip.write_all(
+        serde_json::to_string_pretty(&dayone_around_the_world())
+            .unwrap()
+            .as_bytes(),
+    )
+    .unwrap();
+    zip.finish().expect("finish the zip");
+}

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use chrono::NaiveDate;
 use rusqlite::Connection;
 
 use super::precision::Precision;
@@ -26,7 +27,8 @@ pub struct VectorCache {
     /// Last `vector_changes.seq` applied.
     seq: i64,
     ids: Vec<EntryId>,
-    created_at: Vec<String>,
+    /// The day each entry was lived where it was written, for date filters.
+    days: Vec<Option<NaiveDate>>,
     /// Set by [`VectorCache::with_precision`]; otherwise the copy follows the size.
     fixed: Option<Precision>,
     /// Filled from an encrypted journal ([`VectorCache::for_encrypted_journal`]).
@@ -70,7 +72,7 @@ impl VectorCache {
     pub fn memory_bytes(&self) -> usize {
         self.rows.memory_bytes()
             + self.ids.len() * 8
-            + self.created_at.iter().map(|s| s.len() + 24).sum::<usize>()
+            + self.days.len() * std::mem::size_of::<Option<NaiveDate>>()
             + self.position.len() * 24
     }
 
@@ -112,8 +114,8 @@ impl VectorCache {
         };
         for (seq, entry) in vectors::changes_since(conn, &model, self.seq)? {
             self.remove(entry);
-            if let Some((vector, created)) = vectors::vector_of(conn, user, &model, entry)? {
-                self.push(entry, created, &vector);
+            if let Some((vector, day)) = vectors::vector_of(conn, user, &model, entry)? {
+                self.push(entry, day, &vector);
             }
             self.seq = seq;
         }
@@ -134,15 +136,15 @@ impl VectorCache {
             return Ok(());
         };
         self.seq = vectors::last_change(conn, &model)?;
-        vectors::for_each_vector(conn, user, &model, |entry, created, vector| {
-            self.push(entry, created, vector)
+        vectors::for_each_vector(conn, user, &model, |entry, day, vector| {
+            self.push(entry, day, vector)
         })
     }
 
-    fn push(&mut self, entry: EntryId, created_at: String, vector: &[f32]) {
+    fn push(&mut self, entry: EntryId, day: Option<NaiveDate>, vector: &[f32]) {
         self.position.insert(entry, self.ids.len());
         self.ids.push(entry);
-        self.created_at.push(created_at);
+        self.days.push(day);
         self.rows.push(vector);
         let wanted = Precision::for_file(self.ids.len(), self.encrypted);
         let dim = self.dim();
@@ -170,7 +172,7 @@ impl VectorCache {
             return;
         };
         self.ids.swap_remove(index);
-        self.created_at.swap_remove(index);
+        self.days.swap_remove(index);
         self.rows.swap_remove(index, self.dim());
         if let Some(moved) = self.ids.get(index) {
             self.position.insert(*moved, index);
@@ -196,7 +198,7 @@ impl VectorCache {
         }
         let mut unit = query.to_vec();
         vectors::normalise(&mut unit);
-        let keep = |i: usize| filter.is_empty() || filter.contains(&self.created_at[i]);
+        let keep = |i: usize| filter.is_empty() || filter.contains(self.days[i]);
         let pool = quantize::rerank_pool(k);
         let best = match &self.rows {
             Rows::Exact(rows) => kernels::scan(rows, &unit, k, keep),

@@ -30,7 +30,7 @@ pub fn knn_sqlite_vec(
     };
     Ok(vectors::nearest(conn, user, model, &unit, widened)?
         .into_iter()
-        .filter(|n| filter.contains(&n.created_at))
+        .filter(|n| filter.contains(n.day))
         .take(k)
         .map(|n| (n.entry, n.distance))
         .collect())
