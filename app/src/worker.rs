@@ -687,12 +687,12 @@ fn recording_of(conn: &Connection, entry: EntryId) -> db::Result<Response> {
     })
 }
 
+/// The answer a queued write owes the UI. Dropped without answering, the job never ran
 /// or panicked: the writer has stopped, and both the request's sender and the app hear it.
 struct Owed {
     reply: Reply,
     failed: Option<Box<dyn FnOnce(String) -> Response + Send>>,
 }
-/// The answer a queued write owes the UI. Dropped without answering, the job never ran
 
 impl Owed {
     fn answer(mut self, result: db::Result<Response>) {
