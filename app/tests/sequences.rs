@@ -45,6 +45,7 @@ use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
+use mindsage_core::db::backup;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -680,10 +681,8 @@ impl Person {
     fn backup(&mut self, kill: Option<Duration>) -> Result<(), String> {
         let n = self.next_name();
         // A backup killed midway into backups/ leaves its half-made copy there
-        // (`.NAME.partial`), holding the journal's text through a later purge and beside
-        // it once encrypted (reported on issue #30, to be fixed in core's `db::backup`):
-        // until then the killed ones write outside the data folder.
-        let path = match kill.is_none() && self.rng.random_bool(0.7) {
+        // (`.NAME.partial`) until the journal next opens, which the checks' `list` does.
+        let path = match self.rng.random_bool(0.7) {
             true => self.data.join("backups").join(format!("manual-{n}.db")),
             false => self.outside.join(format!("backup-{n}.db")),
         };
@@ -1248,7 +1247,8 @@ impl Person {
         };
         for file in folder.flatten() {
             let path = file.path();
-            if self.backup_of(&path).is_none() {
+            // The lock every copy into backups/ holds while it is made; it holds no text.
+            if self.backup_of(&path).is_none() && file.file_name() != backup::COPYING_LOCK {
                 return Err(format!(
                     "backups/ holds {}, which no backup or restore the person made left there",
                     file.file_name().to_string_lossy()

@@ -159,13 +159,8 @@ fn automatic_backups_come_when_due_and_the_oldest_go() {
             .expect("a day later, due");
         assert_eq!(backup::check(&report.path, None).unwrap(), 10);
     }
-    let mut names: Vec<_> = std::fs::read_dir(data.join(backup::BACKUPS_FOLDER))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        files_in(&data.join(backup::BACKUPS_FOLDER)),
         [
             "journal-2026-12-03T090000.000.db",
             "journal-2026-12-04T090000.000.db",
@@ -203,11 +198,51 @@ fn what_a_kill_left_of_a_backup_is_never_listed_and_is_erased_at_the_next() {
     backup::backup_if_due(&conn, data, 1, 1, at("2026-12-01T09:00:00Z"), true, None).unwrap();
     // Keeping one, this prunes the first (renamed out of the list, then erased).
     backup::backup_if_due(&conn, data, 1, 1, at("2026-12-02T09:00:00Z"), true, None).unwrap();
-    let names: Vec<_> = std::fs::read_dir(&folder)
+    assert_eq!(files_in(&folder), ["journal-2026-12-02T090000.000.db"]);
+}
+
+/// The files in `folder` but the lock every copy into `backups/` holds (no text).
+fn files_in(folder: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<_> = std::fs::read_dir(folder)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != backup::COPYING_LOCK)
         .collect();
-    assert_eq!(names, ["journal-2026-12-02T090000.000.db"]);
+    names.sort();
+    names
+}
+
+#[test]
+fn what_a_killed_backup_of_any_name_left_in_backups_is_erased_when_the_journal_next_opens() {
+    // `mindsage backup backups/manual.db` killed mid-copy left `.manual.db.partial`:
+    // it held the text of entries purged since, and stayed plain once the journal was
+    // encrypted (#30). The next open of the journal (any command, the window) erases
+    // it, unless a copy into the folder is being made meanwhile.
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    demo::seed(&mut conn, DEFAULT_USER, &DemoOptions::fixed(5, 9)).unwrap();
+    let folder = journal.dir.path().join(backup::BACKUPS_FOLDER);
+    std::fs::create_dir_all(&folder).unwrap();
+    backup::backup(&conn, &folder.join("manual.db"), None).unwrap();
+    let leftovers = [
+        ".manual 2.db.partial",
+        ".manual 2.db.partial-journal",
+        ".old.db.erasing",
+    ];
+    for leftover in leftovers {
+        std::fs::write(folder.join(leftover), b"half of a journal").unwrap();
+    }
+    // Another process making a copy into backups/ holds the lock shared: nothing of
+    // what might be its copy is touched.
+    let copying = std::fs::File::open(folder.join(backup::COPYING_LOCK)).unwrap();
+    copying.lock_shared().unwrap();
+    drop(journal.open());
+    assert_eq!(files_in(&folder).len(), 4);
+    drop(copying);
+
+    drop(journal.open());
+    assert_eq!(files_in(&folder), ["manual.db"]);
+    assert_eq!(backup::check(&folder.join("manual.db"), None).unwrap(), 5);
 }
 
 #[test]

@@ -32,6 +32,8 @@ pub struct BackupReport {
 /// Copies the journal `conn` is open on (with `key`, if it is encrypted) into `dest`,
 /// whole or not at all.
 pub fn backup(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<BackupReport> {
+    // While the copy is made, no clean-up of `backups/` takes it for a killed one's.
+    let _copying = conn.path().and_then(|p| Path::new(p).parent()).and_then(copying);
     let partial = beside(dest, "partial");
     erase_partial(&partial);
     // A backup is the journal: readable by the person only, as the journal is (SQLite
@@ -315,7 +317,9 @@ pub fn backup_if_due(
         return Ok(None);
     }
     let path = folder.join(format!("{AUTOMATIC}{}.db", now.format(BACKUP_TIME)));
-    erase_leftovers(&folder);
+    erase_leftovers(data_dir);
+    // Held through the pruning too: an old backup being erased is hidden meanwhile.
+    let _copying = copying(data_dir);
     let report = backup(conn, &path, key)?;
     kept.push((now.naive_utc(), path));
     let excess = kept.len().saturating_sub(keep.max(1) as usize);
@@ -335,22 +339,73 @@ fn erase_unlisted(old: &Path) -> std::io::Result<()> {
     recordings::erase(&hidden)
 }
 
-/// Erases what a kill left in `backups/` under an automatic backup's hidden names: a
-/// copy it was making (`.journal-….db.partial`, and any -journal, -wal or -shm beside
-/// it) or an old one it was erasing (`.journal-….db.erasing`). No list shows them, and
-/// they hold the journal's text.
-fn erase_leftovers(folder: &Path) {
-    let hidden = format!(".{AUTOMATIC}");
-    let leftovers = std::fs::read_dir(folder)
+/// The file in `backups/` that every copy into the data folder holds a shared lock on
+/// while it is made, and that [`erase_leftovers`] takes whole: a clean-up never erases a
+/// copy another process (the window's daily backup, a `mindsage backup`) or thread is
+/// still making. It holds no text.
+pub const COPYING_LOCK: &str = ".copying.lock";
+
+/// A shared hold on `backups/`'s lock for as long as it is kept: `None` when the data
+/// folder has no `backups/` (nothing there to clean up either) or the lock cannot be
+/// had (then a clean-up cannot have it whole either).
+fn copying(data_dir: &Path) -> Option<std::fs::File> {
+    let folder = data_dir.join(BACKUPS_FOLDER);
+    if !folder.is_dir() {
+        return None;
+    }
+    let lock = open_lock(&folder).ok()?;
+    // Waits only while a clean-up runs: a listing and a few erasures.
+    lock.lock_shared().ok()?;
+    Some(lock)
+}
+
+fn open_lock(folder: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(folder.join(COPYING_LOCK))
+}
+
+/// Erases what a kill left in the data folder's `backups/`: a copy it was making
+/// (`.NAME.partial`, whatever the backup's name, with the -journal, -wal or -shm beside
+/// it) or an old backup it was erasing (`.NAME.erasing`). No list shows them, they hold
+/// the journal's text through a purge and, plain, beside a journal encrypted since
+/// (#30). Called whenever the journal is opened. Nothing is erased while any copy into
+/// the folder is being made ([`COPYING_LOCK`]): the next open erases them.
+pub(crate) fn erase_leftovers(data_dir: &Path) {
+    let folder = data_dir.join(BACKUPS_FOLDER);
+    if !folder.is_dir() {
+        return;
+    }
+    let Ok(lock) = open_lock(&folder) else { return };
+    if lock.try_lock().is_err() {
+        return;
+    }
+    let leftovers = std::fs::read_dir(&folder)
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&hidden));
+        .filter(|e| is_leftover(&e.file_name().to_string_lossy()));
     for leftover in leftovers {
         if let Err(error) = recordings::erase(&leftover.path()) {
             tracing::warn!(%error, file = %leftover.path().display(), "cannot erase a half-made backup");
         }
     }
+}
+
+/// Whether a file name in `backups/` is one a backup gives its copy while making it, or
+/// an old backup while erasing it ([`beside`]), or a file SQLite keeps beside those.
+fn is_leftover(name: &str) -> bool {
+    let Some(hidden) = name.strip_prefix('.') else {
+        return false;
+    };
+    let main = ["-journal", "-wal", "-shm"]
+        .iter()
+        .find_map(|suffix| hidden.strip_suffix(suffix))
+        .unwrap_or(hidden);
+    main.ends_with(".partial") || main.ends_with(".erasing")
 }
 
 /// How an automatic backup's name gives its time.

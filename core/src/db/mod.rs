@@ -212,6 +212,9 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     // Reads only, before any setting that writes: a file we must not touch stays as it was.
     check_before_writing(&conn, path)?;
     cipher::erase_leftover_copy(path);
+    if let Some(data_dir) = path.parent() {
+        backup::erase_leftovers(data_dir);
+    }
     if options.vector_extension {
         vec_extension::register(&conn);
     }

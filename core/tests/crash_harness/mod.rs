@@ -135,7 +135,7 @@ pub fn partial_backups(data_dir: &Path) -> usize {
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.') && e.file_name() != backup::COPYING_LOCK)
         .count()
 }
 
