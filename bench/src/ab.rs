@@ -130,8 +130,12 @@ pub fn run(plan: &AbPlan) -> anyhow::Result<Run> {
     let o = &plan.options;
     // repeats[side][r] holds repeat r's scenarios of every unit, in unit order.
     let mut repeats: [Vec<Vec<Run>>; 2] = [vec![Vec::new(); plan.repeats], vec![Vec::new(); plan.repeats]];
-    let units: Vec<(&String, usize)> = o
-        .stages
+    // `all` runs each stage in turn, as `run` would.
+    let stages: Vec<String> = crate::stages::resolve(&o.stages)?
+        .iter()
+        .map(|s| s.name().to_owned())
+        .collect();
+    let units: Vec<(&String, usize)> = stages
         .iter()
         .flat_map(|stage| o.sizes.iter().map(move |&size| (stage, size)))
         .collect();
@@ -176,7 +180,7 @@ pub fn run(plan: &AbPlan) -> anyhow::Result<Run> {
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         machine: Machine::detect(),
         settings: Settings {
-            stages: o.stages.clone(),
+            stages,
             sizes: o.sizes.clone(),
             sampling: o.context().sampling,
         },
@@ -208,6 +212,9 @@ fn side_run(
     }
     if o.no_encrypted {
         cmd.arg("--no-encrypted");
+    }
+    if o.no_remeasure {
+        cmd.arg("--no-remeasure");
     }
     for pair in env {
         let (key, value) = pair.split_once('=').expect("checked by run");

@@ -91,8 +91,8 @@ pub enum Command {
 
 #[derive(Debug, Clone, Args)]
 pub struct RunOptions {
-    /// Stages to run, comma separated.
-    #[arg(long, value_delimiter = ',', default_value = "db,size")]
+    /// Stages to run, comma separated; `all` (the default) runs every stage, a full run.
+    #[arg(long, value_delimiter = ',', default_value = "all")]
     pub stages: Vec<String>,
     /// Journal sizes in entries, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "150,5000,50000")]
@@ -114,6 +114,10 @@ pub struct RunOptions {
     /// stages (their `encrypted.*` scenarios and ratios).
     #[arg(long = "no-encrypted")]
     pub no_encrypted: bool,
+    /// Measure each scenario once only, even when other processes kept the machine
+    /// busy meanwhile (it is still flagged).
+    #[arg(long = "no-remeasure")]
+    pub no_remeasure: bool,
 }
 
 impl RunOptions {
@@ -124,6 +128,7 @@ impl RunOptions {
                 samples: self.samples,
                 warmup: self.warmup,
                 budget_s: self.budget_s,
+                remeasure: !self.no_remeasure,
             },
             dataset: self.dataset.clone(),
             encrypted: !self.no_encrypted,

@@ -265,6 +265,14 @@ pub fn render(
     for warning in &c.warnings {
         let _ = writeln!(md, "> **⚠ WARNING: {warning}.**\n");
     }
+    let _ = writeln!(
+        md,
+        "Busy machine: `{}`: {} `{}`: {}\n",
+        base.label,
+        base.busy_summary(),
+        head.label,
+        head.busy_summary()
+    );
     match noise {
         Some(t) => {
             let _ = writeln!(

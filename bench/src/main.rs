@@ -10,10 +10,12 @@
 //! run's schema; [`machine`] where and from what a run was made; [`stages`] the
 //! plug-ins that measure; [`compare`], [`noise`] and [`chart`] judge two runs;
 //! [`ab`] measures two builds or settings interleaved in one run; [`board`] and
-//! [`report`] turn runs into docs; [`quick`] is the pre-commit check.
+//! [`report`] turn runs into docs; [`quick`] is the pre-commit check; [`busy`] tells a
+//! busy machine from a slow program.
 
 mod ab;
 mod board;
+mod busy;
 mod chart;
 mod cli;
 mod compare;
@@ -102,7 +104,8 @@ fn main() -> anyhow::Result<()> {
                 None => Run::latest_full(&board.stages())?,
             };
             let path = paths::bench_dir().join("BOARD.md");
-            let md = board::render(&board, &run);
+            let currency = board::Currency::of(&paths::workspace_root(), &run);
+            let md = board::render(&board, &run, &currency);
             std::fs::write(&path, &md)?;
             println!("{md}\nwritten to {}", path.display());
         }

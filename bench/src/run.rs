@@ -23,8 +23,14 @@
 //!   size-independent), name, a `measure` that is either `timing` (a [`Summary`] in ms,
 //!   samples requested, whether the budget cut it short) or `value` (bytes or a count),
 //!   or `failed` (the error), plus the payload returned (rows and bytes, smallest and
-//!   largest answer), the full-scan counts from `EXPLAIN QUERY PLAN`, and a note saying
-//!   how it was measured.
+//!   largest answer), the full-scan counts from `EXPLAIN QUERY PLAN`, a note saying
+//!   how it was measured, and `ran` ([`Ran`]): the seconds of the run it accounts for,
+//!   whether its figure depends on the machine's speed, the load it was measured under
+//!   (wall time, 1-minute load average, cores other processes used: [`Load`]) and, when
+//!   the first measurement was busy and it was measured once more, the other one's load
+//!   and which was kept (absent in runs stored before it was recorded)
+//! * `stage_times`: each stage's wall time, our CPU time and the cores other processes
+//!   used meanwhile, in the order run ([`StageTime`]; empty in runs stored before)
 //!
 //! Reports judge a run from this file alone, so the rules that flag a figure (too few
 //! samples, suspiciously small answers, unexpected scans) live here in [`Scenario::flags`]
@@ -37,6 +43,7 @@ use mindsage_core::db::EffectivePragmas;
 use mindsage_core::timing::Summary;
 use serde::{Deserialize, Serialize};
 
+use crate::busy::{Load, Retry};
 use crate::machine::{Build, Machine};
 use crate::stats::{Payload, Sampling};
 
@@ -92,7 +99,22 @@ pub struct Run {
     pub questions: Vec<QuestionRanks>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ab: Option<crate::ab::AbResult>,
+    /// Each stage's wall time, in the order run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stage_times: Vec<StageTime>,
     pub scenarios: Vec<Scenario>,
+}
+
+/// Where a run's time went: one stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTime {
+    pub stage: String,
+    pub wall_s: f64,
+    /// CPU seconds this process, its children and the model server used meanwhile
+    /// (`None` where it cannot be read).
+    pub cpu_s: Option<f64>,
+    /// The stage's load: other processes' cores over its wall time.
+    pub load: Load,
 }
 
 /// Where one labelled question's relevant entries landed, per ranking method, so a
@@ -231,6 +253,39 @@ pub struct Scenario {
     /// reports and scripts need not parse names.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub params: std::collections::BTreeMap<String, String>,
+    /// How long it took and what it was measured under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran: Option<Ran>,
+}
+
+/// How long a scenario took and how busy the machine was while it was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Ran {
+    /// Seconds of the run it accounts for: from the stage's previous scenario (or the
+    /// stage's start) until it was recorded, its preparation and any second
+    /// measurement included.
+    pub wall_s: f64,
+    /// Whether its figure depends on how fast the machine ran: timings, and the rates
+    /// and ratios made of them. Only these are flagged on a busy machine; a recall or a
+    /// byte count is the same however busy it was.
+    pub timed: bool,
+    /// What the measurement kept ran under; `None` until the recorder reads it.
+    pub load: Option<Load>,
+    /// Set when it was measured twice because the first measurement was busy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+}
+
+impl Ran {
+    /// A measurement's load, to be completed by the recorder.
+    pub fn measured(load: Load, retry: Option<Retry>) -> Ran {
+        Ran {
+            wall_s: 0.0,
+            timed: false,
+            load: Some(load),
+            retry,
+        }
+    }
 }
 
 impl Scenario {
@@ -254,7 +309,56 @@ impl Scenario {
             unexpected_scans: Vec::new(),
             note,
             params: Default::default(),
+            ran: None,
         }
+    }
+
+    /// Marks a value as depending on the machine's speed (a rate, a ratio of timings),
+    /// so a busy machine flags it as it flags a timing.
+    pub fn timed(mut self) -> Scenario {
+        let ran = self.ran.get_or_insert(Ran {
+            wall_s: 0.0,
+            timed: true,
+            load: None,
+            retry: None,
+        });
+        ran.timed = true;
+        self
+    }
+
+    /// The scenario as made of `series`'s measurements: their combined load, and a note
+    /// saying how many of them (`what`) were measured twice.
+    pub fn measured_over(mut self, series: &crate::busy::Series, what: &str) -> Scenario {
+        let timed = self.is_timed();
+        self.ran = Some(Ran {
+            wall_s: 0.0,
+            timed,
+            load: series.load(),
+            retry: None,
+        });
+        if let Some(said) = series.remeasured(what) {
+            self.note = Some(match self.note.take() {
+                Some(note) => format!("{note}; {said}"),
+                None => said,
+            });
+        }
+        self
+    }
+
+    /// Whether the figure depends on the machine's speed.
+    pub fn is_timed(&self) -> bool {
+        matches!(self.measure, Measure::Timing { .. }) || self.ran.is_some_and(|r| r.timed)
+    }
+
+    /// The load it was measured under, when recorded.
+    pub fn load(&self) -> Option<Load> {
+        self.ran.and_then(|r| r.load)
+    }
+
+    /// Whether it is a timed figure measured while other processes used more than
+    /// [`crate::busy::BUSY_CORES`].
+    pub fn busy(&self) -> bool {
+        self.is_timed() && self.load().is_some_and(|l| l.busy())
     }
 
     /// A stat by name: `p50`, `p95`, `p99`, `min`, `max`, `mean` (ms) of a timing, or
@@ -328,6 +432,13 @@ impl Scenario {
                 self.unexpected_scans.join("; ")
             ));
         }
+        if let Some(load) = self.load().filter(|_| self.busy()) {
+            let twice = match self.ran.and_then(|r| r.retry) {
+                Some(_) => ", the quieter of two measurements",
+                None => "",
+            };
+            flags.push(format!("measured on a busy machine: {}{twice}", load.describe()));
+        }
         flags
     }
 
@@ -361,6 +472,32 @@ impl Run {
         self.scenarios
             .iter()
             .find(|s| s.stage == stage && s.size == size && s.name == name)
+    }
+
+    /// "3 of 412 timed figures were measured on a busy machine …", or what a run from
+    /// before the load was recorded lacks: every report says it.
+    pub fn busy_summary(&self) -> String {
+        let timed: Vec<&Scenario> = self.scenarios.iter().filter(|s| s.is_timed()).collect();
+        if !timed
+            .iter()
+            .any(|s| s.load().is_some_and(|l| l.others_cores.is_some()))
+        {
+            return "This run does not record how busy the machine was (made before it was \
+                recorded, or where /proc cannot be read)."
+                .to_owned();
+        }
+        let busy = timed.iter().filter(|s| s.busy()).count();
+        let twice = timed
+            .iter()
+            .filter(|s| s.ran.is_some_and(|r| r.retry.is_some()))
+            .count();
+        format!(
+            "{busy} of {} timed figures flagged as measured on a busy machine (other processes \
+             using more than {} of a core meanwhile); {twice} measured twice for it, the \
+             quieter measurement kept.",
+            timed.len(),
+            crate::busy::BUSY_CORES
+        )
     }
 
     /// How reports cite a run: its label and commit.
@@ -484,6 +621,45 @@ pub(crate) mod tests {
         let path = dir.path().join("r.json");
         run.save(&path).unwrap();
         assert_eq!(Run::load(&path).unwrap(), run);
+    }
+
+    #[test]
+    fn runs_from_before_the_load_was_recorded_still_load_and_say_so() {
+        let old = fixture();
+        assert!(old.stage_times.is_empty() && old.scenarios.iter().all(|s| s.ran.is_none()));
+        assert!(
+            old.busy_summary()
+                .starts_with("This run does not record how busy")
+        );
+        assert!(!old.settings.sampling.remeasure);
+        // What a new run stores comes back as it was.
+        let mut new = old.clone();
+        let load = Load {
+            wall_s: 1.5,
+            load_1m: Some(2.5),
+            others_cores: Some(0.1),
+        };
+        new.scenarios[0].ran = Some(Ran {
+            wall_s: 3.0,
+            timed: true,
+            load: Some(load),
+            retry: Some(Retry {
+                discarded: Load {
+                    others_cores: Some(0.8),
+                    ..load
+                },
+                kept_second: true,
+            }),
+        });
+        new.stage_times.push(StageTime {
+            stage: "db".into(),
+            wall_s: 60.0,
+            cpu_s: Some(55.0),
+            load,
+        });
+        assert_eq!(Run::parse(&serde_json::to_string(&new).unwrap()).unwrap(), new);
+        assert!(new.busy_summary().starts_with("0 of "), "{}", new.busy_summary());
+        assert!(new.busy_summary().contains("; 1 measured twice for it"));
     }
 
     #[test]

@@ -9,12 +9,17 @@
 //! The first calls are discarded as warm-up (the first call of a prepared statement
 //! pays for planning, the first page read for the cache). A time budget stops slow
 //! scenarios early; the count actually taken is stored next to the count asked for, so
-//! a figure resting on 13 samples says so in every report.
+//! a figure resting on 13 samples says so in every report. A scenario measured while
+//! other processes kept the machine busy is measured once more and the quieter
+//! measurement kept ([`crate::busy::quietest`]).
 
 use std::time::{Duration, Instant};
 
 use mindsage_core::timing::Summary;
 use serde::{Deserialize, Serialize};
+
+use crate::busy::{self, Load, Retry};
+use crate::run::Ran;
 
 /// How a scenario is sampled.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -25,6 +30,10 @@ pub struct Sampling {
     pub warmup: usize,
     /// Wall-clock limit for one scenario, warm-up included.
     pub budget_s: f64,
+    /// Measure a scenario once more when other processes were busy during it (runs
+    /// stored before it existed did not).
+    #[serde(default)]
+    pub remeasure: bool,
 }
 
 /// What calls returned: the smallest and largest answer seen, in rows and bytes. A
@@ -67,6 +76,19 @@ pub struct Measured {
     pub requested: usize,
     pub budget_exhausted: bool,
     pub payload: Payload,
+    /// The number of the first sampled call (counting from 0, warm-up and any earlier
+    /// measurement included), so a caller can tell which of its calls the figure holds.
+    pub first_call: usize,
+    /// What the kept measurement ran under, and the other one when there were two.
+    pub load: Load,
+    pub retry: Option<Retry>,
+}
+
+impl Measured {
+    /// The scenario's [`Ran`], to be completed by the recorder.
+    pub fn ran(&self) -> Ran {
+        Ran::measured(self.load, self.retry)
+    }
 }
 
 /// Samples `call`, timing the whole call. `payload` sizes each answer outside the timed
@@ -149,20 +171,37 @@ pub fn measure_timed<T>(
     mut call: impl FnMut(usize) -> anyhow::Result<(Duration, T)>,
     payload: impl Fn(&T) -> Payload,
 ) -> anyhow::Result<Measured> {
+    let mut calls = 0;
+    let (mut measured, load, retry) = busy::quietest(sampling.remeasure, || {
+        sample(sampling, &mut call, &payload, &mut calls)
+    })?;
+    measured.load = load;
+    measured.retry = retry;
+    Ok(measured)
+}
+
+/// One measurement: the warm-up, then the samples, numbering calls on from `calls`.
+fn sample<T>(
+    sampling: &Sampling,
+    call: &mut impl FnMut(usize) -> anyhow::Result<(Duration, T)>,
+    payload: &impl Fn(&T) -> Payload,
+    calls: &mut usize,
+) -> anyhow::Result<Measured> {
     let budget = Duration::from_secs_f64(sampling.budget_s.max(0.0));
     let started = Instant::now();
-    let mut calls = 0;
-    while calls < sampling.warmup && started.elapsed() < budget {
-        call(calls)?;
-        calls += 1;
+    let warmed = *calls + sampling.warmup;
+    while *calls < warmed && started.elapsed() < budget {
+        call(*calls)?;
+        *calls += 1;
     }
+    let first_call = *calls;
     let mut samples_ms = Vec::with_capacity(sampling.samples);
     let mut seen: Option<Payload> = None;
     // At least one sample even past the budget: a scenario never reports nothing.
     while samples_ms.len() < sampling.samples.max(1) && (samples_ms.is_empty() || started.elapsed() < budget)
     {
-        let (elapsed, out) = call(calls)?;
-        calls += 1;
+        let (elapsed, out) = call(*calls)?;
+        *calls += 1;
         samples_ms.push(elapsed.as_secs_f64() * 1000.0);
         let p = payload(&out);
         seen = Some(seen.map_or(p, |s| s.widen(p)));
@@ -173,6 +212,13 @@ pub fn measure_timed<T>(
         requested: sampling.samples,
         stats,
         payload: seen.unwrap_or_default(),
+        first_call,
+        load: Load {
+            wall_s: started.elapsed().as_secs_f64(),
+            load_1m: None,
+            others_cores: None,
+        },
+        retry: None,
     })
 }
 
@@ -185,6 +231,7 @@ mod tests {
             samples,
             warmup,
             budget_s: 60.0,
+            remeasure: false,
         }
     }
 
@@ -265,6 +312,7 @@ mod tests {
             samples: 1000,
             warmup: 2,
             budget_s: 0.05,
+            remeasure: false,
         };
         let m = measure(
             &s,

@@ -35,6 +35,9 @@ fn ab(dir: &Path, n: usize, head_env: Option<&str>) -> serde_json::Value {
         "0.1",
         "--repeats",
         "7",
+        // The decision under test is the rank test's: a side measured again because a
+        // neighbour was busy would only make the test slower on a busy machine.
+        "--no-remeasure",
     ])
     .arg("--out")
     .arg(&out)

@@ -28,6 +28,7 @@ use mindsage_core::search::quality::LabelledSet;
 
 use super::retrieval::DEFAULT_SET;
 use super::{Recorder, Stage, StageContext};
+use crate::busy::Series;
 use crate::run::{Dataset, Measure, Scenario, Unit};
 use crate::stats::Payload;
 
@@ -85,21 +86,29 @@ impl Stage for Ai {
             .iter()
             .map(|id| entries::get(&conn, user, *id).map(|e| enrich::embedding_text(&e)))
             .collect::<Result<_, _>>()?;
-        let started = Instant::now();
-        let vectors_out = client.embed_blocking(&settings.embed_model, &texts)?;
-        let per_second = texts.len() as f64 / started.elapsed().as_secs_f64();
+        let mut series = Series::default();
+        let (vectors_out, per_second) = series.measure(out.remeasure, || {
+            let started = Instant::now();
+            let vectors_out = client.embed_blocking(&settings.embed_model, &texts)?;
+            Ok((vectors_out, texts.len() as f64 / started.elapsed().as_secs_f64()))
+        })?;
+        out.push(
+            value(
+                "embed.texts_per_second",
+                per_second,
+                Unit::Score,
+                format!("{} texts in one request", texts.len()),
+            )
+            .timed()
+            .measured_over(&series, "requests"),
+        );
         for (id, v) in ids.iter().zip(&vectors_out) {
             vectors::store_embedding(&conn, user, *id, &settings.embed_model, v)?;
         }
-        out.push(value(
-            "embed.texts_per_second",
-            per_second,
-            Unit::Score,
-            format!("{} texts in one request", texts.len()),
-        ));
 
         // A part that fails is recorded as failed, with its error, and the rest still
-        // runs: one bad model reply must not cost the whole run.
+        // runs: one bad model reply must not cost the whole run. Each load, question
+        // and enrichment is measured once more when the machine was busy during it.
         let parts: [(&str, anyhow::Result<()>); 3] = [
             ("model.load", self.cold_and_warm(&settings, &client, out)),
             ("ask", self.ask_questions(&set, &client, &conn, out)),
@@ -126,15 +135,20 @@ impl Ai {
             keep_alive: Duration::ZERO,
             ..settings.clone()
         })?;
-        let (mut cold, mut warm) = (Vec::new(), Vec::new());
+        let (mut cold, mut warm, mut series) = (Vec::new(), Vec::new(), Series::default());
         for _ in 0..LOAD_SAMPLES {
-            ai::block_on(unloading.warm(&settings.text_model))?;
-            cold.push(ai::block_on(client.warm(&settings.text_model))?.elapsed);
-            warm.push(ai::block_on(client.warm(&settings.text_model))?.elapsed);
+            let (c, w) = series.measure(out.remeasure, || {
+                ai::block_on(unloading.warm(&settings.text_model))?;
+                let c = ai::block_on(client.warm(&settings.text_model))?.elapsed;
+                Ok((c, ai::block_on(client.warm(&settings.text_model))?.elapsed))
+            })?;
+            cold.push(c);
+            warm.push(w);
         }
         let note = "an empty generate request: the model load alone, without generating";
-        out.push(timing("model.first_call_cold", &cold, None, note));
-        out.push(timing("model.first_call_warm", &warm, None, note));
+        let loads = "pairs of loads";
+        out.push(timing("model.first_call_cold", &cold, None, note).measured_over(&series, loads));
+        out.push(timing("model.first_call_warm", &warm, None, note).measured_over(&series, loads));
         Ok(())
     }
 
@@ -182,18 +196,22 @@ impl Ai {
             .lock()
             .expect("a new vector copy")
             .refresh(conn, DEFAULT_USER)?;
+        let mut series = Series::default();
         for (id, question) in &questions {
-            let mut cost = ask::AskCost::default();
-            let result = ai::block_on(ask::ask_measured(
-                client,
-                conn,
-                Some(&vectors),
-                DEFAULT_USER,
-                question,
-                now,
-                &mut |_| {},
-                &mut cost,
-            ));
+            let (result, cost) = series.measure(out.remeasure, || {
+                let mut cost = ask::AskCost::default();
+                let result = ai::block_on(ask::ask_measured(
+                    client,
+                    conn,
+                    Some(&vectors),
+                    DEFAULT_USER,
+                    question,
+                    now,
+                    &mut |_| {},
+                    &mut cost,
+                ));
+                Ok((result, cost))
+            })?;
             match result {
                 Ok(answer) => {
                     let bytes = answer.text.len() as u64;
@@ -232,12 +250,15 @@ impl Ai {
             } else {
                 note.clone()
             };
-            out.push(timing(
-                name,
-                samples,
-                smallest_answer.map(|bytes| Payload::of(1, bytes)),
-                &note,
-            ));
+            out.push(
+                timing(
+                    name,
+                    samples,
+                    smallest_answer.map(|bytes| Payload::of(1, bytes)),
+                    &note,
+                )
+                .measured_over(&series, "questions"),
+            );
         }
         out.push(value(
             "ask.model_calls_per_question",
@@ -274,16 +295,19 @@ impl Ai {
         ids: &[i64],
         out: &mut Recorder,
     ) -> anyhow::Result<()> {
-        let (mut times, mut calls) = (Vec::new(), 0u32);
+        let (mut times, mut calls, mut series) = (Vec::new(), 0u32, Series::default());
         for id in ids.iter().take(ENRICHED) {
             let entry = entries::get(conn, DEFAULT_USER, *id)?;
-            let started = Instant::now();
-            let enriched = ai::block_on(enrich::enrich(client, &entry))?;
-            times.push(started.elapsed());
+            let (elapsed, enriched) = series.measure(out.remeasure, || {
+                let started = Instant::now();
+                let enriched = ai::block_on(enrich::enrich(client, &entry))?;
+                Ok((started.elapsed(), enriched))
+            })?;
+            times.push(elapsed);
             calls += enriched.model_calls;
         }
         let note = "one generation call (plus retries on invalid output) and the embedding";
-        out.push(timing("enrich.entry", &times, None, note));
+        out.push(timing("enrich.entry", &times, None, note).measured_over(&series, "entries"));
         out.push(value(
             "enrich.model_calls_per_entry",
             f64::from(calls) / times.len().max(1) as f64,

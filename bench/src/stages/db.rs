@@ -49,7 +49,7 @@ use crate::run::{Dataset, Measure, Scenario, Unit};
 use crate::stats::{self, Measured, Payload, Sampling};
 
 /// The demo seed every db figure is measured on.
-const SEED: u64 = 42;
+pub(super) const SEED: u64 = 42;
 const USER: UserId = DEFAULT_USER;
 /// Photos one shuffle of the gallery picks.
 const GALLERY_SHUFFLE: usize = 12;
@@ -200,7 +200,11 @@ fn time_opening(path: &Path, cipher: Option<&str>, size: usize, sampling: &Sampl
         ),
         None => "db::open and the first list page; nothing else open on the file".to_owned(),
     };
-    let taken = measured.as_ref().map_or(0, |m| m.stats.count);
+    // The derivations of the sampled calls (the measurement kept, after its warm-up).
+    let sampled = measured
+        .as_ref()
+        .map_or(0..0, |m| m.first_call..m.first_call + m.stats.count);
+    let ran = measured.as_ref().ok().map(Measured::ran);
     let mut rec = SizeRecorder {
         size,
         storage: &storage,
@@ -214,9 +218,8 @@ fn time_opening(path: &Path, cipher: Option<&str>, size: usize, sampling: &Sampl
         Some(&what),
         measured,
     );
-    if cipher.is_some() && taken > 0 {
-        // The sampled calls are the last ones; the warm-up's come first.
-        let sampled = &derivations[derivations.len().saturating_sub(taken)..];
+    if cipher.is_some() && !sampled.is_empty() {
+        let sampled = &derivations[sampled];
         let note = format!(
             "the key derivation's share of each encrypted.open_to_first_page call (cipher::unlock), {} rounds",
             mindsage_core::db::cipher::KDF_ITERATIONS
@@ -224,6 +227,7 @@ fn time_opening(path: &Path, cipher: Option<&str>, size: usize, sampling: &Sampl
         let name = storage.name("open.key_derivation");
         rec.out.push(Scenario {
             params: storage.params(),
+            ran,
             ..Scenario::new(
                 "db",
                 Some(size),
@@ -859,7 +863,7 @@ impl SizeRecorder<'_> {
         note: Option<&str>,
         measured: anyhow::Result<Measured>,
     ) {
-        let (measure, payload) = match measured {
+        let (measure, payload, ran) = match measured {
             Ok(m) => (
                 Measure::Timing {
                     stats: m.stats,
@@ -867,11 +871,13 @@ impl SizeRecorder<'_> {
                     budget_exhausted: m.budget_exhausted,
                 },
                 Some(m.payload),
+                Some(m.ran()),
             ),
             Err(e) => (
                 Measure::Failed {
                     error: format!("{e:#}"),
                 },
+                None,
                 None,
             ),
         };
@@ -901,6 +907,7 @@ impl SizeRecorder<'_> {
             full_scans,
             unexpected_scans: unexpected,
             params: self.storage.params(),
+            ran,
             ..Scenario::new("db", Some(self.size), &self.storage.name(name), measure, note)
         });
     }

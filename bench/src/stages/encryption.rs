@@ -112,7 +112,7 @@ pub fn push_ratios(
         let note = format!(
             "p95 of {encrypted} ÷ p95 of {plain}, the two copies of the same journal measured in turn in this run"
         );
-        out.push(Scenario {
+        let ratio = Scenario {
             params: params(cipher),
             ..Scenario::new(
                 stage,
@@ -124,7 +124,8 @@ pub fn push_ratios(
                 },
                 Some(note),
             )
-        });
+        };
+        out.push_derived(ratio, &[plain, encrypted]);
     }
 }
 

@@ -21,10 +21,9 @@
 //! choose, `*.floor.best`: see `mindsage_core::search::relevance`).
 //!
 //! Embeddings come from the configured Ollama (`OLLAMA_HOST`, `MINDSAGE_EMBED_MODEL`);
-//! texts embedded once are reused across options.
+//! texts embedded once are reused across options and runs ([`super::embeddings`]).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use anyhow::Context;
 use mindsage_core::ai::{self, AiSettings, OllamaClient};
@@ -34,6 +33,7 @@ use mindsage_core::search::quality::{
     self, DocumentText, LabelledSet, METHODS, QualityOptions, QualityReport, Ranking, Scores,
 };
 
+use super::embeddings::EmbeddingCache;
 use super::{Recorder, Stage, StageContext};
 use crate::run::{Dataset, Measure, QuestionRanks, Scenario, Unit};
 
@@ -64,20 +64,12 @@ impl Stage for Retrieval {
         let client = OllamaClient::new(&settings)?;
         ai::block_on(ai::health::check(&client)).context("the retrieval stage needs Ollama")?;
         out.add_models(super::served_models(&client, &[&settings.embed_model])?);
-        let cache: RefCell<HashMap<String, Vec<f32>>> = RefCell::default();
+        let cache = RefCell::new(EmbeddingCache::open(&client, &settings.embed_model)?);
         let embed = |texts: &[String]| -> Result<Vec<Vec<f32>>, String> {
-            let missing: Vec<String> = texts
-                .iter()
-                .filter(|t| !cache.borrow().contains_key(*t))
-                .cloned()
-                .collect();
-            if !missing.is_empty() {
-                let vectors = client
-                    .embed_blocking(&settings.embed_model, &missing)
-                    .map_err(|e| e.to_string())?;
-                cache.borrow_mut().extend(missing.into_iter().zip(vectors));
-            }
-            Ok(texts.iter().map(|t| cache.borrow()[t].clone()).collect())
+            cache
+                .borrow_mut()
+                .embed(&client, texts)
+                .map_err(|e| format!("{e:#}"))
         };
         for path in paths {
             let set = LabelledSet::load(&path).with_context(|| format!("labelled set {}", path.display()))?;

@@ -45,6 +45,7 @@ use mindsage_core::voice::transcribe::{Language, Model as Whisper, Progress, Tra
 use mindsage_core::voice::{SAMPLE_RATE, wav};
 
 use super::{Recorder, Stage, StageContext};
+use crate::busy::Series;
 use crate::run::{Measure, Model, Scenario, Unit};
 use crate::stats::Payload;
 
@@ -159,30 +160,39 @@ fn measure_model(
     };
     let name = |what: &str| format!("{size}.{what}");
 
-    let mut loads = Vec::new();
-    let mut model = None;
+    // Each load and transcription is measured once more when the machine was busy
+    // during it, the quieter kept.
+    let remeasure = out.remeasure;
+    let (mut loads, mut load_series, mut model) = (Vec::new(), Series::default(), None);
     for _ in 0..LOADS {
         drop(model.take());
-        let started = Instant::now();
-        model = Some(Whisper::load(path).with_context(|| format!("loading {}", path.display()))?);
-        loads.push(started.elapsed());
+        let (elapsed, loaded) = load_series.measure(remeasure, || {
+            let started = Instant::now();
+            let loaded = Whisper::load(path).with_context(|| format!("loading {}", path.display()))?;
+            Ok((started.elapsed(), loaded))
+        })?;
+        loads.push(elapsed);
+        model = Some(loaded);
     }
     let model = model.expect("loaded at least once");
-    out.push(params(timing(
-        &name("model_load"),
-        &loads,
-        None,
-        &format!(
-            "Model::load of {} (file check and whisper.cpp's load), file in the page cache",
-            file_name(path)
-        ),
-    )));
+    out.push(
+        params(timing(
+            &name("model_load"),
+            &loads,
+            None,
+            &format!(
+                "Model::load of {} (file check and whisper.cpp's load), file in the page cache",
+                file_name(path)
+            ),
+        ))
+        .measured_over(&load_series, "loads"),
+    );
 
     // Each sample on its own: quality, and the warm-up for the timings below.
     let (mut times, mut rates, mut errors, mut missing) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut smallest = None::<u64>;
+    let (mut smallest, mut clip_series) = (None::<u64>, Series::default());
     for (clip, samples) in clips.iter().zip(audio) {
-        let (elapsed, _, transcript) = transcribe(&model, samples)?;
+        let (elapsed, _, transcript) = clip_series.measure(remeasure, || transcribe(&model, samples))?;
         let text = transcript.text();
         times.push(elapsed);
         smallest = Some(smallest.map_or(text.len() as u64, |s| s.min(text.len() as u64)));
@@ -197,12 +207,15 @@ fn measure_model(
     }
     let mean_wer = rates.iter().sum::<f64>() / rates.len() as f64;
     let clips_note = format!("{} labelled samples, each transcribed on its own", clips.len());
-    out.push(params(timing(
-        &name("transcribe_clip"),
-        &times,
-        smallest.map(|b| Payload::of(1, b)),
-        &format!("{clips_note} (whisper.cpp pads each to a 30-second window)"),
-    )));
+    out.push(
+        params(timing(
+            &name("transcribe_clip"),
+            &times,
+            smallest.map(|b| Payload::of(1, b)),
+            &format!("{clips_note} (whisper.cpp pads each to a 30-second window)"),
+        ))
+        .measured_over(&clip_series, "samples"),
+    );
     out.push(params(value(
         &name("word_error_rate"),
         mean_wer,
@@ -224,10 +237,11 @@ fn measure_model(
     )));
 
     // The minute-long recording.
-    let (mut totals, mut firsts) = (Vec::new(), Vec::new());
+    let (mut totals, mut firsts, mut long_series) = (Vec::new(), Vec::new(), Series::default());
     let mut heard = String::new();
     for _ in 0..REPEATS {
-        let (elapsed, first, transcript) = transcribe(&model, long.samples)?;
+        let (elapsed, first, transcript) =
+            long_series.measure(remeasure, || transcribe(&model, long.samples))?;
         let first = first.context("the recording's transcription decoded no segment")?;
         totals.push(elapsed);
         firsts.push(first);
@@ -244,7 +258,7 @@ fn measure_model(
     let with_audio = |mut s: Scenario| {
         s.params.insert("audio_s".into(), format!("{:.1}", long.seconds));
         s.expect_min_bytes = expect_min_bytes;
-        params(s)
+        params(s).measured_over(&long_series, "transcriptions")
     };
     let total = timing(&name("transcribe_60s"), &totals, payload, &recording);
     let (p50, p95) = (total.stat("p50"), total.stat("p95"));
@@ -260,15 +274,19 @@ fn measure_model(
     )));
     for (stat, ms) in [("p50", p50), ("p95", p95)] {
         let ms = ms.context("no transcription time")?;
-        out.push(params(value(
-            &name(&format!("real_time_factor.{stat}")),
-            real_time_factor(long.seconds, ms),
-            Unit::Score,
-            format!(
-                "seconds of audio per second of transcription (higher is better), from the {stat} \
-                 of transcribe_60s; {recording}"
-            ),
-        )));
+        out.push(
+            params(value(
+                &name(&format!("real_time_factor.{stat}")),
+                real_time_factor(long.seconds, ms),
+                Unit::Score,
+                format!(
+                    "seconds of audio per second of transcription (higher is better), from the {stat} \
+                     of transcribe_60s; {recording}"
+                ),
+            ))
+            .timed()
+            .measured_over(&long_series, "transcriptions"),
+        );
     }
     out.push(params(value(
         &name("word_error_rate_60s"),

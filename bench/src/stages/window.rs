@@ -85,21 +85,29 @@ impl Window {
 }
 
 /// The window's scenarios at one size, or each of them failed with the reason the
-/// window could not be set up.
-pub(super) fn record(window: &anyhow::Result<Window>, size: usize, journal: &Path, out: &mut Recorder) {
-    let measured = window
-        .as_ref()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
-        .and_then(|w| w.measure(size, journal));
-    match measured {
-        Ok(scenarios) => scenarios.into_iter().for_each(|s| out.push(s)),
-        Err(e) => {
-            for name in NAMES {
-                let error = anyhow::anyhow!("{e:#}");
-                out.push(super::app::timing(size, name, Err(error), 0, "real window"));
+/// window could not be set up; measured once more when the machine was busy.
+pub(super) fn record(
+    window: &anyhow::Result<Window>,
+    size: usize,
+    journal: &Path,
+    out: &mut Recorder,
+) -> anyhow::Result<()> {
+    out.unit(|out| {
+        let measured = window
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e:#}"))
+            .and_then(|w| w.measure(size, journal));
+        match measured {
+            Ok(scenarios) => scenarios.into_iter().for_each(|s| out.push(s)),
+            Err(e) => {
+                for name in NAMES {
+                    let error = anyhow::anyhow!("{e:#}");
+                    out.push(super::app::timing(size, name, Err(error), 0, "real window"));
+                }
             }
         }
-    }
+        Ok(())
+    })
 }
 
 /// What one launch printed, and when its startup line arrived.
