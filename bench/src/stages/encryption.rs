@@ -41,19 +41,24 @@ pub fn options(key: JournalKey) -> StorageOptions {
 
 /// Copies the plain journal at `plain` (a file with no -wal beside it) to `copy` and
 /// encrypts the copy as the app does (`cipher::encrypt`: `sqlcipher_export`, checked,
-/// swapped in); returns the key it opens with.
+/// swapped in); returns the key it opens with. The copy is encrypted in a folder of its
+/// own and then moved to `copy`: `cipher::encrypt` refuses while a plain copy of the
+/// journal sits in the journal's folder (#30), as `plain` may sit beside `copy`.
 pub fn encrypted_copy(plain: &Path, copy: &Path) -> anyhow::Result<JournalKey> {
-    if let Some(dir) = copy.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::copy(plain, copy).with_context(|| format!("copying {}", plain.display()))?;
-    let key = cipher::encrypt(copy, &StorageOptions::default(), &passphrase())
+    let dir = copy.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let alone = tempfile::tempdir_in(dir)?;
+    let inside = alone.path().join("journal.db");
+    std::fs::copy(plain, &inside).with_context(|| format!("copying {}", plain.display()))?;
+    let key = cipher::encrypt(&inside, &StorageOptions::default(), &passphrase())
         .with_context(|| format!("encrypting {}", copy.display()))?;
     anyhow::ensure!(
-        cipher::is_encrypted(copy),
+        cipher::is_encrypted(&inside),
         "{} is not encrypted after cipher::encrypt",
         copy.display()
     );
+    std::fs::rename(&inside, copy)
+        .with_context(|| format!("moving the encrypted copy to {}", copy.display()))?;
     Ok(key)
 }
 
@@ -160,8 +165,14 @@ mod tests {
             )
             .unwrap();
         }
-        let copy = dir.path().join("enc").join("journal.db");
+        // Beside the plain journal, as the vector stage caches its copy.
+        let copy = dir.path().join("plain.encrypted.db");
         let key = encrypted_copy(&plain, &copy).unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
         assert!(cipher::is_encrypted(&copy) && !cipher::is_encrypted(&plain));
         let conn = db::open(&copy, &options(key)).unwrap();
         assert_eq!(entries::count(&conn, DEFAULT_USER).unwrap(), 1);
