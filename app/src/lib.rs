@@ -14,7 +14,7 @@ pub mod overlay;
 pub mod protocol;
 pub mod queue;
 pub mod shell;
-mod threads;
+pub mod threads;
 mod transcriber;
 pub mod views;
 mod worker;

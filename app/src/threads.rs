@@ -30,11 +30,12 @@ pub(crate) fn spawn(what: &str, work: impl FnOnce() + Send + 'static) -> std::io
 }
 
 /// Ends the window's threads before the process ends: the long copies stop between
-/// steps, and each thread is joined, those started meanwhile too. After `patience` the
+/// steps, and each thread is joined, those started meanwhile too. The window calls it
+/// when it closes; a test whose process ends with the window's end calls it likewise. After `patience` the
 /// ones left are named in the log and the process goes on ending: a thread still in a
 /// model call by then holds no open statement, and a stuck disk must not keep a closed
 /// window's process alive for ever.
-pub(crate) fn finish(patience: Duration) {
+pub fn finish(patience: Duration) {
     mindsage_core::db::close_down();
     let deadline = Instant::now() + patience;
     loop {
