@@ -789,14 +789,26 @@ impl Measurer<'_> {
     }
 
     fn value(&mut self, name: &str, value: f64, unit: Unit, note: &str, params: &[(&str, &str)]) {
-        let s = scenario(
+        let s = self.value_scenario(name, value, unit, note, params);
+        self.out.push(s);
+    }
+
+    /// The scenario of a value named after the data's name.
+    fn value_scenario(
+        &self,
+        name: &str,
+        value: f64,
+        unit: Unit,
+        note: &str,
+        params: &[(&str, &str)],
+    ) -> Scenario {
+        scenario(
             &format!("{}.{name}", self.data),
             Some(self.size),
             Measure::Value { value, unit },
             note,
             params,
-        );
-        self.out.push(s);
+        )
     }
 
     /// A value made of the timings `from` (names after the data's), such as a ratio.
@@ -809,13 +821,7 @@ impl Measurer<'_> {
         params: &[(&str, &str)],
         from: &[&str],
     ) {
-        let s = scenario(
-            &format!("{}.{name}", self.data),
-            Some(self.size),
-            Measure::Value { value, unit },
-            note,
-            params,
-        );
+        let s = self.value_scenario(name, value, unit, note, params);
         let from: Vec<String> = from.iter().map(|f| format!("{}.{f}", self.data)).collect();
         let from: Vec<&str> = from.iter().map(String::as_str).collect();
         self.out.push_derived(s, &from);
