@@ -359,13 +359,11 @@ fn copying(data_dir: &Path) -> Option<std::fs::File> {
     Some(lock)
 }
 
+/// The lock file, made readable by the person only as everything in the data folder is.
 fn open_lock(folder: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(folder.join(COPYING_LOCK))
+    let path = folder.join(COPYING_LOCK);
+    crate::paths::reserve_private_file(&path)?;
+    std::fs::OpenOptions::new().read(true).write(true).open(path)
 }
 
 /// Erases what a kill left in the data folder's `backups/`: a copy it was making
