@@ -97,6 +97,11 @@ pub struct AbResult {
     /// How the children were ordered, in words, for whoever reads the file.
     pub order: String,
     pub judged: Vec<Judged>,
+    /// The chance that the rank test calls a stat that did not change ([`chance_level`]
+    /// at these repeats): an A/A run of `judged.len()` stats calls about that many times
+    /// this by chance alone. 0 in runs stored before it was recorded.
+    #[serde(default)]
+    pub chance_level: f64,
 }
 
 impl AbResult {
@@ -173,6 +178,7 @@ pub fn run(plan: &AbPlan) -> anyhow::Result<Run> {
         repeats: plan.repeats,
         order: "per stage and size: base, head, then head, base, alternating, each a fresh process".into(),
         judged,
+        chance_level: chance_level(plan.repeats, plan.repeats),
     };
     Ok(Run {
         label: plan.label.clone(),
@@ -266,9 +272,15 @@ fn judged_stats(measure: &Measure) -> &'static [&'static str] {
     }
 }
 
+/// Every judged stat of every scenario but the encrypted-over-plain ratios: a ratio of
+/// two p95s judged on their own would only add a chance call.
 fn judge_all(base: &[Run], head: &[Run]) -> Vec<Judged> {
     let mut out = Vec::new();
-    for s in &head[0].scenarios {
+    let judged = head[0]
+        .scenarios
+        .iter()
+        .filter(|s| !s.name.ends_with(crate::stages::encryption::RATIO_SUFFIX));
+    for s in judged {
         for stat in judged_stats(&s.measure) {
             let values = |runs: &[Run]| -> Option<Vec<f64>> {
                 runs.iter()
@@ -329,8 +341,8 @@ fn median(values: &[f64]) -> f64 {
 }
 
 /// The exact two-sided p-value of the Mann–Whitney U test (ties count a half), from
-/// the distribution of U over all arrangements of the two samples, counted by dynamic
-/// programming; exact for samples without ties, close with a few.
+/// the distribution of U over all arrangements of the two samples; exact for samples
+/// without ties, close with a few.
 pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     let (n, m) = (a.len(), b.len());
     if n == 0 || m == 0 {
@@ -348,6 +360,36 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
                 .sum::<f64>()
         })
         .sum();
+    let dist = u_distribution(n, m);
+    let tail = u.min((n * m) as f64 - u);
+    let below: f64 = dist
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k as f64 <= tail + 1e-9)
+        .map(|(_, share)| share)
+        .sum();
+    (2.0 * below).min(1.0)
+}
+
+/// How often the rank test calls a stat that did not change, with `n` and `m` repeats:
+/// the chance of p ≤ [`ALPHA`] when every arrangement is equally likely. U only takes
+/// whole values, so this is below [`ALPHA`] (0.0041 at 7 a side).
+pub fn chance_level(n: usize, m: usize) -> f64 {
+    let mut below = 0.0;
+    let mut level = 0.0;
+    for share in u_distribution(n, m).into_iter().take(n * m / 2 + 1) {
+        below += share;
+        if 2.0 * below > ALPHA {
+            break;
+        }
+        level = 2.0 * below;
+    }
+    level
+}
+
+/// The share of arrangements of `n` a's and `m` b's with each U (the count of (a, b)
+/// pairs with the a first), 0 ..= n·m, by dynamic programming.
+fn u_distribution(n: usize, m: usize) -> Vec<f64> {
     // counts[i][j][u]: arrangements of i a's and j b's with statistic u.
     let max_u = n * m;
     let mut counts = vec![vec![vec![0f64; max_u + 1]; m + 1]; n + 1];
@@ -364,16 +406,9 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
             }
         }
     }
-    let dist = &counts[n][m];
+    let dist = std::mem::take(&mut counts[n][m]);
     let total: f64 = dist.iter().sum();
-    let tail = u.min(max_u as f64 - u);
-    let below: f64 = dist
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| *k as f64 <= tail + 1e-9)
-        .map(|(_, c)| c)
-        .sum();
-    (2.0 * below / total).min(1.0)
+    dist.into_iter().map(|c| c / total).collect()
 }
 
 /// The head side's scenarios, each timing stat the median over its repeats, so the
@@ -488,6 +523,15 @@ pub fn render(run: &Run) -> String {
         ab.calls(Call::NoChange).count(),
         ab.judged.len()
     );
+    if ab.chance_level > 0.0 {
+        let _ = writeln!(
+            md,
+            "\nThe rank test calls a stat that did not change with a chance of {:.4}: an A/A run of these {} stats calls about {:.1} by chance alone.",
+            ab.chance_level,
+            ab.judged.len(),
+            ab.chance_level * ab.judged.len() as f64
+        );
+    }
     md
 }
 
@@ -506,6 +550,14 @@ mod tests {
         assert!(mann_whitney_p(&[1.0, 3.0, 5.0], &[2.0, 4.0, 6.0]) > 0.5);
         // 3 vs 3, one swap (U = 1): P(U ≤ 1) = 2/20, two-sided 0.2.
         assert!((mann_whitney_p(&[1.0, 2.0, 4.0], &[3.0, 5.0, 6.0]) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_chance_level_is_the_largest_reachable_level_within_alpha() {
+        // 7 a side: U ≤ 3 in 1 + 1 + 2 + 3 of the C(14, 7) = 3432 arrangements.
+        assert!((chance_level(7, 7) - 2.0 * 7.0 / 3432.0).abs() < 1e-12);
+        // 5 a side can never reach it: its best p is 2/252.
+        assert_eq!(chance_level(5, 5), 0.0);
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod app;
 mod backfill;
 mod db;
 mod embeddings;
-mod encryption;
+pub(crate) mod encryption;
 mod import;
 mod retrieval;
 mod size;
