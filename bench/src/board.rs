@@ -211,7 +211,8 @@ pub fn render(board: &Board, run: &Run, currency: &Currency) -> String {
 }
 
 /// What counts as a code change for the board: a change to any of these (git
-/// pathspecs) can move a figure; documents and stored runs cannot.
+/// pathspecs) can move a figure; documents, stored runs and the tests cannot (no stage
+/// runs a test, and the bench's own tests are not the bench).
 pub const CODE_PATHS: &[&str] = &[
     "app",
     "core",
@@ -219,6 +220,8 @@ pub const CODE_PATHS: &[&str] = &[
     "migrations",
     ":(glob)**/Cargo.toml",
     "Cargo.lock",
+    ":(exclude)app/tests",
+    ":(exclude)core/tests",
 ];
 
 /// A commit as the board names it.
@@ -429,6 +432,7 @@ mod tests {
         let measured = commit("core/src/lib.rs", "Core: faster lists");
         commit("docs/PERFORMANCE.md", "Docs only");
         commit("bench/runs/full.json", "A stored run");
+        commit("app/tests/window.rs", "Tests: a new window test");
         let mut run = fixture();
         run.build.git_commit = Some(measured.clone());
         let currency = Currency::of(dir.path(), &run);
