@@ -1,9 +1,9 @@
 //! A person using the journal for hours, in minutes (issue #30): random sequences of
-//! what a person does from the command line, each step the real `mindsage` binary on
-//! one data folder, against a small model of the journal (the entries there with their
-//! text and dates, which are in the trash, which are gone and why, every backup the
-//! person made and what it holds, whether the journal is encrypted and with which
-//! passphrase).
+//! what a person does from the command line and the window, each step the real
+//! `mindsage` binary or the real window on one data folder, against a small model of
+//! the journal (the entries there with their text and dates, which are in the trash,
+//! which are gone and why, every backup the person made and what it holds, whether the
+//! journal is encrypted and with which passphrase).
 //!
 //! The steps: `add` (marker words in the body, from `--body` or standard input, in the
 //! time zone the person is in), two `add`s at the same moment, `delete` (to the trash),
@@ -16,11 +16,18 @@
 //! killed with SIGKILL at a random moment (what it was writing is then there whole or
 //! not at all), and mistakes a person makes (a wrong or missing passphrase, restoring
 //! without `--yes` or from a file that is no backup, purging an entry that is not
-//! there, encrypting twice, decrypting a plain journal), which must be refused.
+//! there, encrypting twice, decrypting a plain journal), which must be refused. And the
+//! window, in a process of its own (the test binary running `window_session_child`):
+//! the real app and its threads on the same data folder, unlocked with the passphrase
+//! when the journal is encrypted, a new entry typed key by key with pauses longer than
+//! the autosave's wait (sometimes while a `mindsage add` writes too, sometimes locked
+//! with Ctrl+L and unlocked), or opened and closed straight away while its day's backup
+//! may still be copying; its process must end by itself with no entry's text in its log.
 //!
 //! After every step: `list` and `list --trash` show exactly the entries the model says,
 //! each with its title and text, on the day it was lived (the day in its own stored
-//! offset); `backups/` holds only what the person put there or a restore kept; a byte
+//! offset); `backups/` holds only what the person put there, a restore kept or the
+//! window made as its day's backup (of the journal as the window found it); a byte
 //! scan of every file in the data folder finds the words of an entry that is gone
 //! (purged, set aside by a restore, never written by a killed command) only in backups
 //! that held it, and, while the journal is encrypted, no entry's words anywhere. Every
@@ -35,6 +42,7 @@
 
 #![cfg(unix)]
 
+mod app_harness;
 mod binary;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,7 +52,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use app_harness::{LONGEST_PAUSE, pause_for, shows, type_slowly, wait_at_most, wait_until};
 use chrono::{DateTime, NaiveDate, Utc};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use mindsage::app::MindSageApp;
+use mindsage::shell::Shell;
+use mindsage_core::ai::AiSettings;
 use mindsage_core::db::backup;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -57,6 +72,16 @@ const FIXED_SEED: u64 = 30;
 /// Random sequences after the fixed one, and steps in each, unless the environment says.
 const DEFAULT_CASES: usize = 2;
 const DEFAULT_STEPS: usize = 24;
+
+/// How long the window's process waits for a journal to open: an encrypted one derives
+/// its key first, seconds in a debug build on a busy machine.
+const UNLOCK_PATIENCE: Duration = Duration::from_secs(120);
+
+/// The environment variable that hands the window step's plan to its process.
+const WINDOW_PLAN: &str = "MINDSAGE_SEQUENCES_WINDOW";
+
+/// What the window's process prints once it starts writing: a second process's cue.
+const WINDOW_WRITING: &str = "the window is writing";
 
 /// Where the person is when a command runs: a POSIX `TZ` with a fixed offset (so the
 /// test knows the offset without a zone database) and that offset in seconds east of
@@ -190,6 +215,7 @@ enum Kind {
     Show,
     Kill,
     Mistake,
+    Window,
 }
 
 /// How often each step comes, out of their sum; encryption's steps are rare because
@@ -213,6 +239,7 @@ const WEIGHTS: &[(Kind, u32)] = &[
     (Kind::Show, 4),
     (Kind::Kill, 10),
     (Kind::Mistake, 5),
+    (Kind::Window, 6),
 ];
 
 /// A person, their data folder and what the model says of it.
@@ -248,6 +275,7 @@ struct Person {
     log: Vec<String>,
     kills_landed: usize,
     encrypted_steps: usize,
+    window_steps: usize,
 }
 
 impl Person {
@@ -276,6 +304,7 @@ impl Person {
             log: Vec::new(),
             kills_landed: 0,
             encrypted_steps: 0,
+            window_steps: 0,
         }
     }
 
@@ -365,6 +394,7 @@ impl Person {
             Kind::Show => self.show(),
             Kind::Kill => self.kill(),
             Kind::Mistake => self.mistake(),
+            Kind::Window => self.window(),
         }
     }
 
@@ -1133,6 +1163,119 @@ impl Person {
 
     // The checks after every step.
 
+    /// The window, in a process of its own as a person starts it: unlocked with the
+    /// passphrase when the journal is encrypted; most times a new entry typed key by key
+    /// with pauses longer than the autosave's wait, sometimes with a second process
+    /// adding an entry meanwhile, sometimes locked with Ctrl+L and unlocked again; then
+    /// closed. Otherwise opened and closed straight away, while the day's automatic
+    /// backup may still be copying. The process must end by itself, its log hold no
+    /// entry's text, and the day's backup, if it made one, hold the journal as the
+    /// window found it.
+    fn window(&mut self) -> Result<(), String> {
+        let writes = self.rng.random_bool(0.8);
+        let lock = writes && self.key.is_some() && self.rng.random_bool(0.6);
+        let second_writer = writes && self.rng.random_bool(0.4);
+        self.window_session(writes, lock, second_writer)
+    }
+
+    /// [`Person::window`] as chosen: whether the person writes an entry, locks and
+    /// unlocks after it, and runs `mindsage add` while the window writes.
+    fn window_session(&mut self, writes: bool, lock: bool, second_writer: bool) -> Result<(), String> {
+        self.window_steps += 1;
+        let text = writes.then(|| self.new_text());
+        self.say(match &text {
+            Some((marker, ..)) => format!(
+                "open the window, write {marker}{}{}, close it",
+                if second_writer {
+                    " while `add` writes too"
+                } else {
+                    ""
+                },
+                if lock { ", lock and unlock" } else { "" }
+            ),
+            None => "open the window and close it straight away".into(),
+        });
+        let found = self.snapshot(true);
+        let automatic = |data: &Path| -> BTreeSet<PathBuf> {
+            backup::list(data)
+                .into_iter()
+                .filter(|b| b.automatic)
+                .map(|b| b.path)
+                .collect()
+        };
+        let automatic_before = automatic(&self.data);
+        let passphrase = self.key.map(|key| {
+            std::fs::read_to_string(&self.passphrases[key])
+                .expect("the passphrase file")
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        });
+        let plan = json!({
+            "data": self.data,
+            "passphrase": passphrase,
+            "title": text.as_ref().map(|t| &t.1),
+            "body": text.as_ref().map(|t| &t.2),
+            "lock": lock,
+            "seed": self.rng.random::<u64>(),
+        });
+        let (stdout, stderr) = (
+            self.root.path().join("window.out"),
+            self.root.path().join("window.err"),
+        );
+        let file = |path: &Path| std::fs::File::create(path).map_err(|e| e.to_string());
+        let offset = ZONES[self.zone].1;
+        let from = Utc::now();
+        let mut child = Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+            .args(["--exact", "window_session_child", "--nocapture", "--ignored"])
+            .env(WINDOW_PLAN, plan.to_string())
+            .env("TZ", ZONES[self.zone].0)
+            .stdout(file(&stdout)?)
+            .stderr(file(&stderr)?)
+            .spawn()
+            .map_err(|e| format!("cannot start the window: {e}"))?;
+        if second_writer {
+            // Once the window is writing, a `mindsage add` from a terminal.
+            while !std::fs::read_to_string(&stdout).is_ok_and(|out| out.contains(WINDOW_WRITING))
+                && child.try_wait().map_err(|e| e.to_string())?.is_none()
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            self.add(None)?;
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        let to = Utc::now();
+        let (out, err) = (
+            std::fs::read_to_string(&stdout).unwrap_or_default(),
+            std::fs::read(&stderr).unwrap_or_default(),
+        );
+        if !status.success() || !out.contains("1 passed") {
+            return Err(format!(
+                "the window did not do what the person did ({status}):\n{out}\n{}",
+                String::from_utf8_lossy(&err)
+            ));
+        }
+        self.ended_by_itself("(the window)", status, &err)?;
+        if let Some((marker, title, body)) = text {
+            let lived = Lived::Between { from, to, offset };
+            self.entries.insert(
+                marker,
+                Entry {
+                    title,
+                    body,
+                    lived,
+                    trashed: false,
+                    id: None,
+                },
+            );
+        }
+        for made in automatic(&self.data).difference(&automatic_before) {
+            self.backups.insert(made.clone(), found.clone());
+        }
+        Ok(())
+    }
+
     fn check(&mut self) -> Result<(), String> {
         let live = rows(&self.succeed("list", self.on_journal(&["list", "--limit", "1000000"]))?)?;
         // The trash of an encrypted journal is listed only when something should be in
@@ -1456,7 +1599,8 @@ fn one_sequence(seed: u64, steps: usize) -> Result<String, String> {
         }
     }
     Ok(format!(
-        "sequence seed {seed}: {steps} steps ({} with the journal encrypted, {} kills landed, {} entries at the end, {} backups) in {:.1} s",
+        "sequence seed {seed}: {steps} steps ({} in the window, {} with the journal encrypted, {} kills landed, {} entries at the end, {} backups) in {:.1} s",
+        person.window_steps,
         person.encrypted_steps,
         person.kills_landed,
         person.entries.len(),
@@ -1475,6 +1619,37 @@ fn what_a_person_does_in_sequence_loses_nothing_leaks_nothing_and_dates_every_en
             Err(failure) => panic!("{failure}"),
         }
     }
+}
+
+/// The window in sequence with the command line, each of its ways at least once
+/// whatever the random sequences draw: on an encrypted journal, an entry typed with
+/// pauses while `mindsage add` writes from a terminal, then locked and unlocked; opened
+/// and closed straight away; and after `decrypt`, an entry typed on the plain journal.
+#[test]
+fn the_window_writes_between_commands_on_an_encrypted_journal_and_a_plain_one() {
+    let mut person = Person::new(FIXED_SEED);
+    let steps = person
+        .then(|p| p.add(None))
+        .and_then(|()| person.then(Person::encrypt))
+        .and_then(|()| person.then(|p| p.window_session(true, true, true)))
+        .and_then(|()| person.then(|p| p.window_session(false, false, false)))
+        .and_then(|()| person.then(Person::decrypt))
+        .and_then(|()| person.then(|p| p.window_session(true, false, false)));
+    if let Err(failure) = steps {
+        panic!(
+            "{}",
+            person.failed(
+                "the window between commands",
+                &failure,
+                "cargo test --workspace --locked --test sequences the_window_writes"
+            )
+        );
+    }
+    assert_eq!(
+        person.live(),
+        4,
+        "the first add, the window's two and the terminal's"
+    );
 }
 
 /// A sequence the random ones found: a backup made while the journal was encrypted,
@@ -1504,4 +1679,70 @@ fn restoring_an_encrypted_backup_over_a_plain_journal_leaves_no_plain_copy_besid
             )
         );
     }
+}
+
+/// The window step's process ([`Person::window`]): the real window and its threads on
+/// the data folder, driven as the plan says, then closed and its threads ended as the
+/// app's own process ends them.
+#[test]
+#[ignore = "the sequences' window step runs it in a process of its own"]
+fn window_session_child() {
+    let Ok(plan) = std::env::var(WINDOW_PLAN) else {
+        return;
+    };
+    let plan: Value = serde_json::from_str(&plan).expect("the plan");
+    let data = PathBuf::from(plan["data"].as_str().expect("a data folder"));
+    let mut rng = StdRng::seed_from_u64(plan["seed"].as_u64().expect("a seed"));
+    let offline = AiSettings {
+        host: "http://127.0.0.1:9".into(),
+        ..AiSettings::default()
+    };
+    let mut harness = app_harness::shell_from(data.clone(), offline, 900.0);
+    let passphrase = plan["passphrase"].as_str();
+    let journal_open =
+        |h: &Harness<'_, Shell>| h.query_by_role_and_label(Role::Button, "New entry").is_some();
+    let open = |harness: &mut Harness<'_, Shell>| {
+        if let Some(passphrase) = passphrase {
+            wait_at_most(harness, "the passphrase field", UNLOCK_PATIENCE, |h| {
+                h.query_by_role(Role::PasswordInput).is_some()
+            });
+            harness.get_by_role(Role::PasswordInput).focus();
+            harness.run_steps(1);
+            harness.get_by_role(Role::PasswordInput).type_text(passphrase);
+            harness.run_steps(1);
+            harness
+                .get_by_role_and_label(Role::Button, "Unlock")
+                .click_accesskit();
+        }
+        wait_at_most(harness, "the journal", UNLOCK_PATIENCE, journal_open);
+    };
+    open(&mut harness);
+    if let Some(body) = plan["body"].as_str() {
+        // The day's automatic backup first (one is made as the journal opens, when due),
+        // so that it holds the journal as the window found it.
+        wait_until(&mut harness, "the day's automatic backup", |_| {
+            backup::list(&data).iter().any(|b| b.automatic)
+        });
+        println!("{WINDOW_WRITING}");
+        harness.get_by_role_and_label(Role::Button, "New entry").click();
+        harness.run_steps(2);
+        type_slowly(&mut harness, &mut rng, Role::MultilineTextInput, "Entry", body);
+        let title = plan["title"].as_str().unwrap_or_default();
+        if !title.is_empty() {
+            type_slowly(&mut harness, &mut rng, Role::TextInput, "Title", title);
+        }
+        pause_for(&mut harness, LONGEST_PAUSE);
+        wait_until(&mut harness, "the entry saved", |h| shows(h, "Saved"));
+        if plan["lock"].as_bool() == Some(true) {
+            harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
+            wait_until(&mut harness, "the unlock screen", |h| h.state().locked());
+            open(&mut harness);
+        }
+    }
+    app_harness::request_close(&mut harness);
+    wait_until(&mut harness, "the window closed", |h| {
+        h.state().app().is_none_or(MindSageApp::closed)
+    });
+    drop(harness);
+    mindsage::threads::finish(Duration::from_secs(10));
 }

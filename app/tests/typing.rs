@@ -32,16 +32,12 @@ mod ollama_server;
 
 mod app_harness;
 
-use app_harness::{app_from, entries_in_journal, request_close, shows, wait_until};
+use app_harness::{
+    LONGEST_PAUSE, app_from, entries_in_journal, pause_for, request_close, shows, type_slowly, wait_until,
+};
 
 /// The seed of the case every run tries first.
 const FIXED_SEED: u64 = 29;
-
-/// Longest pause between two keys, in seconds of the app's clock.
-const LONGEST_PAUSE: f64 = 2.0;
-
-/// Longest real wait between two keys, for the threads' answers to land in.
-const LONGEST_REAL_WAIT: Duration = Duration::from_millis(120);
 
 /// What the model says of every entry: a title, a mood and tags of its own, which must
 /// never appear in the person's fields.
@@ -86,44 +82,6 @@ fn tags(rng: &mut StdRng) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Types `text` into the field `label` one character at a time, with a random pause of
-/// the app's clock and a random real wait after each.
-fn type_slowly(
-    harness: &mut Harness<'_, MindSageApp>,
-    rng: &mut StdRng,
-    role: Role,
-    label: &str,
-    text: &str,
-) {
-    harness.get_by_role_and_label(role, label).focus();
-    harness.run_steps(2);
-    for ch in text.chars() {
-        harness.event(egui::Event::Text(ch.to_string()));
-        harness.step();
-        let pause = if rng.random_bool(0.3) {
-            rng.random_range(0.7..=LONGEST_PAUSE) // past the autosave's wait
-        } else {
-            rng.random_range(0.0..0.7)
-        };
-        pause_for(harness, pause);
-        let real = rng.random_range(0..=LONGEST_REAL_WAIT.as_millis() as u64);
-        let until = std::time::Instant::now() + Duration::from_millis(real);
-        while std::time::Instant::now() < until {
-            harness.step();
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-/// Moves the app's clock on by `seconds`, as a pause in typing, and holds it there: the
-/// real waits that follow let the threads answer without the app's clock moving, so the
-/// pauses are exactly those drawn.
-fn pause_for(harness: &mut Harness<'_, MindSageApp>, seconds: f64) {
-    let now = harness.ctx.input(|i| i.time);
-    harness.input_mut().time = Some(now + seconds);
-    harness.step();
 }
 
 fn field_value(harness: &Harness<'_, MindSageApp>, role: Role, label: &str) -> String {

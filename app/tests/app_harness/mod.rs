@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use rand::Rng;
 
 use mindsage::app::{MindSageApp, Startup};
 use mindsage::backend::Backend;
@@ -95,6 +96,44 @@ pub fn type_into<S>(harness: &mut Harness<'_, S>, role: Role, label: &str, text:
     harness.run_steps(1);
     harness.get_by_role_and_label(role, label).type_text(text);
     harness.run_steps(1);
+}
+
+/// Longest pause between two keys, in seconds of the app's clock.
+pub const LONGEST_PAUSE: f64 = 2.0;
+
+/// Longest real wait between two keys, for the threads' answers to land in.
+pub const LONGEST_REAL_WAIT: Duration = Duration::from_millis(120);
+
+/// Types `text` into the field `label` one character at a time, with a random pause of
+/// the app's clock and a random real wait after each.
+pub fn type_slowly<S>(harness: &mut Harness<'_, S>, rng: &mut impl Rng, role: Role, label: &str, text: &str) {
+    harness.get_by_role_and_label(role, label).focus();
+    harness.run_steps(2);
+    for ch in text.chars() {
+        harness.event(egui::Event::Text(ch.to_string()));
+        harness.step();
+        let pause = if rng.random_bool(0.3) {
+            rng.random_range(0.7..=LONGEST_PAUSE) // past the autosave's wait
+        } else {
+            rng.random_range(0.0..0.7)
+        };
+        pause_for(harness, pause);
+        let real = rng.random_range(0..=LONGEST_REAL_WAIT.as_millis() as u64);
+        let until = std::time::Instant::now() + Duration::from_millis(real);
+        while std::time::Instant::now() < until {
+            harness.step();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Moves the app's clock on by `seconds`, as a pause in typing, and holds it there: the
+/// real waits that follow let the threads answer without the app's clock moving, so the
+/// pauses are exactly those drawn.
+pub fn pause_for<S>(harness: &mut Harness<'_, S>, seconds: f64) {
+    let now = harness.ctx.input(|i| i.time);
+    harness.input_mut().time = Some(now + seconds);
+    harness.step();
 }
 
 /// Runs frames for `how_long`, as an idle window would (a person looking at it).
