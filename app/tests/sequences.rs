@@ -172,6 +172,19 @@ struct Entry {
     id: Option<i64>,
 }
 
+impl Entry {
+    /// An entry just written, not in the trash.
+    fn written(title: String, body: String, lived: Lived, id: Option<i64>) -> Entry {
+        Entry {
+            title,
+            body,
+            lived,
+            trashed: false,
+            id,
+        }
+    }
+}
+
 /// A backup file the person made, or a restore kept.
 #[derive(Clone, Debug)]
 struct Backup {
@@ -602,17 +615,12 @@ impl Person {
             let command = self.on_journal(&["add", "--title", &title, "--body", &body]);
             self.run("add", command, kill)?
         };
-        let mut entry = Entry {
-            title,
-            body,
-            lived: Lived::Between {
-                from,
-                to: Utc::now(),
-                offset,
-            },
-            trashed: false,
-            id: None,
+        let lived = Lived::Between {
+            from,
+            to: Utc::now(),
+            offset,
         };
+        let mut entry = Entry::written(title, body, lived, None);
         match answer {
             Some(answer) => {
                 entry.id = Some(answer["id"].as_i64().ok_or(format!("add answered {answer}"))?);
@@ -651,16 +659,8 @@ impl Person {
                 to: Utc::now(),
                 offset: ZONES[self.zone].1,
             };
-            self.entries.insert(
-                marker,
-                Entry {
-                    title,
-                    body,
-                    lived,
-                    trashed: false,
-                    id: Some(id),
-                },
-            );
+            self.entries
+                .insert(marker, Entry::written(title, body, lived, Some(id)));
         }
         Ok(())
     }
@@ -906,16 +906,7 @@ impl Person {
                 "tags": ["sequences"],
             }));
             let lived = Lived::At { at, offset };
-            entries.insert(
-                marker,
-                Entry {
-                    title,
-                    body,
-                    lived,
-                    trashed: false,
-                    id: None,
-                },
-            );
+            entries.insert(marker, Entry::written(title, body, lived, None));
         }
         let path = self.outside.join(format!("Journal {n}.json"));
         let export = json!({"metadata": {"version": "1.0"}, "entries": json_entries});
@@ -1259,16 +1250,8 @@ impl Person {
         self.ended_by_itself("(the window)", status, &err)?;
         if let Some((marker, title, body)) = text {
             let lived = Lived::Between { from, to, offset };
-            self.entries.insert(
-                marker,
-                Entry {
-                    title,
-                    body,
-                    lived,
-                    trashed: false,
-                    id: None,
-                },
-            );
+            self.entries
+                .insert(marker, Entry::written(title, body, lived, None));
         }
         for made in automatic(&self.data).difference(&automatic_before) {
             self.backups.insert(made.clone(), found.clone());
