@@ -1135,7 +1135,12 @@ impl Person {
                 )
             }
             "decrypt a plain journal" => {
-                self.refused("decrypt", self.on_journal(&["decrypt"]), "not encrypted")
+                // A data folder no step has written to yet has no journal to decrypt.
+                let says = match mindsage_core::paths::database_path(&self.data).exists() {
+                    true => "not encrypted",
+                    false => "there is no journal",
+                };
+                self.refused("decrypt", self.on_journal(&["decrypt"]), says)
             }
             "restore without --yes" => {
                 let paths: Vec<PathBuf> = self.backups.keys().cloned().collect();
