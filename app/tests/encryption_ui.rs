@@ -38,7 +38,7 @@ mod whisper_model;
 
 mod app_harness;
 
-use app_harness::{request_close, shell_from, shows, type_into, wait_at_most, wait_until};
+use app_harness::{click, request_close, shell_from, shows, type_into, unlock, wait_at_most, wait_until};
 
 const MARKER: &str = "zqxlockedtitle";
 /// The title of a draft kept as text beside the plain journal.
@@ -84,30 +84,6 @@ fn on_disk(dir: &Path, needle: &[u8]) -> Vec<String> {
         }
     }
     found
-}
-
-/// Clicks a button as a screen reader does (its accessibility action): a pointer click
-/// at where the button was lands elsewhere when an answer arriving meanwhile moves the
-/// page (the Settings page's model status and backups), which a busy machine made
-/// happen often enough to fail a test.
-fn click(harness: &mut Harness<'_, Shell>, label: &str) {
-    harness.get_by_role_and_label(Role::Button, label).scroll_to_me();
-    harness.run_steps(2);
-    harness
-        .get_by_role_and_label(Role::Button, label)
-        .click_accesskit();
-    harness.run_steps(2);
-}
-
-fn unlock(harness: &mut Harness<'_, Shell>, passphrase: &str) {
-    wait_until(harness, "the passphrase field", |h| {
-        h.query_by_role(Role::PasswordInput).is_some()
-    });
-    harness.get_by_role(Role::PasswordInput).focus();
-    harness.run_steps(1);
-    harness.get_by_role(Role::PasswordInput).type_text(passphrase);
-    harness.run_steps(1);
-    click(harness, "Unlock");
 }
 
 fn lock_with_ctrl_l(harness: &mut Harness<'_, Shell>) {

@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use app_harness::{LONGEST_PAUSE, pause_for, shows, type_slowly, wait_at_most, wait_until};
+use app_harness::{LONGEST_PAUSE, pause_for, shows, type_slowly, unlock, wait_at_most, wait_until};
 use chrono::{DateTime, NaiveDate, Utc};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -1691,16 +1691,7 @@ fn window_session_child() {
         |h: &Harness<'_, Shell>| h.query_by_role_and_label(Role::Button, "New entry").is_some();
     let open = |harness: &mut Harness<'_, Shell>| {
         if let Some(passphrase) = passphrase {
-            wait_at_most(harness, "the passphrase field", UNLOCK_PATIENCE, |h| {
-                h.query_by_role(Role::PasswordInput).is_some()
-            });
-            harness.get_by_role(Role::PasswordInput).focus();
-            harness.run_steps(1);
-            harness.get_by_role(Role::PasswordInput).type_text(passphrase);
-            harness.run_steps(1);
-            harness
-                .get_by_role_and_label(Role::Button, "Unlock")
-                .click_accesskit();
+            unlock(harness, passphrase);
         }
         wait_at_most(harness, "the journal", UNLOCK_PATIENCE, journal_open);
     };

@@ -98,6 +98,31 @@ pub fn type_into<S>(harness: &mut Harness<'_, S>, role: Role, label: &str, text:
     harness.run_steps(1);
 }
 
+/// Clicks a button as a screen reader does (its accessibility action): a pointer click
+/// at where the button was lands elsewhere when an answer arriving meanwhile moves the
+/// page (the Settings page's model status and backups), which a busy machine made
+/// happen often enough to fail a test.
+pub fn click<S>(harness: &mut Harness<'_, S>, label: &str) {
+    harness.get_by_role_and_label(Role::Button, label).scroll_to_me();
+    harness.run_steps(2);
+    harness
+        .get_by_role_and_label(Role::Button, label)
+        .click_accesskit();
+    harness.run_steps(2);
+}
+
+/// Types `passphrase` on the unlock screen and presses Unlock.
+pub fn unlock<S>(harness: &mut Harness<'_, S>, passphrase: &str) {
+    wait_until(harness, "the passphrase field", |h| {
+        h.query_by_role(Role::PasswordInput).is_some()
+    });
+    harness.get_by_role(Role::PasswordInput).focus();
+    harness.run_steps(1);
+    harness.get_by_role(Role::PasswordInput).type_text(passphrase);
+    harness.run_steps(1);
+    click(harness, "Unlock");
+}
+
 /// Longest pause between two keys, in seconds of the app's clock.
 pub const LONGEST_PAUSE: f64 = 2.0;
 
