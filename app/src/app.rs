@@ -18,27 +18,24 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 
 use mindsage_core::db::EntryId;
-use mindsage_core::db::cipher;
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::drafts::Drafts;
+use mindsage_core::encryption::Change;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
 use crate::backend::Backend;
-use crate::cli::{self, Args};
 use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
-use crate::shell::Shell;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::dialog::{self, Shown};
@@ -48,7 +45,7 @@ use crate::views::journal::JournalView;
 use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
 use crate::views::unlock::PassphraseForm;
-use crate::views::{Action, EncryptionChange, View};
+use crate::views::{Action, View};
 
 /// How the window starts.
 pub struct Startup {
@@ -111,109 +108,11 @@ pub enum Handover {
     /// Lock the encrypted journal.
     Lock,
     /// Change its encryption with the journal closed.
-    Change(EncryptionChange),
-}
-
-/// Set by SIGINT, SIGTERM or SIGHUP (Ctrl+C in the terminal that started the app, a
-/// shutdown): the window then saves and closes as on a close request.
-static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a stop signal came: the shell closes the unlock screen on it (there is
-/// nothing to save there), the app after saving.
-pub fn stop_signalled() -> bool {
-    STOP_SIGNALLED.load(Ordering::SeqCst)
+    Change(Change),
 }
 
 /// How often an open window asks whether the automatic backup is due.
 const BACKUP_CHECK_EVERY: Duration = Duration::from_secs(3600);
-
-pub fn run(args: &Args) -> Result<()> {
-    let path = cli::database_path(args)?;
-    let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
-    let mut startup = Startup::on_view(data_dir.clone(), args.view.unwrap_or_default());
-    startup.demo = args.demo;
-    startup.entry = args.entry;
-    startup.profiler = args.profiler;
-    startup.import = args.import.clone();
-    startup.offer_encryption = !args.demo && matches!(cipher::file_kind(&path), Ok(cipher::FileKind::New));
-    let mut options = cli::storage_options(args);
-    // A passphrase file given to the window (`--passphrase-file`, or the environment)
-    // unlocks it at start, before the window opens; otherwise the unlock screen asks.
-    if let Some(file) = args
-        .passphrase_file
-        .as_deref()
-        .filter(|_| cipher::is_encrypted(&path))
-    {
-        let passphrase = cipher::Passphrase::from_file(file)?;
-        options.key = Some(cipher::unlock(&path, &passphrase)?);
-    }
-    if args.mmap_size.is_none() {
-        options.mmap_size = startup.settings.mmap_size;
-    }
-    let exit_after = args.exit_after;
-    let report = args.report_startup.then_some(args.exercise_views.unwrap_or(0));
-    let native = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("MindSage")
-            .with_inner_size([1100.0, 720.0])
-            .with_min_inner_size([640.0, 420.0])
-            .with_icon(app_icon()),
-        ..Default::default()
-    };
-    eframe::run_native(
-        "MindSage",
-        native,
-        Box::new(move |cc| {
-            if let Some(seconds) = exit_after {
-                close_after(cc.egui_ctx.clone(), seconds);
-            }
-            let repaint = cc.egui_ctx.clone();
-            let handler = ctrlc::set_handler(move || {
-                STOP_SIGNALLED.store(true, Ordering::SeqCst);
-                repaint.request_repaint();
-            });
-            if let Err(error) = handler {
-                tracing::warn!(%error, "no signal handler: Ctrl+C ends the app without saving first");
-            }
-            // The command line's asks go with the first opening; an unlock after a lock
-            // opens the journal screen.
-            let mut first = Some(startup);
-            let starts = Box::new(move || {
-                first
-                    .take()
-                    .unwrap_or_else(|| Startup::on_view(data_dir.clone(), View::Journal))
-            });
-            let mut shell = Shell::new(&cc.egui_ctx, path, options, starts);
-            if let (Some(exercise_views), Some(app)) = (report, shell.app_mut()) {
-                let renderer = cc
-                    .gl
-                    .as_deref()
-                    .map_or_else(String::new, crate::launch_report::renderer_of);
-                app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
-            }
-            Ok(Box::new(shell))
-        }),
-    )
-    .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))?;
-    crate::threads::finish(CLOSE_PATIENCE);
-    Ok(())
-}
-
-/// Sends the window a close request after `seconds` (`--exit-after`), from a thread of
-/// its own so the UI thread never waits; the app then closes as on its close button.
-fn close_after(ctx: egui::Context, seconds: f64) {
-    let wait = std::time::Duration::try_from_secs_f64(seconds).unwrap_or_default();
-    std::thread::spawn(move || {
-        std::thread::sleep(wait);
-        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-        ctx.request_repaint();
-    });
-}
-
-/// The window and taskbar icon, compiled in so the app needs no files beside it.
-fn app_icon() -> egui::IconData {
-    eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")).unwrap_or_default()
-}
 
 const NEW_ENTRY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::N);
 /// Starts a voice entry from any screen, and stops it.
@@ -228,7 +127,7 @@ const VIEW_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Nu
 
 /// Longest a close waits for the last saves before the window closes anyway (their text
 /// then kept as a draft file): a stuck disk must not keep the window open for ever.
-const CLOSE_PATIENCE: Duration = Duration::from_secs(10);
+pub(crate) const CLOSE_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Where the window is on its way out (or to being locked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,7 +183,7 @@ pub struct MindSageApp {
     /// When the automatic backup was last looked at.
     backup_checked: Option<Instant>,
     /// `--report-startup`: times the first frames, then closes the window.
-    launch_report: Option<LaunchReport>,
+    pub(crate) launch_report: Option<LaunchReport>,
     /// Whether the journal is encrypted (it can be locked, exports ask first).
     encrypted: bool,
     /// Locks an encrypted journal after this long without input; `None`: never.
@@ -774,7 +673,7 @@ impl MindSageApp {
 
     /// Follows a close request or a stop signal through saving to closing.
     fn closing(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let requested = ctx.input(|i| i.viewport().close_requested()) || stop_signalled();
+        let requested = ctx.input(|i| i.viewport().close_requested()) || crate::signals::stop_signalled();
         match self.closing {
             Closing::Closed | Closing::HandedOver => return,
             Closing::Open if !requested => return,
@@ -1174,11 +1073,8 @@ impl MindSageApp {
             return;
         };
         if let Some(passphrase) = answer {
-            let remember = form.remember;
-            actions.push(Action::Encryption(EncryptionChange::Encrypt {
-                passphrase,
-                remember,
-            }));
+            let remember = form.remembering();
+            actions.push(Action::Encryption(Change::Encrypt { passphrase, remember }));
         }
         self.offer = None;
     }

@@ -19,6 +19,7 @@ use mindsage_core::clock;
 use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
 use mindsage_core::db::{self, DEFAULT_USER, DbError, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
+use mindsage_core::encryption::{self, Change, Followed, Remember};
 use mindsage_core::export;
 use mindsage_core::keystore;
 use mindsage_core::paths;
@@ -591,31 +592,45 @@ struct Converted {
     remembered_passphrase: Option<&'static str>,
 }
 
-/// What a conversion left, once the backups in `backups/`, and the recordings and
-/// drafts waiting beside the journal, followed it from the key `from` to the one in
-/// `options` (as the app converts them).
-fn converted(path: &Path, options: &StorageOptions, from: Option<&cipher::JournalKey>) -> Result<Converted> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let backups = mindsage_core::db::backup::every_file(folder).len();
-    let backups_left = cipher::follow_in_backups(folder, from, options.key.as_ref());
-    let spool_left = mindsage_core::sealed::follow_in_spool(folder, from, options.key.as_ref());
+/// What `change` left, as the command reports it: `options` are the journal's before
+/// the change (with its key, if it had one).
+fn change(path: &Path, mut options: StorageOptions, change: &Change) -> Result<Converted> {
+    let changed = encryption::change(path, &options, change)?;
+    options.key = changed.key;
+    let remembered_passphrase = match changed.remembered {
+        encryption::Remembered::Untouched => None,
+        encryption::Remembered::Updated => Some("updated"),
+        encryption::Remembered::Forgotten => Some("forgotten"),
+        encryption::Remembered::NotRemembered(error) => {
+            eprintln!("warning: {error}");
+            Some("stale")
+        }
+        encryption::Remembered::NotForgotten(error) => {
+            eprintln!("warning: {error}");
+            Some("kept")
+        }
+    };
+    converted(path, &options, changed.followed, remembered_passphrase)
+}
+
+/// What a conversion left, once what is beside the journal `followed` it.
+fn converted(
+    path: &Path,
+    options: &StorageOptions,
+    followed: Followed,
+    remembered_passphrase: Option<&'static str>,
+) -> Result<Converted> {
     let conn = db::open(path, options)?;
     let entries = entries::count(&conn, DEFAULT_USER)?;
     Ok(Converted {
         path: path.to_owned(),
         encrypted: options.key.is_some(),
         entries,
-        backups,
-        backups_left,
-        spool_left,
-        remembered_passphrase: None,
+        backups: followed.backups,
+        backups_left: followed.backups_left,
+        spool_left: followed.spool_left,
+        remembered_passphrase,
     })
-}
-
-/// Whether this computer remembers a passphrase for `journal` (quietly no when it has
-/// no credential store).
-fn is_remembered(journal: &Path) -> bool {
-    matches!(keystore::remembered(journal), Ok(Some(_)))
 }
 
 /// `mindsage encrypt`.
@@ -631,14 +646,13 @@ fn encrypt(args: &Args, path: &Path, options: StorageOptions) -> Result<()> {
         path,
         &format!("--passphrase-file FILE (or the {PASSPHRASE_FILE_ENV} environment variable)"),
     )?;
-    let key = cipher::encrypt(path, &options, &passphrase)?;
-    let report = converted(
+    let report = change(
         path,
-        &StorageOptions {
-            key: Some(key),
-            ..options
+        options,
+        &Change::Encrypt {
+            passphrase,
+            remember: Remember::AsItWas,
         },
-        None,
     )?;
     print(args, &report, || {
         let mut text = format!(
@@ -655,18 +669,7 @@ fn encrypt(args: &Args, path: &Path, options: StorageOptions) -> Result<()> {
 fn decrypt(args: &Args, path: &Path, mut options: StorageOptions) -> Result<()> {
     refuse_unless_encrypted(path)?;
     options.key = Some(unlock(args, path, path)?);
-    cipher::decrypt(path, &options)?;
-    let from = options.key.take();
-    let mut report = converted(path, &options, from.as_ref())?;
-    if is_remembered(path) {
-        report.remembered_passphrase = Some(match keystore::forget(path) {
-            Ok(()) => "forgotten",
-            Err(error) => {
-                eprintln!("warning: {error}");
-                "kept"
-            }
-        });
-    }
+    let report = change(path, options, &Change::Decrypt)?;
     print(args, &report, || {
         let mut text = format!(
             "Decrypted {} ({} entries): it opens without a passphrase now, and anyone with the file can read it.",
@@ -686,18 +689,14 @@ fn rekey(args: &Args, path: &Path, mut options: StorageOptions, new_file: Option
     refuse_unless_encrypted(path)?;
     options.key = Some(unlock(args, path, path)?);
     let passphrase = new_passphrase(new_file, path, "--new-passphrase-file FILE")?;
-    let key = cipher::rekey(path, &options, &passphrase)?;
-    let from = options.key.replace(key);
-    let mut report = converted(path, &options, from.as_ref())?;
-    if is_remembered(path) {
-        report.remembered_passphrase = Some(match keystore::remember(path, &passphrase) {
-            Ok(()) => "updated",
-            Err(error) => {
-                eprintln!("warning: {error}");
-                "stale"
-            }
-        });
-    }
+    let report = change(
+        path,
+        options,
+        &Change::Rekey {
+            passphrase,
+            remember: Remember::AsItWas,
+        },
+    )?;
     print(args, &report, || {
         let mut text = format!(
             "Changed the passphrase of {} ({} entries): it opens only with the new one now.",
@@ -760,7 +759,7 @@ fn remember(args: &Args, path: &Path) -> Result<()> {
 
 /// `mindsage forget`.
 fn forget(args: &Args, path: &Path) -> Result<()> {
-    let was = is_remembered(path);
+    let was = encryption::is_remembered(path);
     keystore::forget(path)?;
     let report = Remembered {
         journal: path.to_owned(),
@@ -816,7 +815,7 @@ fn restore_backup(
     // The backups' folder, in a data folder that may be new (a journal restored on
     // another computer).
     let folder = kept.parent().unwrap_or(data_dir);
-    mindsage_core::paths::create_private_dir(folder)
+    mindsage_core::files::create_private_dir(folder)
         .with_context(|| format!("creating {}", folder.display()))?;
     let report = db::backup::restore(path, file, &options, keep)?;
     let encrypted = options.key.is_some();
@@ -825,7 +824,12 @@ fn restore_backup(
     // are encrypted with it, as `encrypt` converts them, so no plain copy stays beside
     // an encrypted journal.
     let conversion = match (was_encrypted, encrypted) {
-        (false, true) => Some(converted(path, &options, None)?),
+        (false, true) => Some(converted(
+            path,
+            &options,
+            encryption::follow(path, None, options.key.as_ref()),
+            None,
+        )?),
         _ => None,
     };
     let json = serde_json::json!({

@@ -14,6 +14,8 @@ pub mod overlay;
 pub mod protocol;
 pub mod queue;
 pub mod shell;
+mod signals;
+pub mod start;
 pub mod threads;
 mod transcriber;
 pub mod views;

@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mindsage::{app, cli, console};
+use mindsage::{cli, console, start};
 
 /// Every heap block is wiped when it is freed: locking drops everything read from the
 /// journal, and a freed block would otherwise keep its text readable in the process's
@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     init_logging();
     let result = match args.command.clone() {
         Some(command) => cli::run(&args, command),
-        None => app::run(&args),
+        None => start::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,6 +17,7 @@ use std::sync::mpsc::Sender;
 
 use mindsage_core::ai::ask::{AskAnswer, AskEvent};
 use mindsage_core::ai::jobs::QueueStatus;
+use mindsage_core::db::audio::Segment;
 use mindsage_core::db::chats::{ChatMessage, ChatSummary};
 use mindsage_core::db::entries::{
     Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page, Suggestion,
@@ -26,7 +27,7 @@ use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
 use mindsage_core::search::SearchOutcome;
 use mindsage_core::settings::Settings;
-use mindsage_core::voice::transcribe::{Segment, Transcript};
+use mindsage_core::voice::transcribe::Transcript;
 use mindsage_core::{export, import};
 
 /// What the UI asks the reader thread (which passes writes on to the writer thread).

@@ -17,13 +17,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::AiSettings;
-use mindsage_core::db::cipher::{self, JournalKey};
+use mindsage_core::db::cipher;
 use mindsage_core::db::{DbError, StorageOptions};
-use mindsage_core::{keystore, sealed};
+use mindsage_core::encryption::{self, Change, Changed, Followed, Remembered};
 
 use crate::app::{Handover, MindSageApp, Startup};
 use crate::backend::Backend;
-use crate::views::EncryptionChange;
 use crate::views::unlock::{UnlockView, not_remembered};
 
 /// How long a change of encryption waits for the app's own threads to close the journal
@@ -113,16 +112,16 @@ impl Shell {
 
     /// Runs `change` on a thread of its own once the app's threads have let go of the
     /// journal.
-    fn change(&mut self, ctx: &egui::Context, change: EncryptionChange) -> State {
+    fn change(&mut self, ctx: &egui::Context, change: Change) -> State {
         let what = match &change {
-            EncryptionChange::Encrypt { .. } => "Encrypting the journal…",
-            EncryptionChange::Rekey { .. } => "Changing the passphrase…",
-            EncryptionChange::Decrypt => "Turning encryption off…",
+            Change::Encrypt { .. } => "Encrypting the journal…",
+            Change::Rekey { .. } => "Changing the passphrase…",
+            Change::Decrypt => "Turning encryption off…",
         };
         let (journal, options, ctx) = (self.journal.clone(), self.options.clone(), ctx.clone());
         let (send, job) = mpsc::channel();
         crate::threads::spawn("encryption", move || {
-            let _ = send.send(run_change(&journal, &options, change));
+            let _ = send.send(run_change(&journal, &options, &change));
             ctx.request_repaint();
         })
         .expect("spawning a thread");
@@ -141,77 +140,34 @@ impl Shell {
     }
 }
 
-/// What a change of encryption left: the key the journal opens with now (`None`: plain),
-/// the backups, and the recordings and drafts waiting beside it, that could not follow
-/// it, and why the new passphrase could not be remembered when the person asked.
-struct Changed {
-    key: Option<JournalKey>,
-    backups_left: Vec<String>,
-    spool_left: Vec<String>,
-    not_remembered: Option<String>,
-}
-
-/// Carries out `change` on the journal at `journal` and its backups, waiting for the
-/// app's threads to close it.
+/// Carries out `change` on the journal at `journal` and what is beside it
+/// ([`encryption::change`]), waiting for the app's threads to close it. What could not
+/// follow is logged here and told on screen by the caller.
 fn run_change(
     journal: &std::path::Path,
     options: &StorageOptions,
-    change: EncryptionChange,
+    change: &Change,
 ) -> Result<Changed, String> {
     let started = Instant::now();
     loop {
-        let outcome = match &change {
-            EncryptionChange::Encrypt { passphrase, .. } => {
-                cipher::encrypt(journal, options, passphrase).map(Some)
-            }
-            EncryptionChange::Rekey { passphrase, .. } => {
-                cipher::rekey(journal, options, passphrase).map(Some)
-            }
-            EncryptionChange::Decrypt => cipher::decrypt(journal, options).map(|()| None),
-        };
-        match outcome {
+        match encryption::change(journal, options, change) {
             Err(DbError::InUse { .. }) if started.elapsed() < THREADS_PATIENCE => {
                 std::thread::sleep(Duration::from_millis(100));
             }
             Err(e) => return Err(e.to_string()),
-            Ok(key) => {
-                let data_dir = journal.parent().unwrap_or(std::path::Path::new("."));
-                let backups_left = cipher::follow_in_backups(data_dir, options.key.as_ref(), key.as_ref());
-                for problem in &backups_left {
+            Ok(changed) => {
+                for problem in &changed.followed.backups_left {
                     tracing::warn!(%problem, "a backup did not follow the change of encryption");
                 }
-                // The recording in progress and the drafts the app kept are closed with
-                // it: what waits beside the journal follows it too.
-                let spool_left = sealed::follow_in_spool(data_dir, options.key.as_ref(), key.as_ref());
-                for problem in &spool_left {
+                for problem in &changed.followed.spool_left {
                     tracing::warn!(%problem, "a waiting file did not follow the change of encryption");
                 }
-                let not_remembered = match &change {
-                    EncryptionChange::Encrypt {
-                        passphrase,
-                        remember: true,
-                    }
-                    | EncryptionChange::Rekey {
-                        passphrase,
-                        remember: true,
-                    } => keystore::remember(journal, passphrase)
-                        .err()
-                        .map(|error| not_remembered(&error)),
-                    // Nothing to tell when nothing was asked: a computer without a
-                    // credential store has nothing remembered to forget.
-                    _ => {
-                        if let Err(error) = keystore::forget(journal) {
-                            tracing::warn!(%error, "the credential store could not be updated");
-                        }
-                        None
-                    }
-                };
-                return Ok(Changed {
-                    key,
-                    backups_left,
-                    spool_left,
-                    not_remembered,
-                });
+                // Nothing to tell when nothing was asked: a computer without a
+                // credential store has nothing remembered to forget.
+                if let Remembered::NotForgotten(error) = &changed.remembered {
+                    tracing::warn!(%error, "the credential store could not be updated");
+                }
+                return Ok(changed);
             }
         }
     }
@@ -247,7 +203,7 @@ impl Shell {
                     }
                 }
             }
-            State::Locked(view) if crate::app::stop_signalled() => {
+            State::Locked(view) if crate::signals::stop_signalled() => {
                 // Nothing is open to save: a stop signal closes the unlock screen.
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 State::Locked(view)
@@ -263,9 +219,13 @@ impl Shell {
             State::Changing { what, job } => match job.try_recv() {
                 Ok(Ok(Changed {
                     key,
-                    backups_left,
-                    spool_left,
-                    not_remembered,
+                    followed:
+                        Followed {
+                            backups_left,
+                            spool_left,
+                            ..
+                        },
+                    remembered,
                 })) => {
                     let mut told = match &key {
                         Some(_) if self.options.key.is_some() => "The passphrase is changed, for the backups too.",
@@ -287,9 +247,9 @@ impl Shell {
                             spool_left.join("; ")
                         ));
                     }
-                    if let Some(not_remembered) = not_remembered {
+                    if let Remembered::NotRemembered(error) = remembered {
                         told.push(' ');
-                        told.push_str(&not_remembered);
+                        told.push_str(&not_remembered(&error));
                     }
                     self.options.key = key;
                     self.open_app(ctx, Some(told))

@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 
 use mindsage_core::db::cipher::JournalKey;
 use mindsage_core::voice::transcribe::{Model, ModelError, Progress, TranscribeError};
-use mindsage_core::voice::{VoiceSettings, capture, recordings};
+use mindsage_core::voice::{VoiceSettings, capture, recordings, wav};
 
 use crate::protocol::{Reply, Request, Response, VoiceEvent, VoiceRequest, Watch};
 
@@ -177,7 +177,7 @@ impl Transcriber {
             }
             // Too short to hold words: nothing to keep, so the file goes.
             Err(TranscribeError::TooShort) => {
-                let _ = recordings::discard(recording);
+                let _ = wav::discard(recording);
                 self.send(failed(
                     "The recording was too short to hold words; it was discarded.".to_owned(),
                 ));

@@ -353,7 +353,7 @@ impl Reader {
             }
             Request::BringBack { entry, version } => {
                 return self.write(move |conn| {
-                    db::history::bring_back(conn, USER, entry, version)?;
+                    db::entries::bring_back(conn, USER, entry, version)?;
                     Ok(Response::BroughtBack {
                         entry: Box::new(entries::get(conn, USER, entry)?),
                         versions: db::history::versions(conn, entry)?,
@@ -481,7 +481,7 @@ impl Reader {
         self.write_or(
             move |conn| {
                 let id = voice::save_entry(conn, USER, entry, &samples, &transcript)?;
-                if let Err(e) = voice::recordings::discard(&recording) {
+                if let Err(e) = voice::wav::discard(&recording) {
                     // The entry holds the recording; a copy left behind is only named.
                     tracing::warn!("could not erase {} after saving it: {e}", recording.display());
                 }
@@ -610,7 +610,7 @@ impl Reader {
         self.write_or(
             move |conn| {
                 let kept = db::backup::before_restore_path(&data_dir, chrono::Utc::now());
-                mindsage_core::paths::create_private_dir(kept.parent().unwrap_or(&data_dir)).map_err(
+                mindsage_core::files::create_private_dir(kept.parent().unwrap_or(&data_dir)).map_err(
                     |source| db::DbError::CreateFolder {
                         path: data_dir.join(db::backup::BACKUPS_FOLDER),
                         source,

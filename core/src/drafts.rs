@@ -18,6 +18,7 @@ use rusqlite::Connection;
 use crate::db::cipher::JournalKey;
 use crate::db::entries::{self, EntryEdit, NewEntry};
 use crate::db::{DbError, EntryId, Result, UserId, jobs};
+use crate::files;
 use crate::sealed::{self, SealedFile, Spooled};
 
 /// The folder's name inside the data folder.
@@ -47,12 +48,12 @@ impl Drafts {
     /// copy of the same draft: `<name>.txt` beside a plain journal, `<name>.sealed`
     /// beside an encrypted one. Returns the file.
     pub fn keep(&self, name: &str, edit: &EntryEdit) -> std::io::Result<PathBuf> {
-        crate::paths::create_private_dir(&self.folder)?;
+        crate::files::create_private_dir(&self.folder)?;
         let text = text_of(edit);
         match &self.key {
             None => {
                 let file = self.folder.join(format!("{name}.{TEXT}"));
-                crate::paths::write_private(&file, text.as_bytes())?;
+                crate::files::write_private(&file, text.as_bytes())?;
                 Ok(file)
             }
             Some(key) => {
@@ -78,7 +79,7 @@ impl Drafts {
     /// Removes a draft whose text the journal now holds (a sealed one is erased).
     pub fn remove(&self, file: &Path) {
         let removed = match sealed::is_sealed(file) {
-            true => sealed::erase(file),
+            true => files::erase_with_companions(file),
             false => std::fs::remove_file(file),
         };
         if let Err(error) = removed {
@@ -170,7 +171,7 @@ pub fn recover(conn: &mut Connection, user: UserId, data_dir: &Path, key: &Journ
         match recover_one(conn, user, &file, key) {
             Ok(saved) => {
                 recovered.saved.extend(saved);
-                if let Err(e) = sealed::erase(&file) {
+                if let Err(e) = files::erase_with_companions(&file) {
                     // The next opening would save it again: say so rather than hide it.
                     recovered.problems.push(format!(
                         "{}: saved, but the file could not be erased ({e})",
@@ -234,7 +235,7 @@ fn recover_one(
 }
 
 /// Brings the drafts in `data_dir` in line with a change of the journal's key (see
-/// [`crate::sealed::follow_in_spool`]): text drafts are sealed (and saved by the next
+/// [`crate::encryption::follow_in_spool`]): text drafts are sealed (and saved by the next
 /// opening's [`recover`]), sealed ones turned back into text a person can open, and a
 /// new passphrase rekeys them.
 pub(crate) fn follow(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
@@ -246,7 +247,7 @@ pub(crate) fn follow(data_dir: &Path, from: Option<&JournalKey>, to: Option<&Jou
                 .map_err(|e| e.to_string())
         },
         write_plain: |path, parts| {
-            crate::paths::write_private(path, &parts.concat()).map_err(|e| e.to_string())
+            crate::files::write_private(path, &parts.concat()).map_err(|e| e.to_string())
         },
     };
     sealed::follow_in_folder(&data_dir.join(FOLDER), &kind, from, to)

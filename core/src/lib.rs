@@ -13,11 +13,14 @@
 //! * [`demo`]: a deterministic journal generator for tests, the bench and `--demo`.
 //! * [`timing`]: the registry of named-query timings the profiler overlay shows.
 //! * [`paths`]: where the journal lives on each platform.
+//! * [`files`]: files made private, named beside another, erased by overwriting.
 //! * [`settings`]: the person's settings file beside the journal.
 //! * [`clock`]: the one timestamp format stored in the database.
 //! * [`voice`]: recording, 16 kHz conversion, WAV files, local transcription, playback.
 //! * [`sealed`]: files beside an encrypted journal (drafts, recordings in progress)
 //!   encrypted with its key, so nothing decrypted reaches the disk.
+//! * [`encryption`]: turning encryption on or off, or a new passphrase, for the journal
+//!   and everything beside it.
 //! * [`drafts`]: text kept as a file when a save cannot reach the journal, and sealed
 //!   drafts saved into the journal when it is next opened.
 
@@ -26,7 +29,9 @@ pub mod clock;
 pub mod db;
 pub mod demo;
 pub mod drafts;
+pub mod encryption;
 pub mod export;
+pub mod files;
 pub mod import;
 pub mod keystore;
 pub mod media;

@@ -27,10 +27,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, params};
 
-use crate::db::backup::beside;
 use crate::db::cipher::{self, JournalKey, io_error};
 use crate::db::{DbError, Result};
-use crate::voice::recordings;
+use crate::files::{self, beside};
 
 /// The extension of a sealed file (`recording-….sealed`, `entry-12.sealed`).
 pub const EXTENSION: &str = "sealed";
@@ -56,14 +55,14 @@ impl SealedFile {
     /// already there is erased first.
     pub fn create(path: &Path, key: &JournalKey) -> Result<SealedFile> {
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            crate::paths::create_private_dir(folder).map_err(|source| DbError::CreateFolder {
+            crate::files::create_private_dir(folder).map_err(|source| DbError::CreateFolder {
                 path: folder.to_path_buf(),
                 source,
             })?;
         }
-        erase(path).map_err(|e| io_error(path, e))?;
+        files::erase_with_companions(path).map_err(|e| io_error(path, e))?;
         // Private before SQLite creates it; SQLite gives its -journal the same mode.
-        crate::paths::reserve_private_file(path).map_err(|e| io_error(path, e))?;
+        crate::files::reserve_private_file(path).map_err(|e| io_error(path, e))?;
         let conn = connect(path, key)?;
         conn.execute_batch(&format!(
             "BEGIN;
@@ -147,30 +146,11 @@ pub fn rekey(path: &Path, from: &JournalKey, to: &JournalKey) -> Result<()> {
     has_parts_table(&conn, path).map(drop)
 }
 
-/// Overwrites and removes a sealed file and the files SQLite may keep beside it (a
-/// rollback journal a kill left). Nothing there is no error.
-pub fn erase(path: &Path) -> std::io::Result<()> {
-    cipher::erase_with_companions(path)
-}
-
 /// Whether `path` is a file written beside under a name nothing lists (a leading dot:
 /// a conversion's or a whole write's file a kill left), never a waiting file itself.
 pub(crate) fn is_written_beside(path: &Path) -> bool {
     path.file_name()
         .is_none_or(|n| n.to_string_lossy().starts_with('.'))
-}
-
-/// Brings the files waiting beside the journal in `data_dir` (recordings in
-/// `recordings/`, drafts in `drafts/`) in line with a change of the journal's key, as
-/// [`cipher::follow_in_backups`] brings the backups: `from` was its key, `to` is its key
-/// now (`None`: plain). Turning encryption on seals the plain ones and erases them
-/// (sealed drafts are saved into the journal when it is next opened), turning it off
-/// writes the sealed ones back as WAV and text files, a new passphrase rekeys them.
-/// Returns a line per file that could not follow (sealed under an earlier passphrase).
-pub fn follow_in_spool(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
-    let mut left = recordings::follow(data_dir, from, to);
-    left.extend(crate::drafts::follow(data_dir, from, to));
-    left
 }
 
 /// What a change of the journal's key does to one kind of waiting file: how a plain one
@@ -205,7 +185,7 @@ pub(crate) fn follow_in_folder(
     for file in files {
         if is_written_beside(&file) {
             // A conversion's or a whole write's file beside, left by a kill.
-            let _ = erase(&file);
+            let _ = files::erase_with_companions(&file);
             continue;
         }
         let plain = file
@@ -232,7 +212,7 @@ fn unseal(file: &Path, kind: &Spooled, key: &JournalKey) -> std::result::Result<
     let writing = beside(&target, "converting");
     (kind.write_plain)(&writing, &parts)?;
     std::fs::rename(&writing, &target).map_err(|e| e.to_string())?;
-    erase(file).map_err(|e| e.to_string())
+    files::erase_with_companions(file).map_err(|e| e.to_string())
 }
 
 /// A plain file sealed with `key`, the plain one erased.
@@ -241,7 +221,7 @@ fn seal(file: &Path, kind: &Spooled, key: &JournalKey) -> std::result::Result<()
     let target = free_name(file, EXTENSION);
     let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     SealedFile::write_whole(&target, key, &parts).map_err(|e| e.to_string())?;
-    recordings::erase(file).map_err(|e| e.to_string())
+    files::erase(file).map_err(|e| e.to_string())
 }
 
 /// `file` with `extension`, or with "-2", "-3"… added to its name when that is taken.
@@ -335,7 +315,7 @@ mod tests {
     use std::time::SystemTime;
 
     use super::*;
-    use crate::db::backup::with_suffix;
+    use crate::files::with_suffix;
 
     /// A key without the second a derivation takes: random bytes with `salt`.
     fn key(salt: [u8; 16]) -> JournalKey {
@@ -400,9 +380,9 @@ mod tests {
         SealedFile::write_whole(&path, &key, &[b"only this".as_slice()]).unwrap();
         assert_eq!(read_all(&path, &key).unwrap(), [b"only this".to_vec()]);
         std::fs::write(with_suffix(&path, "-journal"), b"left by a kill").unwrap();
-        erase(&path).unwrap();
+        files::erase_with_companions(&path).unwrap();
         assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 0);
-        erase(&path).unwrap();
+        files::erase_with_companions(&path).unwrap();
     }
 
     #[test]

@@ -120,11 +120,11 @@ impl Settings {
     /// Writes the settings through a temporary file, so a crash mid-write leaves the
     /// old file rather than half a new one.
     pub fn save(&self, data_dir: &Path) -> std::io::Result<()> {
-        crate::paths::create_private_dir(data_dir)?;
+        crate::files::create_private_dir(data_dir)?;
         let path = settings_path(data_dir);
         let temporary = path.with_extension("json.tmp");
         let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        crate::paths::write_private(&temporary, &json)?;
+        crate::files::write_private(&temporary, &json)?;
         std::fs::rename(&temporary, &path)
     }
 }

@@ -389,7 +389,7 @@ fn journal_mode(path: &Path, key: Option<&JournalKey>) -> String {
 }
 
 /// Turning encryption on, changing the passphrase and turning it off as the app does
-/// (the conversion, then `cipher::follow_in_backups`): the backups made before follow
+/// (the conversion, then `backup::follow`): the backups made before follow
 /// the journal, each opening with the journal's key of the moment, none holding
 /// anything in the clear while the journal is encrypted, each staying one file.
 #[test]
@@ -425,7 +425,7 @@ fn backups_made_before_follow_the_journal_in_and_out_of_encryption() {
             .collect()
     };
     let follow = |kind: &str, from: Option<&JournalKey>, to: Option<&JournalKey>| {
-        let left = cipher::follow_in_backups(&data.path(), from, to);
+        let left = mindsage_core::db::backup::follow(&data.path(), from, to);
         assert!(left.is_empty(), "{kind}: backups left behind: {left:?}");
         for made in &backups {
             assert_eq!(backup::check(made, to).unwrap(), 121, "{kind}");
@@ -1287,8 +1287,8 @@ fn drafts_and_recordings_beside_an_encrypted_journal_are_sealed_and_follow_its_c
 
     // Encryption off: a text draft the person can open, a WAV file any player plays.
     cipher::decrypt(&data.journal(), &keyed(&key)).unwrap();
-    assert!(cipher::follow_in_backups(&data.path(), Some(&key), None).is_empty());
-    let left = sealed::follow_in_spool(&data.path(), Some(&key), None);
+    assert!(mindsage_core::db::backup::follow(&data.path(), Some(&key), None).is_empty());
+    let left = mindsage_core::encryption::follow_in_spool(&data.path(), Some(&key), None);
     assert!(left.is_empty(), "{left:?}");
     let text_draft = only_file(&data.path().join(drafts::FOLDER));
     assert_eq!(text_draft.extension().unwrap(), "txt");
@@ -1330,8 +1330,8 @@ fn drafts_and_recordings_beside_an_encrypted_journal_are_sealed_and_follow_its_c
         &passphrase(PASSPHRASE),
     )
     .unwrap();
-    assert!(cipher::follow_in_backups(&data.path(), None, Some(&key)).is_empty());
-    let left = sealed::follow_in_spool(&data.path(), None, Some(&key));
+    assert!(mindsage_core::db::backup::follow(&data.path(), None, Some(&key)).is_empty());
+    let left = mindsage_core::encryption::follow_in_spool(&data.path(), None, Some(&key));
     assert!(left.is_empty(), "{left:?}");
     scan("encrypted again");
     let sealed_drafts = drafts::sealed_drafts(&data.path());
@@ -1343,7 +1343,7 @@ fn drafts_and_recordings_beside_an_encrypted_journal_are_sealed_and_follow_its_c
 
     // A new passphrase: the old key opens neither any more.
     let new = cipher::rekey(&data.journal(), &keyed(&key), &passphrase(OTHER_PASSPHRASE)).unwrap();
-    let left = sealed::follow_in_spool(&data.path(), Some(&key), Some(&new));
+    let left = mindsage_core::encryption::follow_in_spool(&data.path(), Some(&key), Some(&new));
     assert!(left.is_empty(), "{left:?}");
     assert_eq!(recording_pcm(&resealed, Some(&new)), pcm);
     for spooled in sealed_drafts.iter().chain([&resealed]) {

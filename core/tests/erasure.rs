@@ -293,7 +293,7 @@ fn versions_erased_by_shortening_the_history_leave_no_trace() {
     )
     .unwrap();
     let oldest = history::versions(&conn, id).unwrap()[0].id;
-    history::bring_back(&mut conn, USER, id, oldest).unwrap();
+    entries::bring_back(&mut conn, USER, id, oldest).unwrap();
     entries::update(&mut conn, USER, id, &edit("Now something else altogether.")).unwrap();
     assert_eq!(history::versions(&conn, id).unwrap().len(), 2);
     passive_checkpoint(&conn);

@@ -5,13 +5,14 @@ mod common;
 
 use common::TempJournal;
 use mindsage_core::db::archive::{self, ArchivedEntry};
+use mindsage_core::db::audio::Segment;
 use mindsage_core::db::audio::{self, NewRecording};
 use mindsage_core::db::entries::{self, NewEntry};
 use mindsage_core::db::{DEFAULT_USER, jobs};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::export::{self, ExportError, Format};
 use mindsage_core::import::{self, Options, Source};
-use mindsage_core::voice::{transcribe::Segment, wav};
+use mindsage_core::voice::wav;
 use rusqlite::Connection;
 
 /// A demo journal with photos, one voice entry, summaries on some entries and one

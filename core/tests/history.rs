@@ -55,7 +55,7 @@ fn a_session_of_saves_keeps_one_version_and_any_version_comes_back() {
     assert_eq!(history::versions(&conn, id).unwrap().len(), 1);
 
     // Bringing the original back keeps what it replaces.
-    history::bring_back(&mut conn, DEFAULT_USER, id, versions[0].id).unwrap();
+    entries::bring_back(&mut conn, DEFAULT_USER, id, versions[0].id).unwrap();
     let entry = entries::get(&conn, DEFAULT_USER, id).unwrap();
     assert_eq!(
         (entry.title.as_str(), entry.body.as_str()),
@@ -68,7 +68,7 @@ fn a_session_of_saves_keeps_one_version_and_any_version_comes_back() {
     let after = history::versions(&conn, id).unwrap();
     assert_eq!(after.len(), 2);
     assert_eq!(after[0].body, "Rewritten.");
-    assert!(history::bring_back(&mut conn, DEFAULT_USER, id, 999).is_err());
+    assert!(entries::bring_back(&mut conn, DEFAULT_USER, id, 999).is_err());
 }
 
 #[test]

@@ -305,13 +305,11 @@ fn a_voice_entry_keeps_its_recording_and_segments_and_purge_erases_them() {
     let samples = wav::read_file(&clip.path).unwrap();
     let mut transcript = transcribe(&samples);
     let marker = "zqxvoicemarker";
-    transcript
-        .segments
-        .push(mindsage_core::voice::transcribe::Segment {
-            start_ms: 0,
-            end_ms: 10,
-            text: marker.to_owned(),
-        });
+    transcript.segments.push(mindsage_core::db::audio::Segment {
+        start_ms: 0,
+        end_ms: 10,
+        text: marker.to_owned(),
+    });
     let id = voice::save_entry(&mut conn, USER, Default::default(), &samples, &transcript).unwrap();
     let entry = entries::get(&conn, USER, id).unwrap();
     assert_eq!(entry.body, transcript.text());

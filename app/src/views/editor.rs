@@ -34,9 +34,9 @@ use std::time::Duration;
 use egui::RichText;
 
 use mindsage_core::db::EntryId;
+use mindsage_core::db::audio::Segment;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normalise_tags};
 use mindsage_core::drafts::Drafts;
-use mindsage_core::voice::transcribe::Segment;
 
 use super::history::History;
 use super::player::RecordingPlayer;

@@ -235,7 +235,7 @@ impl JournalView {
         &mut self,
         entry: EntryId,
         samples: Vec<f32>,
-        segments: Vec<mindsage_core::voice::transcribe::Segment>,
+        segments: Vec<mindsage_core::db::audio::Segment>,
     ) {
         self.editor.on_recording(entry, samples, segments);
     }

@@ -81,24 +81,7 @@ pub enum Action {
     /// Lock the encrypted journal (its key and everything read with it leave memory).
     Lock,
     /// Change the journal's encryption, with the journal closed meanwhile.
-    Encryption(EncryptionChange),
-}
-
-/// A change to the journal's encryption ([`crate::shell`] carries it out).
-#[derive(Debug)]
-pub enum EncryptionChange {
-    /// Encrypt the plain journal with a new passphrase.
-    Encrypt {
-        passphrase: mindsage_core::db::cipher::Passphrase,
-        remember: bool,
-    },
-    /// Change the passphrase of the encrypted journal.
-    Rekey {
-        passphrase: mindsage_core::db::cipher::Passphrase,
-        remember: bool,
-    },
-    /// Store the journal unencrypted again.
-    Decrypt,
+    Encryption(mindsage_core::encryption::Change),
 }
 
 /// How the screens write a date and time.

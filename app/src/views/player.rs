@@ -11,8 +11,8 @@ use std::time::Duration;
 use egui::RichText;
 
 use mindsage_core::db::EntryId;
+use mindsage_core::db::audio::Segment;
 use mindsage_core::voice::playback::Player;
-use mindsage_core::voice::transcribe::Segment;
 
 use super::recorder::format_duration;
 

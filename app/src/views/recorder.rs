@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use egui::{Color32, RichText};
 
+use mindsage_core::db::audio::Segment;
 use mindsage_core::db::cipher::JournalKey;
 use mindsage_core::voice::capture::{Ending, Event, Input, Recording};
-use mindsage_core::voice::recordings;
-use mindsage_core::voice::transcribe::Segment;
+use mindsage_core::voice::{recordings, wav};
 
 use super::Action;
 use crate::protocol::{VoiceEvent, VoiceRequest};
@@ -171,7 +171,7 @@ impl RecorderView {
             Ending::Stopped => {}
         }
         if samples == 0 {
-            let _ = recordings::discard(&path);
+            let _ = wav::discard(&path);
             self.stage = Stage::Idle;
             self.message
                 .get_or_insert_with(|| "Nothing was recorded.".to_owned());

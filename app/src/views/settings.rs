@@ -7,13 +7,14 @@ use egui::RichText;
 
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, EffectivePragmas, history};
+use mindsage_core::encryption::Change;
 use mindsage_core::settings::{Settings, Theme};
 
 use mindsage_core::voice::recordings;
 
 use super::dialog;
 use super::unlock::PassphraseForm;
-use super::{Action, EncryptionChange, display_time};
+use super::{Action, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
 
 const MIB: u64 = 1024 * 1024;
@@ -340,10 +341,10 @@ impl SettingsView {
                     "Encrypt the journal"
                 };
                 if let Some(passphrase) = form.ui(ui, button) {
-                    let remember = form.remember;
+                    let remember = form.remembering();
                     actions.push(Action::Encryption(match self.encrypted {
-                        true => EncryptionChange::Rekey { passphrase, remember },
-                        false => EncryptionChange::Encrypt { passphrase, remember },
+                        true => Change::Rekey { passphrase, remember },
+                        false => Change::Encrypt { passphrase, remember },
                     }));
                     self.encryption = None;
                 } else if ui.button("Cancel").clicked() {
@@ -359,7 +360,7 @@ impl SettingsView {
                 );
                 ui.horizontal(|ui| {
                     if ui.button("Turn encryption off").clicked() {
-                        actions.push(Action::Encryption(EncryptionChange::Decrypt));
+                        actions.push(Action::Encryption(Change::Decrypt));
                         self.encryption = None;
                     }
                     if ui.button("Cancel").clicked() {

@@ -13,6 +13,7 @@ use std::sync::mpsc::{self, Receiver};
 use egui::RichText;
 
 use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
+use mindsage_core::encryption::Remember;
 use mindsage_core::keystore;
 
 /// Shortest passphrase accepted for a new key: long enough that guessing it through 256,000
@@ -31,6 +32,14 @@ pub struct PassphraseForm {
 }
 
 impl PassphraseForm {
+    /// What the checkbox asks of this computer's credential store.
+    pub fn remembering(&self) -> Remember {
+        match self.remember {
+            true => Remember::Yes,
+            false => Remember::No,
+        }
+    }
+
     /// The two fields and the checkbox. Returns the passphrase once it is long enough and
     /// typed the same twice and `button` is pressed (or Enter in the second field).
     pub fn ui(&mut self, ui: &mut egui::Ui, button: &str) -> Option<Passphrase> {

@@ -43,9 +43,6 @@ use crate::db::{self, UserId, entries};
 use crate::search::{self, vectors::VectorCache};
 use crate::timing;
 
-/// Entries given to the model as context.
-pub const CONTEXT_ENTRIES: usize = 5;
-
 /// Characters of an entry's body used as context when it has no summary yet.
 const CONTEXT_BODY_CHARS: usize = 500;
 
@@ -327,7 +324,7 @@ impl Asking<'_> {
         if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
             found.keyword_only = Some(reason.clone());
         }
-        for (n, hit) in outcome.hits.iter().take(CONTEXT_ENTRIES).enumerate() {
+        for (n, hit) in outcome.hits.iter().take(plan::CONTEXT_ENTRIES).enumerate() {
             let entry = entries::get(self.conn, self.user, hit.entry_id)?;
             found.context.push_str(&context_block(n + 1, &entry));
             found.sources.push(Source {

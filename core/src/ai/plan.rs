@@ -18,12 +18,14 @@ use rusqlite::Connection;
 use serde::Deserialize;
 
 use super::OllamaClient;
-use super::ask::CONTEXT_ENTRIES;
 use super::client::Message;
 use crate::clock;
 use crate::db::{self, UserId};
 use crate::search::keyword::{self, LastWord, QueryWords};
 use crate::search::{SearchFilter, SearchQuery};
+
+/// Entries given to the model as context: the most a plan's search asks for.
+pub const CONTEXT_ENTRIES: usize = 5;
 
 /// Words that mark a question about the writer's own life: such a question needs the
 /// journal, and its own words are a fine search phrase. Only the writer's pronouns, the

@@ -6,8 +6,8 @@ use rusqlite::{Connection, params};
 use super::entries::{self, Entry};
 use super::queries::{ARCHIVE_MEDIA, ARCHIVE_PAGE};
 use super::{EntryId, Result, UserId, audio};
+use crate::db::audio::Segment;
 use crate::timing;
-use crate::voice::transcribe::Segment;
 
 /// An entry as an export holds it.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,14 @@ use super::{EntryId, Result, UserId, jobs};
 use crate::clock;
 use crate::media::sha256_hex;
 use crate::timing;
-use crate::voice::transcribe::Segment;
+
+/// One stretch of speech Whisper heard, and its place in the recording.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Segment {
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub text: String,
+}
 
 /// A recording to keep with its entry.
 #[derive(Debug, Clone, Copy)]

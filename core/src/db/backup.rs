@@ -19,7 +19,7 @@ use rusqlite::{Connection, MAIN_DB};
 
 use super::cipher::JournalKey;
 use super::{DEFAULT_USER, DbError, Result, StorageOptions, cipher, entries};
-use crate::voice::recordings;
+use crate::files::{self, beside, with_suffix};
 
 /// What a backup or a restore leaves.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -38,7 +38,7 @@ pub fn backup(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Resul
     erase_partial(&partial);
     // A backup is the journal: readable by the person only, as the journal is (SQLite
     // copies into the file there, and gives its rollback journal the same mode).
-    if let Err(source) = crate::paths::reserve_private_file(&partial) {
+    if let Err(source) = crate::files::reserve_private_file(&partial) {
         return Err(DbError::Invalid(format!(
             "cannot write {}: {source}",
             partial.display()
@@ -71,7 +71,7 @@ pub fn backup(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Resul
 fn erase_partial(partial: &Path) {
     for leftover in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(partial, suffix)) {
         if leftover.exists()
-            && let Err(error) = recordings::erase(&leftover)
+            && let Err(error) = files::erase(&leftover)
         {
             tracing::warn!(%error, file = %leftover.display(), "cannot erase a half-made backup");
         }
@@ -155,7 +155,7 @@ pub fn restore(
     // the copy's destination), and the copy starts on a new file readable by the person
     // only, as the journal it becomes.
     erase_partial(&staged);
-    let reserved = crate::paths::reserve_private_file(&staged)
+    let reserved = crate::files::reserve_private_file(&staged)
         .map_err(|e| DbError::Invalid(format!("cannot write {}: {e}", staged.display())));
     if let Err(e) = reserved.and_then(|()| copy_to(&source, &staged, key)) {
         let _ = std::fs::remove_file(&staged);
@@ -189,9 +189,7 @@ pub fn restore(
                 let done = match keep {
                     Some(keep) => std::fs::rename(aside, with_suffix(keep, suffix))
                         .map_err(|e| format!("cannot keep the journal as it was in {}: {e}", keep.display())),
-                    None => {
-                        recordings::erase(aside).map_err(|e| format!("cannot erase {}: {e}", aside.display()))
-                    }
+                    None => files::erase(aside).map_err(|e| format!("cannot erase {}: {e}", aside.display())),
                 };
                 done.map_err(DbError::Invalid)?;
             }
@@ -297,7 +295,7 @@ pub fn backup_if_due(
         return Ok(None);
     }
     let folder = data_dir.join(BACKUPS_FOLDER);
-    crate::paths::create_private_dir(&folder).map_err(|source| DbError::CreateFolder {
+    crate::files::create_private_dir(&folder).map_err(|source| DbError::CreateFolder {
         path: folder.clone(),
         source,
     })?;
@@ -336,7 +334,7 @@ pub fn backup_if_due(
 fn erase_unlisted(old: &Path) -> std::io::Result<()> {
     let hidden = beside(old, "erasing");
     std::fs::rename(old, &hidden)?;
-    recordings::erase(&hidden)
+    files::erase(&hidden)
 }
 
 /// The file in `backups/` that every copy into the data folder holds a shared lock on
@@ -362,7 +360,7 @@ fn copying(data_dir: &Path) -> Option<std::fs::File> {
 /// The lock file, made readable by the person only as everything in the data folder is.
 fn open_lock(folder: &Path) -> std::io::Result<std::fs::File> {
     let path = folder.join(COPYING_LOCK);
-    crate::paths::reserve_private_file(&path)?;
+    crate::files::reserve_private_file(&path)?;
     std::fs::OpenOptions::new().read(true).write(true).open(path)
 }
 
@@ -387,7 +385,7 @@ pub(crate) fn erase_leftovers(data_dir: &Path) {
         .filter_map(|e| e.ok())
         .filter(|e| is_leftover(&e.file_name().to_string_lossy()));
     for leftover in leftovers {
-        if let Err(error) = recordings::erase(&leftover.path()) {
+        if let Err(error) = files::erase(&leftover.path()) {
             tracing::warn!(%error, file = %leftover.path().display(), "cannot erase a half-made backup");
         }
     }
@@ -473,16 +471,31 @@ pub fn every_file(data_dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `journal.db` → `.journal.db.WHAT` in the same folder.
-pub(crate) fn beside(path: &Path, what: &str) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.{what}"))
-}
-
-/// `journal.db` → `journal.db-wal` (for `-wal`), beside it.
-pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    PathBuf::from(format!("{}{suffix}", path.display()))
+/// Brings the backups in `data_dir` in line with a change of the journal's key (`from`
+/// was its key, `to` is its key now; `None`: plain), so turning encryption on covers
+/// the backups made before, and a backup opens with the journal's passphrase. Every
+/// file in `backups/` is tried, whatever its name ([`every_file`]). A
+/// backup that does not open with `from` (made under an earlier passphrase), or a file
+/// that is not a journal, is left as it is. Returns a line per file that could not be
+/// changed, naming it.
+pub fn follow(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
+    let options = StorageOptions {
+        key: from.cloned(),
+        ..StorageOptions::default()
+    }
+    .for_background();
+    every_file(data_dir)
+        .into_iter()
+        .filter_map(|backup| {
+            let changed = match (from, to) {
+                // Rekeyed in place, the backup is left in WAL mode by the open that
+                // took it: put back in rollback mode, one file, as every backup is.
+                (Some(_), Some(to)) => {
+                    cipher::rekey_to(&backup, &options, to).and_then(|()| self_contained(&backup, Some(to)))
+                }
+                _ => cipher::convert(&backup, &options, to),
+            };
+            changed.err().map(|e| format!("{}: {e}", backup.display()))
+        })
+        .collect()
 }

@@ -29,9 +29,8 @@ use rusqlite::{Connection, OpenFlags};
 use sha2::Sha512;
 use zeroize::Zeroizing;
 
-use super::backup::{beside, with_suffix};
 use super::{DEFAULT_USER, DbError, Result, StorageOptions, entries};
-use crate::voice::recordings;
+use crate::files::{self, beside, erase_with_companions, with_suffix};
 
 /// SQLCipher 4's default PBKDF2-HMAC-SHA512 rounds. A new encrypted journal uses them,
 /// so any SQLCipher 4 opens it with the passphrase alone.
@@ -44,7 +43,7 @@ const SALT_LEN: usize = 16;
 const MIN_PAGE: u64 = 512;
 
 /// What every plain SQLite file starts with.
-const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+pub(crate) const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
 /// A passphrase as typed, wiped from memory when dropped, never printed.
 #[derive(Clone)]
@@ -329,70 +328,9 @@ pub(crate) fn open_read_only(path: &Path, key: Option<&JournalKey>) -> Result<Co
 /// Encrypts the plain journal at `path` with `passphrase`; returns the key it opens
 /// with now. `options` are the journal's (without a key).
 pub fn encrypt(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> Result<JournalKey> {
-    let readable = readable_copies(path);
-    if !readable.is_empty() {
-        let names: Vec<String> = readable.iter().map(|p| p.display().to_string()).collect();
-        return Err(DbError::Invalid(format!(
-            "{} would stay readable beside the encrypted journal: move it out of the folder \
-             (a copy of the journal may go into backups/, encrypted with it), then encrypt again",
-            names.join(", ")
-        )));
-    }
     let key = JournalKey::for_new_file(passphrase);
     convert(path, options, Some(&key))?;
     Ok(key)
-}
-
-/// Copies of the journal's text in its folder (subfolders too) that encrypting would
-/// leave readable: a plain SQLite file, whatever its name (`mindsage backup manual.db`),
-/// and a MindSage JSON export. Not counted: the journal and SQLite's files beside it, the
-/// folders whose files follow the journal's key (`backups/`, `recordings/`, `drafts/`),
-/// and `models/` (Whisper's weights, no entry text). After `encrypt` said everything was
-/// converted, a backup under another name still held every entry in plain text (#30).
-pub fn readable_copies(journal: &Path) -> Vec<PathBuf> {
-    let folder = journal.parent().unwrap_or(Path::new("."));
-    let journal_name = journal
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let followed = [
-        super::backup::BACKUPS_FOLDER,
-        recordings::FOLDER,
-        recordings::MODELS_FOLDER,
-        crate::drafts::FOLDER,
-    ];
-    let mut found = Vec::new();
-    let mut folders = vec![folder.to_path_buf()];
-    while let Some(dir) = folders.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let (path, name) = (entry.path(), entry.file_name().to_string_lossy().into_owned());
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                if !(dir == folder && followed.contains(&name.as_str())) {
-                    folders.push(path);
-                }
-            } else if kind.is_file()
-                && !(dir == folder && name.starts_with(&journal_name))
-                && holds_plain_journal(&path)
-            {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-/// Whether the file at `path` begins as a plain SQLite file or a MindSage JSON export.
-fn holds_plain_journal(path: &Path) -> bool {
-    let mut head = [0_u8; 64];
-    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head));
-    let head = &head[..read.unwrap_or(0)];
-    let export = String::from_utf8_lossy(head)
-        .split_whitespace()
-        .collect::<String>()
-        .starts_with(r#"{"format":"mindsage-journal""#);
-    head.starts_with(SQLITE_HEADER) || export
 }
 
 /// Turns the encrypted journal at `path` (opened with `options`, which carry its key)
@@ -416,7 +354,7 @@ pub fn rekey(path: &Path, options: &StorageOptions, passphrase: &Passphrase) -> 
 }
 
 /// [`rekey`] with the new key already derived.
-fn rekey_to(path: &Path, options: &StorageOptions, key: &JournalKey) -> Result<()> {
+pub(crate) fn rekey_to(path: &Path, options: &StorageOptions, key: &JournalKey) -> Result<()> {
     let conn = take_whole(path, options)?;
     rekey_connection(&conn, key)?;
     // The -wal still holds pages under the old key until they are copied back.
@@ -431,34 +369,6 @@ fn rekey_to(path: &Path, options: &StorageOptions, key: &JournalKey) -> Result<(
 /// ([`crate::sealed`]).
 pub(crate) fn rekey_connection(conn: &Connection, key: &JournalKey) -> rusqlite::Result<()> {
     conn.execute_batch(&Zeroizing::new(format!("PRAGMA rekey = {};", *key.literal())))
-}
-
-/// Brings the backups in `data_dir` in line with a change of the journal's key (`from`
-/// was its key, `to` is its key now; `None`: plain), so turning encryption on covers
-/// the backups made before, and a backup opens with the journal's passphrase. Every
-/// file in `backups/` is tried, whatever its name ([`super::backup::every_file`]). A
-/// backup that does not open with `from` (made under an earlier passphrase), or a file
-/// that is not a journal, is left as it is. Returns a line per file that could not be
-/// changed, naming it.
-pub fn follow_in_backups(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
-    let options = StorageOptions {
-        key: from.cloned(),
-        ..StorageOptions::default()
-    }
-    .for_background();
-    super::backup::every_file(data_dir)
-        .into_iter()
-        .filter_map(|backup| {
-            let changed = match (from, to) {
-                // Rekeyed in place, the backup is left in WAL mode by the open that
-                // took it: put back in rollback mode, one file, as every backup is.
-                (Some(_), Some(to)) => rekey_to(&backup, &options, to)
-                    .and_then(|()| super::backup::self_contained(&backup, Some(to))),
-                _ => convert(&backup, &options, to),
-            };
-            changed.err().map(|e| format!("{}: {e}", backup.display()))
-        })
-        .collect()
 }
 
 /// Copies the -wal into the journal and empties it, on the connection that has the
@@ -500,13 +410,13 @@ fn replaced(path: &Path) -> PathBuf {
 
 /// Copies the journal at `path` into a new file encrypted with `to` (or plain when
 /// `None`), checks the copy, swaps it in and erases the old file (module comment).
-fn convert(path: &Path, options: &StorageOptions, to: Option<&JournalKey>) -> Result<()> {
+pub(crate) fn convert(path: &Path, options: &StorageOptions, to: Option<&JournalKey>) -> Result<()> {
     let conn = take_whole(path, options)?;
     empty_wal(&conn, options)?;
     let entries = entries::count(&conn, DEFAULT_USER)?;
     let copy = converting(path);
     erase_copy(&copy);
-    crate::paths::reserve_private_file(&copy).map_err(|e| io_error(&copy, e))?;
+    crate::files::reserve_private_file(&copy).map_err(|e| io_error(&copy, e))?;
     let key = to
         .map(|k| k.literal())
         .unwrap_or_else(|| Zeroizing::new("''".into()));
@@ -563,7 +473,7 @@ fn swap_in(path: &Path, copy: &Path) -> std::io::Result<()> {
         if companion.exists() {
             // Emptied by the checkpoint; a -wal left beside the new file would be read
             // into it.
-            recordings::erase(&companion)?;
+            files::erase(&companion)?;
         }
     }
     std::fs::rename(path, replaced(path))?;
@@ -580,7 +490,7 @@ pub(crate) fn finish_swap(path: &Path) {
     if old.exists() {
         let arrived = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
         let outcome = match arrived {
-            true => recordings::erase(&old),
+            true => files::erase(&old),
             false => std::fs::rename(&old, path),
         };
         if let Err(error) = outcome {
@@ -601,21 +511,6 @@ fn erase_copy(path: &Path) {
     if let Err(error) = erase_with_companions(path) {
         tracing::warn!(%error, file = %path.display(), "cannot erase a leftover copy of the journal");
     }
-}
-
-/// Overwrites and removes a SQLite file and the files SQLite keeps beside it (-journal,
-/// -wal, -shm): a conversion's copy, a sealed file ([`crate::sealed`]). What is not
-/// there is no error; every file is tried, and the first failure is returned.
-pub(crate) fn erase_with_companions(path: &Path) -> std::io::Result<()> {
-    let mut outcome = Ok(());
-    for file in ["", "-journal", "-wal", "-shm"].map(|suffix| with_suffix(path, suffix)) {
-        match recordings::erase(&file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) if outcome.is_ok() => outcome = Err(e),
-            _ => {}
-        }
-    }
-    outcome
 }
 
 /// An I/O failure on `path`, as the error storage reports.

@@ -651,6 +651,32 @@ fn update_keeping(
     })
 }
 
+/// Brings version `version` of entry `id` back: the current text is kept as a version
+/// first, then the entry is saved with the version's title, body and tags (its mood
+/// stays), as the editor saves it.
+pub fn bring_back(conn: &mut Connection, user: UserId, id: EntryId, version: i64) -> Result<()> {
+    let tx = conn.transaction()?;
+    let old = history::version(&tx, id, version)?;
+    let current = get(&tx, user, id)?;
+    let current_tags = current.tags.join("\u{1f}");
+    let kept = history::Kept {
+        written_at: &current.updated_at,
+        title: &current.title,
+        body: &current.body,
+        tag_names: &current_tags,
+    };
+    history::keep(&tx, user, id, &kept, true)?;
+    let edit = EntryEdit {
+        title: old.title,
+        body: old.body,
+        tags: old.tags,
+        mood_score: current.mood_score,
+    };
+    update_in(&tx, user, id, &edit, false)?;
+    tx.commit()?;
+    Ok(())
+}
+
 /// [`update`] in the caller's transaction; `keep` keeps the replaced text as a version
 /// even within the history's session gap.
 pub(crate) fn update_in(

@@ -11,7 +11,6 @@
 use chrono::{Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::entries::{self, EntryEdit};
 use super::queries::{
     HISTORY_DAYS, HISTORY_KEEP, HISTORY_LAST_KEPT, HISTORY_OF_ENTRY, HISTORY_SET_DAYS, HISTORY_THIN,
     HISTORY_THIN_ALL, HISTORY_VERSION,
@@ -127,34 +126,12 @@ pub fn versions(conn: &Connection, id: EntryId) -> Result<Vec<Version>> {
     })
 }
 
-/// Brings version `version` of entry `id` back: the current text is kept as a version
-/// first, then the entry is saved with the version's title, body and tags (its mood
-/// stays), as the editor saves it.
-pub fn bring_back(conn: &mut Connection, user: UserId, id: EntryId, version: i64) -> Result<()> {
-    let tx = conn.transaction()?;
-    let old = tx
-        .prepare_cached(HISTORY_VERSION.sql)?
+/// Version `version` of entry `id`.
+pub(crate) fn version(conn: &Connection, id: EntryId, version: i64) -> Result<Version> {
+    conn.prepare_cached(HISTORY_VERSION.sql)?
         .query_row(params![id, version], version_of_row)
         .optional()?
-        .ok_or_else(|| DbError::Invalid(format!("entry {id} has no version {version}")))?;
-    let current = entries::get(&tx, user, id)?;
-    let current_tags = current.tags.join("\u{1f}");
-    let kept = Kept {
-        written_at: &current.updated_at,
-        title: &current.title,
-        body: &current.body,
-        tag_names: &current_tags,
-    };
-    keep(&tx, user, id, &kept, true)?;
-    let edit = EntryEdit {
-        title: old.title,
-        body: old.body,
-        tags: old.tags,
-        mood_score: current.mood_score,
-    };
-    entries::update_in(&tx, user, id, &edit, false)?;
-    tx.commit()?;
-    Ok(())
+        .ok_or_else(|| DbError::Invalid(format!("entry {id} has no version {version}")))
 }
 
 fn version_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Version> {

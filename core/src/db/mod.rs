@@ -187,7 +187,7 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
         source,
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        crate::paths::create_private_dir(parent).map_err(|source| DbError::CreateFolder {
+        crate::files::create_private_dir(parent).map_err(|source| DbError::CreateFolder {
             path: parent.to_path_buf(),
             source,
         })?;
@@ -195,7 +195,7 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     // A new journal is made readable by the person only, and SQLite gives its -wal and
     // -shm files the same mode. When this fails, SQLite's open below fails the same way
     // and names the file.
-    let _ = crate::paths::reserve_private_file(path);
+    let _ = crate::files::reserve_private_file(path);
     cipher::finish_swap(path);
     let mut conn = Connection::open_with_flags(
         path,

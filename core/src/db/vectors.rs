@@ -267,8 +267,10 @@ pub fn coverage(conn: &Connection, user: UserId, model: &VectorModel) -> Result<
     let done: i64 = conn
         .prepare_cached(&model.sql(&VECTOR_COUNT))?
         .query_row(params![user], |row| row.get(0))?;
-    let total = super::entries::count(conn, user)?;
-    Ok((done.max(0) as u64, total))
+    let total: i64 = conn
+        .prepare_cached(LIST_COUNT.sql)?
+        .query_row(params![user], |row| row.get(0))?;
+    Ok((done.max(0) as u64, total.max(0) as u64))
 }
 
 /// Makes a building set the active one once it covers every live entry, and drops the

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock;
 use crate::db::archive::{ArchivedEntry, ArchivedMedia};
-use crate::voice::transcribe::Segment;
+use crate::db::audio::Segment;
 
 /// The `format` field that says a JSON file is a MindSage export.
 pub const FORMAT: &str = "mindsage-journal";

@@ -117,7 +117,7 @@ pub struct CarriedRecording {
     pub duration_ms: u64,
     pub language: String,
     pub recorded_at: String,
-    pub segments: Vec<crate::voice::transcribe::Segment>,
+    pub segments: Vec<crate::db::audio::Segment>,
 }
 
 impl Item {

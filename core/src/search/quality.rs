@@ -33,7 +33,7 @@ use crate::db::{self, DEFAULT_USER, vectors};
 const RANKED: usize = 10;
 
 /// The first results that count as found: recall's depth, and as many as Ask gives the
-/// model as sources (`ai::ask::CONTEXT_ENTRIES`).
+/// model as sources (`ai::plan::CONTEXT_ENTRIES`).
 const FIRST: usize = 5;
 
 #[derive(Debug, Clone, serde::Deserialize)]

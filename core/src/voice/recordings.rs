@@ -10,7 +10,6 @@
 //! disk in the clear. [`read`] reads either kind, and [`follow`] moves the waiting ones
 //! from one kind to the other when the journal's encryption changes.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, FixedOffset, NaiveDateTime};
@@ -156,20 +155,8 @@ fn pcm_of_parts(path: &Path, parts: &[Vec<u8>]) -> Result<Vec<i16>, WavError> {
         .collect())
 }
 
-/// Erases a recording of either kind ([`erase`]; for a sealed one also the -journal a
-/// crash may have left beside it). Nothing there is no error.
-pub fn discard(path: &Path) -> std::io::Result<()> {
-    match sealed::is_sealed(path) {
-        true => sealed::erase(path),
-        false => match erase(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            outcome => outcome,
-        },
-    }
-}
-
 /// Brings the recordings waiting in `data_dir` in line with a change of the journal's
-/// key (see [`crate::sealed::follow_in_spool`]): WAV files are sealed as one part per
+/// key (see [`crate::encryption::follow_in_spool`]): WAV files are sealed as one part per
 /// second, sealed ones written back as WAV files, and a new passphrase rekeys them.
 pub(crate) fn follow(data_dir: &Path, from: Option<&JournalKey>, to: Option<&JournalKey>) -> Vec<String> {
     let kind = Spooled {
@@ -211,24 +198,6 @@ pub fn model_path(data_dir: &Path, setting: &str) -> Option<PathBuf> {
     models.into_iter().next()
 }
 
-/// Overwrites a recording with zeros before removing it, so the sound is not left in
-/// free disk space once the journal holds it (or the person cancelled it).
-pub fn erase(path: &Path) -> std::io::Result<()> {
-    let length = std::fs::metadata(path)?.len();
-    {
-        let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
-        let zeros = vec![0_u8; 64 * 1024];
-        let mut left = length;
-        while left > 0 {
-            let n = left.min(zeros.len() as u64) as usize;
-            file.write_all(&zeros[..n])?;
-            left -= n as u64;
-        }
-        file.sync_all()?;
-    }
-    std::fs::remove_file(path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,10 +237,10 @@ mod tests {
         std::fs::write(folder(dir.path()).join("notes.txt"), b"x").unwrap();
         std::fs::write(folder(dir.path()).join(".x.sealed.converting"), b"x").unwrap();
         assert_eq!(waiting(dir.path()), [first.clone(), second.clone()]);
-        erase(&first).unwrap();
+        crate::files::erase(&first).unwrap();
         assert_eq!(waiting(dir.path()), std::slice::from_ref(&second));
-        discard(&second).unwrap();
-        discard(&second).unwrap();
+        wav::discard(&second).unwrap();
+        wav::discard(&second).unwrap();
         assert!(waiting(dir.path()).is_empty());
     }
 

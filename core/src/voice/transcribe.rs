@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
 
 use super::SAMPLE_RATE;
+use crate::db::audio::Segment;
 
 /// Model files whisper.cpp publishes and MindSage can load, as examples for messages.
 pub const MODEL_FILE_NAMES: &str = "ggml-tiny.en.bin, ggml-base.en.bin, ggml-small.en.bin (English) or ggml-tiny.bin, ggml-base.bin, ggml-small.bin (any language)";
@@ -85,14 +86,6 @@ impl Language {
             code => Language::Fixed(code.to_lowercase()),
         }
     }
-}
-
-/// One stretch of speech and its place in the recording.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Segment {
-    pub start_ms: u64,
-    pub end_ms: u64,
-    pub text: String,
 }
 
 /// What a run heard.

@@ -202,12 +202,12 @@ impl RecordingFile {
             reason,
         };
         if let Some(folder) = path.parent() {
-            crate::paths::create_private_dir(folder).map_err(|e| write(e.to_string()))?;
+            crate::files::create_private_dir(folder).map_err(|e| write(e.to_string()))?;
         }
         let sink = match key {
             None => {
                 // The person's voice: readable by them only, as the journal is.
-                let file = crate::paths::create_private_file(path).map_err(|e| write(e.to_string()))?;
+                let file = crate::files::create_private_file(path).map_err(|e| write(e.to_string()))?;
                 Sink::Wav(
                     hound::WavWriter::new(BufWriter::new(file), kept_spec())
                         .map_err(|e| write(e.to_string()))?,
@@ -274,7 +274,7 @@ impl RecordingFile {
     pub fn discard(self) {
         let RecordingFile { path, sink, .. } = self;
         drop(sink);
-        if let Err(error) = super::recordings::discard(&path) {
+        if let Err(error) = discard(&path) {
             tracing::warn!(%error, file = %path.display(), "a cancelled recording could not be erased");
         }
     }
@@ -284,6 +284,18 @@ impl RecordingFile {
             path: self.path.clone(),
             reason,
         }
+    }
+}
+
+/// Erases a recording of either kind ([`crate::files::erase`]; for a sealed one also the -journal a
+/// crash may have left beside it). Nothing there is no error.
+pub fn discard(path: &Path) -> std::io::Result<()> {
+    match crate::sealed::is_sealed(path) {
+        true => crate::files::erase_with_companions(path),
+        false => match crate::files::erase(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            outcome => outcome,
+        },
     }
 }
 

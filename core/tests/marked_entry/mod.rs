@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use mindsage_core::ai::client::CallStats;
 use mindsage_core::ai::enrich::{self, Enriched, Enrichment};
+use mindsage_core::db::audio::Segment;
 use mindsage_core::db::audio::{self, NewRecording};
 use mindsage_core::db::entries::{self, EntryEdit, NewEntry};
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, backup, gallery, history, vectors};
-use mindsage_core::voice::{transcribe::Segment, wav};
+use mindsage_core::voice::wav;
 use rand::Rng;
 use rusqlite::Connection;
 

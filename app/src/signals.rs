@@ -1,0 +1,24 @@
+//! Stop signals: SIGINT, SIGTERM or SIGHUP (Ctrl+C in the terminal that started the
+//! app, a shutdown). The window then saves and closes as on a close request; the
+//! unlock screen, with nothing to save, just closes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by the handler [`install`] sets.
+static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// Catches the stop signals from now on, waking the window (`ctx`) when one comes.
+pub fn install(ctx: egui::Context) {
+    let handler = ctrlc::set_handler(move || {
+        STOP_SIGNALLED.store(true, Ordering::SeqCst);
+        ctx.request_repaint();
+    });
+    if let Err(error) = handler {
+        tracing::warn!(%error, "no signal handler: Ctrl+C ends the app without saving first");
+    }
+}
+
+/// Whether a stop signal came.
+pub fn stop_signalled() -> bool {
+    STOP_SIGNALLED.load(Ordering::SeqCst)
+}

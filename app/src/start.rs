@@ -1,0 +1,100 @@
+//! Starting the window: the command line's asks become the first [`Startup`], a
+//! passphrase file unlocks the journal before the window opens, the stop signals are
+//! caught, and the [`Shell`] runs until the window closes; then the app's threads are
+//! given [`CLOSE_PATIENCE`](crate::app::CLOSE_PATIENCE) to finish before the process
+//! ends.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use mindsage_core::db::cipher;
+
+use crate::app::Startup;
+use crate::cli::{self, Args};
+use crate::launch_report::LaunchReport;
+use crate::shell::Shell;
+use crate::signals;
+use crate::views::View;
+
+/// Opens the window on the journal the command line names, and returns once it closed
+/// and the app's threads have finished.
+pub fn run(args: &Args) -> Result<()> {
+    let path = cli::database_path(args)?;
+    let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    let mut startup = Startup::on_view(data_dir.clone(), args.view.unwrap_or_default());
+    startup.demo = args.demo;
+    startup.entry = args.entry;
+    startup.profiler = args.profiler;
+    startup.import = args.import.clone();
+    startup.offer_encryption = !args.demo && matches!(cipher::file_kind(&path), Ok(cipher::FileKind::New));
+    let mut options = cli::storage_options(args);
+    // A passphrase file given to the window (`--passphrase-file`, or the environment)
+    // unlocks it at start, before the window opens; otherwise the unlock screen asks.
+    if let Some(file) = args
+        .passphrase_file
+        .as_deref()
+        .filter(|_| cipher::is_encrypted(&path))
+    {
+        let passphrase = cipher::Passphrase::from_file(file)?;
+        options.key = Some(cipher::unlock(&path, &passphrase)?);
+    }
+    if args.mmap_size.is_none() {
+        options.mmap_size = startup.settings.mmap_size;
+    }
+    let exit_after = args.exit_after;
+    let report = args.report_startup.then_some(args.exercise_views.unwrap_or(0));
+    let native = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("MindSage")
+            .with_inner_size([1100.0, 720.0])
+            .with_min_inner_size([640.0, 420.0])
+            .with_icon(app_icon()),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "MindSage",
+        native,
+        Box::new(move |cc| {
+            if let Some(seconds) = exit_after {
+                close_after(cc.egui_ctx.clone(), seconds);
+            }
+            signals::install(cc.egui_ctx.clone());
+            // The command line's asks go with the first opening; an unlock after a lock
+            // opens the journal screen.
+            let mut first = Some(startup);
+            let starts = Box::new(move || {
+                first
+                    .take()
+                    .unwrap_or_else(|| Startup::on_view(data_dir.clone(), View::Journal))
+            });
+            let mut shell = Shell::new(&cc.egui_ctx, path, options, starts);
+            if let (Some(exercise_views), Some(app)) = (report, shell.app_mut()) {
+                let renderer = cc
+                    .gl
+                    .as_deref()
+                    .map_or_else(String::new, crate::launch_report::renderer_of);
+                app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
+            }
+            Ok(Box::new(shell))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))?;
+    crate::threads::finish(crate::app::CLOSE_PATIENCE);
+    Ok(())
+}
+
+/// Sends the window a close request after `seconds` (`--exit-after`), from a thread of
+/// its own so the UI thread never waits; the app then closes as on its close button.
+fn close_after(ctx: egui::Context, seconds: f64) {
+    let wait = std::time::Duration::try_from_secs_f64(seconds).unwrap_or_default();
+    std::thread::spawn(move || {
+        std::thread::sleep(wait);
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        ctx.request_repaint();
+    });
+}
+
+/// The window and taskbar icon, compiled in so the app needs no files beside it.
+fn app_icon() -> egui::IconData {
+    eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")).unwrap_or_default()
+}
