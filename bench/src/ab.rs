@@ -27,12 +27,11 @@ use std::time::Instant;
 
 use anyhow::{Context, bail, ensure};
 use mindsage_core::timing::Summary;
-use serde::{Deserialize, Serialize};
 
 use crate::cli::RunOptions;
 use crate::machine::Machine;
 use crate::noise::{self, Threshold};
-use crate::run::{Measure, Run, RunKind, Scenario, Settings};
+use crate::run::{AbResult, Call, Judged, Measure, Run, RunKind, Scenario, Settings, Side};
 
 /// The rank test's level per stat. A stage judges a few dozen stats, so an A/A run
 /// calls a change by chance in a minority of runs; the level is a trade between that
@@ -41,74 +40,6 @@ pub const ALPHA: f64 = 0.005;
 
 /// Fewest repeats a side at which the rank test can reach [`ALPHA`].
 pub const MIN_REPEATS: usize = 6;
-
-/// One side of an A/B run: what was run, and the commit the child runs reported.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Side {
-    pub binary: String,
-    /// `KEY=VALUE` settings the side's children ran with.
-    pub env: Vec<String>,
-    pub commit: Option<String>,
-    pub git_dirty: bool,
-}
-
-/// What the A/B run decided about one stat of one scenario.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Call {
-    Worse,
-    Better,
-    NoChange,
-}
-
-/// One stat of one scenario, every repeat of both sides.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Judged {
-    pub stage: String,
-    pub size: Option<usize>,
-    pub scenario: String,
-    pub stat: String,
-    pub unit: String,
-    /// The stat in each repeat, in the order measured.
-    pub base: Vec<f64>,
-    pub head: Vec<f64>,
-    /// (median head − median base) / median base.
-    pub change: f64,
-    /// Exact two-sided Mann–Whitney p-value of the two sets of repeats.
-    pub p_value: f64,
-    pub call: Call,
-}
-
-impl Judged {
-    pub fn title(&self) -> String {
-        match self.size {
-            Some(size) => format!("{} @ {size}", self.scenario),
-            None => self.scenario.clone(),
-        }
-    }
-}
-
-/// The `ab` field of a run of kind `ab`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbResult {
-    pub base: Side,
-    pub head: Side,
-    pub repeats: usize,
-    /// How the children were ordered, in words, for whoever reads the file.
-    pub order: String,
-    pub judged: Vec<Judged>,
-    /// The chance that the rank test calls a stat that did not change ([`chance_level`]
-    /// at these repeats): an A/A run of `judged.len()` stats calls about that many times
-    /// this by chance alone. 0 in runs stored before it was recorded.
-    #[serde(default)]
-    pub chance_level: f64,
-}
-
-impl AbResult {
-    pub fn calls(&self, call: Call) -> impl Iterator<Item = &Judged> {
-        self.judged.iter().filter(move |j| j.call == call)
-    }
-}
 
 /// The sides and settings of an `ab` invocation.
 pub struct AbPlan {

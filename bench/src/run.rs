@@ -18,7 +18,7 @@
 //! * `questions`: the retrieval stage's per-question ranks ([`QuestionRanks`]; absent
 //!   in runs without that stage)
 //! * `ab`: for runs of kind `ab`, both sides, every repeat's figures and the calls
-//!   ([`crate::ab::AbResult`]); absent otherwise
+//!   ([`AbResult`]); absent otherwise
 //! * `scenarios`: one per measurement ([`Scenario`]): stage, size (entries, null when
 //!   size-independent), name, a `measure` that is either `timing` (a [`Summary`] in ms,
 //!   samples requested, whether the budget cut it short) or `value` (bytes or a count),
@@ -43,9 +43,9 @@ use mindsage_core::db::EffectivePragmas;
 use mindsage_core::timing::Summary;
 use serde::{Deserialize, Serialize};
 
-use crate::busy::{Load, Retry};
+use crate::busy::Load;
 use crate::machine::{Build, Machine};
-use crate::stats::{Payload, Sampling};
+use crate::stats::{Payload, Ran, Sampling};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -98,7 +98,7 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<QuestionRanks>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ab: Option<crate::ab::AbResult>,
+    pub ab: Option<AbResult>,
     /// Each stage's wall time, in the order run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stage_times: Vec<StageTime>,
@@ -256,36 +256,6 @@ pub struct Scenario {
     /// How long it took and what it was measured under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ran: Option<Ran>,
-}
-
-/// How long a scenario took and how busy the machine was while it was measured.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Ran {
-    /// Seconds of the run it accounts for: from the stage's previous scenario (or the
-    /// stage's start) until it was recorded, its preparation and any second
-    /// measurement included.
-    pub wall_s: f64,
-    /// Whether its figure depends on how fast the machine ran: timings, and the rates
-    /// and ratios made of them. Only these are flagged on a busy machine; a recall or a
-    /// byte count is the same however busy it was.
-    pub timed: bool,
-    /// What the measurement kept ran under; `None` until the recorder reads it.
-    pub load: Option<Load>,
-    /// Set when it was measured twice because the first measurement was busy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<Retry>,
-}
-
-impl Ran {
-    /// A measurement's load, to be completed by the recorder.
-    pub fn measured(load: Load, retry: Option<Retry>) -> Ran {
-        Ran {
-            wall_s: 0.0,
-            timed: false,
-            load: Some(load),
-            retry,
-        }
-    }
 }
 
 impl Scenario {
@@ -467,6 +437,74 @@ pub fn format_value(value: f64, unit: &str) -> String {
     }
 }
 
+/// One side of an A/B run ([`crate::ab`]): what was run, and the commit the child runs reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    pub binary: String,
+    /// `KEY=VALUE` settings the side's children ran with.
+    pub env: Vec<String>,
+    pub commit: Option<String>,
+    pub git_dirty: bool,
+}
+
+/// What the A/B run decided about one stat of one scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Call {
+    Worse,
+    Better,
+    NoChange,
+}
+
+/// One stat of one scenario, every repeat of both sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Judged {
+    pub stage: String,
+    pub size: Option<usize>,
+    pub scenario: String,
+    pub stat: String,
+    pub unit: String,
+    /// The stat in each repeat, in the order measured.
+    pub base: Vec<f64>,
+    pub head: Vec<f64>,
+    /// (median head − median base) / median base.
+    pub change: f64,
+    /// Exact two-sided Mann–Whitney p-value of the two sets of repeats.
+    pub p_value: f64,
+    pub call: Call,
+}
+
+impl Judged {
+    pub fn title(&self) -> String {
+        match self.size {
+            Some(size) => format!("{} @ {size}", self.scenario),
+            None => self.scenario.clone(),
+        }
+    }
+}
+
+/// The `ab` field of a run of kind `ab`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbResult {
+    pub base: Side,
+    pub head: Side,
+    pub repeats: usize,
+    /// How the children were ordered, in words, for whoever reads the file.
+    pub order: String,
+    pub judged: Vec<Judged>,
+    /// The chance that the rank test calls a stat that did not change ([`crate::ab::chance_level`]
+    /// at these repeats): an A/A run of `judged.len()` stats calls about that many times
+    /// this by chance alone. 0 in runs stored before it was recorded.
+    #[serde(default)]
+    pub chance_level: f64,
+}
+
+impl AbResult {
+    pub fn calls(&self, call: Call) -> impl Iterator<Item = &Judged> {
+        self.judged.iter().filter(move |j| j.call == call)
+    }
+}
+
 impl Run {
     pub fn scenario(&self, stage: &str, size: Option<usize>, name: &str) -> Option<&Scenario> {
         self.scenarios
@@ -585,6 +623,7 @@ impl Run {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::busy::Retry;
 
     /// The committed fixture: a small run with a timing, a value, a failed scenario and
     /// a flagged payload.

@@ -19,7 +19,6 @@ use mindsage_core::timing::Summary;
 use serde::{Deserialize, Serialize};
 
 use crate::busy::{self, Load, Retry};
-use crate::run::Ran;
 
 /// How a scenario is sampled.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -220,6 +219,36 @@ fn sample<T>(
         },
         retry: None,
     })
+}
+
+/// How long a scenario took and how busy the machine was while it was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Ran {
+    /// Seconds of the run it accounts for: from the stage's previous scenario (or the
+    /// stage's start) until it was recorded, its preparation and any second
+    /// measurement included.
+    pub wall_s: f64,
+    /// Whether its figure depends on how fast the machine ran: timings, and the rates
+    /// and ratios made of them. Only these are flagged on a busy machine; a recall or a
+    /// byte count is the same however busy it was.
+    pub timed: bool,
+    /// What the measurement kept ran under; `None` until the recorder reads it.
+    pub load: Option<Load>,
+    /// Set when it was measured twice because the first measurement was busy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+}
+
+impl Ran {
+    /// A measurement's load, to be completed by the recorder.
+    pub fn measured(load: Load, retry: Option<Retry>) -> Ran {
+        Ran {
+            wall_s: 0.0,
+            timed: false,
+            load: Some(load),
+            retry,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -35,10 +35,9 @@ use mindsage::backend::Backend;
 use mindsage::views::View;
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, StorageOptions};
-use mindsage_core::timing::Summary;
 
+use super::window::{bytes, timing};
 use super::{Recorder, Stage, StageContext};
-use crate::run::{Measure, Scenario, Unit};
 
 /// The window's default size.
 const WINDOW: [f32; 2] = [1100.0, 720.0];
@@ -382,44 +381,4 @@ pub fn rss_after_view_switches(path: &Path) -> anyhow::Result<u64> {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn scenario(size: usize, name: &str, measure: Measure, note: &str) -> Scenario {
-    Scenario::new("app", Some(size), name, measure, Some(note.to_owned()))
-}
-
-pub(super) fn timing(
-    size: usize,
-    name: &str,
-    samples: anyhow::Result<Vec<f64>>,
-    requested: usize,
-    note: &str,
-) -> Scenario {
-    let measure = match samples.map(|s| Summary::from_ms(&s)) {
-        Ok(Some(stats)) => Measure::Timing {
-            stats,
-            requested,
-            budget_exhausted: false,
-        },
-        Ok(None) => Measure::Failed {
-            error: "no samples".to_owned(),
-        },
-        Err(e) => Measure::Failed {
-            error: format!("{e:#}"),
-        },
-    };
-    scenario(size, name, measure, note)
-}
-
-pub(super) fn bytes(size: usize, name: &str, bytes: anyhow::Result<u64>, note: &str) -> Scenario {
-    let measure = match bytes {
-        Ok(bytes) => Measure::Value {
-            value: bytes as f64,
-            unit: Unit::Bytes,
-        },
-        Err(e) => Measure::Failed {
-            error: format!("{e:#}"),
-        },
-    };
-    scenario(size, name, measure, note)
 }

@@ -30,7 +30,8 @@ use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
 use super::{Recorder, Stage, StageContext};
 use crate::busy::{self, Load};
-use crate::run::{Dataset, Measure, Ran, Scenario, Unit};
+use crate::run::{Dataset, Measure, Scenario, Unit};
+use crate::stats::Ran;
 
 /// Entries in the journal backfilled.
 const ENTRIES: usize = 5_000;

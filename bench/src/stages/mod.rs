@@ -27,9 +27,9 @@ use mindsage_core::db::EffectivePragmas;
 use crate::busy::{self, Load, Probe};
 use crate::machine::{Build, Machine};
 use crate::run::{
-    Dataset, Measure, Model, QuestionRanks, Ran, Run, RunKind, SCHEMA_VERSION, Scenario, Settings, StageTime,
+    Dataset, Measure, Model, QuestionRanks, Run, RunKind, SCHEMA_VERSION, Scenario, Settings, StageTime,
 };
-use crate::stats::Sampling;
+use crate::stats::{Ran, Sampling};
 
 /// What a stage is asked to measure.
 pub struct StageContext {

@@ -34,9 +34,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use mindsage::launch_report::{StartupLine, ViewsLine, VirtualDisplay};
+use mindsage_core::timing::Summary;
 
 use super::Recorder;
-use crate::run::Scenario;
+use crate::run::{Measure, Scenario, Unit};
 
 /// Cold launches (each after dropping the page cache) and warm launches per size.
 const COLD_LAUNCHES: usize = 5;
@@ -102,7 +103,7 @@ pub(super) fn record(
             Err(e) => {
                 for name in NAMES {
                     let error = anyhow::anyhow!("{e:#}");
-                    out.push(super::app::timing(size, name, Err(error), 0, "real window"));
+                    out.push(timing(size, name, Err(error), 0, "real window"));
                 }
             }
         }
@@ -172,10 +173,7 @@ impl Window {
         };
         let series = |launches: &[Launch], name: &str, pick: fn(&Launch) -> f64, cache: &str| {
             let samples = launches.iter().map(pick).collect();
-            with_params(
-                super::app::timing(size, name, Ok(samples), launches.len(), &note),
-                cache,
-            )
+            with_params(timing(size, name, Ok(samples), launches.len(), &note), cache)
         };
         let rss_note = format!(
             "real window: resident memory of the mindsage process after {VIEW_SWITCHES} view switches \
@@ -186,10 +184,7 @@ impl Window {
             series(&cold, NAMES[1], Launch::first_frame_ms, cache),
             series(&warm, NAMES[2], Launch::first_rows_ms, "warm"),
             series(&warm, NAMES[3], Launch::first_frame_ms, "warm"),
-            with_params(
-                super::app::bytes(size, NAMES[4], Ok(views.rss_bytes), &rss_note),
-                "warm",
-            ),
+            with_params(bytes(size, NAMES[4], Ok(views.rss_bytes), &rss_note), "warm"),
         ])
     }
 
@@ -272,4 +267,45 @@ fn read_back(mut file: &std::fs::File) -> String {
 fn drop_page_cache(journal: &Path) -> bool {
     let synced = std::fs::File::open(journal).and_then(|f| f.sync_all()).is_ok();
     synced && std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
+}
+
+/// A scenario of the `app` stage (this module's and `app.rs`'s).
+fn scenario(size: usize, name: &str, measure: Measure, note: &str) -> Scenario {
+    Scenario::new("app", Some(size), name, measure, Some(note.to_owned()))
+}
+
+pub(super) fn timing(
+    size: usize,
+    name: &str,
+    samples: anyhow::Result<Vec<f64>>,
+    requested: usize,
+    note: &str,
+) -> Scenario {
+    let measure = match samples.map(|s| Summary::from_ms(&s)) {
+        Ok(Some(stats)) => Measure::Timing {
+            stats,
+            requested,
+            budget_exhausted: false,
+        },
+        Ok(None) => Measure::Failed {
+            error: "no samples".to_owned(),
+        },
+        Err(e) => Measure::Failed {
+            error: format!("{e:#}"),
+        },
+    };
+    scenario(size, name, measure, note)
+}
+
+pub(super) fn bytes(size: usize, name: &str, bytes: anyhow::Result<u64>, note: &str) -> Scenario {
+    let measure = match bytes {
+        Ok(bytes) => Measure::Value {
+            value: bytes as f64,
+            unit: Unit::Bytes,
+        },
+        Err(e) => Measure::Failed {
+            error: format!("{e:#}"),
+        },
+    };
+    scenario(size, name, measure, note)
 }
