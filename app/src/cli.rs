@@ -23,7 +23,7 @@ use mindsage_core::encryption::{self, Change, Followed, Remember};
 use mindsage_core::export;
 use mindsage_core::keystore;
 use mindsage_core::paths;
-use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
+use mindsage_core::search::snippet;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchMode, Searcher};
 use mindsage_core::voice;
 
@@ -1081,8 +1081,10 @@ fn search(
                 "date": hit.created_at,
                 "utc_offset": hit.utc_offset,
                 "title": hit.title,
-                "snippet": hit.snippet.replace([HIGHLIGHT_START, HIGHLIGHT_END], ""),
-                "matched": highlighted_words(&hit.snippet),
+                "snippet": snippet::parts(&hit.snippet).map(|(part, _)| part).collect::<String>(),
+                "matched": snippet::parts(&hit.snippet)
+                    .filter_map(|(part, matched)| matched.then_some(part))
+                    .collect::<Vec<_>>(),
                 "score": hit.score,
             })
         })
@@ -1103,7 +1105,12 @@ fn search(
         }
         for hit in &outcome.hits {
             let title = crate::views::entry_title(&hit.title, "");
-            let snippet = hit.snippet.replace([HIGHLIGHT_START, HIGHLIGHT_END], "*");
+            let snippet: String = snippet::parts(&hit.snippet)
+                .map(|(part, matched)| match matched {
+                    true => format!("*{part}*"),
+                    false => part.to_owned(),
+                })
+                .collect();
             lines.push(format!(
                 "{:>6}  {}  {title}\n        {snippet}",
                 hit.entry_id,
@@ -1112,15 +1119,6 @@ fn search(
         }
         lines.join("\n")
     })
-}
-
-/// The words a snippet highlights, in order.
-fn highlighted_words(snippet: &str) -> Vec<&str> {
-    snippet
-        .split(HIGHLIGHT_START)
-        .skip(1)
-        .filter_map(|marked| marked.split_once(HIGHLIGHT_END).map(|(word, _)| word))
-        .collect()
 }
 
 /// The AI settings for the journal in `args`: its settings file over the environment.

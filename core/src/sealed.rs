@@ -243,15 +243,8 @@ fn free_name(file: &Path, extension: &str) -> PathBuf {
 /// is refused when the file's salt is not its salt, or when its first page does not
 /// decrypt. Reads nothing else and writes nothing until asked.
 fn connect(path: &Path, key: &JournalKey) -> Result<Connection> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|source| DbError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    cipher::key_connection(&conn, path, Some(key)).map_err(|e| match e {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = cipher::connect(path, flags, Some(key)).map_err(|e| match e {
         DbError::NotAJournal { detail, .. } => not_sealed(path, &detail),
         DbError::NotEncrypted { .. } => not_sealed(path, "it is a plain SQLite database"),
         other => other,

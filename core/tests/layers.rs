@@ -418,7 +418,10 @@ fn no_modules_beside_each_other_import_each_other_in_a_circle() {
     let mut found = Vec::new();
     for name in ["core", "app", "bench"] {
         for (folder, cycle, why) in cycles(&edges_beside(&graph(&crate_src(name)))) {
-            found.push(format!("{name} {folder:?}: {cycle:?}\n    {}", why.join("\n    ")));
+            found.push(format!(
+                "{name} {folder:?}: {cycle:?}\n    {}",
+                why.join("\n    ")
+            ));
         }
     }
     assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));

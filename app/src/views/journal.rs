@@ -11,7 +11,7 @@ use egui::{RichText, ScrollArea};
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
 use mindsage_core::drafts::Drafts;
-use mindsage_core::search::keyword::{HIGHLIGHT_END, HIGHLIGHT_START};
+use mindsage_core::search::snippet;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOutcome};
 
 use super::dialog;
@@ -726,13 +726,8 @@ fn highlighted(ui: &egui::Ui, snippet: &str) -> egui::text::LayoutJob {
         ..plain.clone()
     };
     let mut job = egui::text::LayoutJob::default();
-    for (index, part) in snippet.split([HIGHLIGHT_START, HIGHLIGHT_END]).enumerate() {
-        // Parts alternate: outside a mark, inside, outside, …
-        let format = if index % 2 == 1 {
-            marked.clone()
-        } else {
-            plain.clone()
-        };
+    for (part, matched) in snippet::parts(snippet) {
+        let format = if matched { marked.clone() } else { plain.clone() };
         job.append(part, 0.0, format);
     }
     job.wrap.max_width = ui.available_width();

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::backup::StepResult;
-use rusqlite::{Connection, MAIN_DB};
+use rusqlite::{Connection, MAIN_DB, OpenFlags};
 
 use super::cipher::JournalKey;
 use super::{DEFAULT_USER, DbError, Result, StorageOptions, cipher, entries};
@@ -85,8 +85,7 @@ fn copy_to(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<(
         path: dest.to_path_buf(),
         source,
     };
-    let mut copy = Connection::open(dest).map_err(open_err)?;
-    cipher::key_connection(&copy, dest, key)?;
+    let mut copy = cipher::connect(dest, OpenFlags::default(), key)?;
     let steps =
         rusqlite::backup::Backup::new_with_names(conn, MAIN_DB, &mut copy, MAIN_DB).map_err(open_err)?;
     // Between steps, a look whether the process is ending.
@@ -104,11 +103,7 @@ fn copy_to(conn: &Connection, dest: &Path, key: Option<&JournalKey>) -> Result<(
 /// Makes a copy one file with no -wal beside it (the copied header asks for WAL, and
 /// every later open would leave -wal and -shm files next to the backup).
 pub(crate) fn self_contained(path: &Path, key: Option<&JournalKey>) -> Result<()> {
-    let conn = Connection::open(path).map_err(|source| DbError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    cipher::key_connection(&conn, path, key)?;
+    let conn = cipher::connect(path, OpenFlags::default(), key)?;
     let _mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |row| row.get(0))?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::OpenFlags;
 
 use super::{Checkpoint, Result};
 
@@ -35,16 +35,9 @@ impl Checkpointer {
         wait: Duration,
         key: Option<&super::cipher::JournalKey>,
     ) -> Result<Checkpointer> {
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|source| super::DbError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
         // An encrypted journal's pages are read and written with its key.
-        super::cipher::key_connection(&conn, path, key)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = super::cipher::connect(path, flags, key)?;
         let (nudges, commits) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("mindsage-checkpointer".into())

@@ -248,9 +248,22 @@ pub fn unlock(path: &Path, passphrase: &Passphrase) -> Result<JournalKey> {
     Ok(key)
 }
 
-/// Checks the file against the key a connection is about to be given, and gives it:
-/// called by [`super::open`] before anything else runs on the connection.
-pub(crate) fn key_connection(conn: &Connection, path: &Path, key: Option<&JournalKey>) -> Result<()> {
+/// A connection to the file at `path`, opened with `flags` and given `key` once the file
+/// is checked against it ([`key_connection`]): the one way storage connects to a
+/// journal, a backup, a conversion's copy or a sealed file, so none is ever read
+/// without its key or with a key it does not have.
+pub(crate) fn connect(path: &Path, flags: OpenFlags, key: Option<&JournalKey>) -> Result<Connection> {
+    let conn = Connection::open_with_flags(path, flags).map_err(|source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    key_connection(&conn, path, key)?;
+    Ok(conn)
+}
+
+/// Checks the file against the key a connection is about to be given, and gives it,
+/// before anything else runs on the connection.
+fn key_connection(conn: &Connection, path: &Path, key: Option<&JournalKey>) -> Result<()> {
     // The file SQLite is about to open, not one a killed conversion left beside it.
     let kind = kind_of_file(path).map_err(|e| io_error(path, e))?;
     match (kind, key) {
@@ -313,16 +326,11 @@ fn read_schema(conn: &Connection, path: &Path, keyed: bool) -> Result<()> {
 
 /// A journal (or a backup) opened to read, never to write, with its key if it has one.
 pub(crate) fn open_read_only(path: &Path, key: Option<&JournalKey>) -> Result<Connection> {
-    let conn = Connection::open_with_flags(
+    connect(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        key,
     )
-    .map_err(|source| DbError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    key_connection(&conn, path, key)?;
-    Ok(conn)
 }
 
 /// Encrypts the plain journal at `path` with `passphrase`; returns the key it opens

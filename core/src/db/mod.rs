@@ -22,8 +22,8 @@ pub mod history;
 pub mod imports;
 pub mod jobs;
 pub mod migrate;
-pub mod plan;
 pub mod queries;
+pub mod query_plan;
 pub mod stats;
 pub mod vec_extension;
 pub mod vectors;
@@ -197,15 +197,14 @@ pub fn open(path: &Path, options: &StorageOptions) -> Result<Connection> {
     // and names the file.
     let _ = crate::files::reserve_private_file(path);
     cipher::finish_swap(path);
-    let mut conn = Connection::open_with_flags(
+    let mut conn = cipher::connect(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI,
-    )
-    .map_err(open_err)?;
-    cipher::key_connection(&conn, path, options.key.as_ref())?;
+        options.key.as_ref(),
+    )?;
     // Waits out another connection's lock from the first read on (it changes nothing in
     // the file).
     conn.busy_timeout(options.busy_timeout).map_err(open_err)?;

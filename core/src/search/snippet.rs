@@ -21,6 +21,18 @@ use crate::db::entries::preview_of;
 use crate::db::queries::SEARCH_HIT_TEXT;
 use crate::db::{EntryId, Result, UserId};
 
+/// A snippet as the parts its marks divide it into, in order, each with whether it is a
+/// matched word: how every screen and command reads a snippet, whatever it does with
+/// the marks.
+pub fn parts(snippet: &str) -> impl Iterator<Item = (&str, bool)> {
+    // Parts alternate: outside a mark, inside, outside, …
+    snippet
+        .split([HIGHLIGHT_START, HIGHLIGHT_END])
+        .enumerate()
+        .filter(|(_, part)| !part.is_empty())
+        .map(|(index, part)| (part, index % 2 == 1))
+}
+
 /// Words shown around the best match, as FTS5's snippet showed.
 const WINDOW_WORDS: usize = 16;
 
@@ -210,6 +222,18 @@ impl Matcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snippet_reads_as_its_parts_with_the_matched_words_marked() {
+        let snippet =
+            format!("the {HIGHLIGHT_START}knee{HIGHLIGHT_END} and {HIGHLIGHT_START}sleep{HIGHLIGHT_END}");
+        let read: Vec<_> = parts(&snippet).collect();
+        assert_eq!(
+            read,
+            [("the ", false), ("knee", true), (" and ", false), ("sleep", true)]
+        );
+        assert_eq!(parts("no match").collect::<Vec<_>>(), [("no match", false)]);
+    }
     use crate::search::keyword::LastWord;
 
     fn matcher(text: &str, last: LastWord) -> Matcher {
