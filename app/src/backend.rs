@@ -1,4 +1,4 @@
-//! The UI's end of its threads: starts the reader ([`crate::worker`]), the AI thread
+//! The UI's end of its threads: starts the reader ([`crate::reader`]), the AI thread
 //! ([`crate::assistant`]) and the transcriber ([`crate::transcriber`]), carries requests
 //! to them, and hands back their answers.
 //!
@@ -146,7 +146,7 @@ impl Start {
         };
         let start = self.clone();
         crate::threads::spawn("reader", move || {
-            crate::worker::serve(
+            crate::reader::serve(
                 start.path,
                 start.options,
                 start.ai,

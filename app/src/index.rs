@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use mindsage_core::ai::jobs::{self, Activity, JobRunner, QueueStatus};
+use mindsage_core::ai::runner::{self, Activity, JobRunner, QueueStatus};
 use mindsage_core::ai::{AiSettings, OllamaClient};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
@@ -34,7 +34,7 @@ pub fn run(
     json: bool,
 ) -> Result<()> {
     let writer = Arc::new(Writer::spawn(path, options)?);
-    let queued = jobs::backfill(&writer, DEFAULT_USER, &settings.embed_model)?;
+    let queued = runner::backfill(&writer, DEFAULT_USER, &settings.embed_model)?;
     if wait {
         work(path, options, settings, Arc::clone(&writer), json)?;
     }

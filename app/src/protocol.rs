@@ -1,6 +1,6 @@
 //! The messages between the window and its threads, and the channel answers come back on.
 //!
-//! The UI thread sends a [`Request`] to the reader ([`crate::worker`]) or an [`AiRequest`]
+//! The UI thread sends a [`Request`] to the reader ([`crate::reader`]) or an [`AiRequest`]
 //! to the AI thread ([`crate::assistant`]) and carries on drawing; every answer is a
 //! [`Response`] on one channel, drained once per frame by [`crate::app`], which hands it
 //! to the view that asked. [`crate::backend`] starts the threads and owns the channels.
@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
 use mindsage_core::ai::ask::{AskAnswer, AskEvent};
-use mindsage_core::ai::jobs::QueueStatus;
+use mindsage_core::ai::runner::QueueStatus;
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::chats::{ChatMessage, ChatSummary};
 use mindsage_core::db::entries::{

@@ -4,7 +4,7 @@
 
 use egui::RichText;
 
-use mindsage_core::ai::jobs::{Activity, QueueStatus};
+use mindsage_core::ai::runner::{Activity, QueueStatus};
 
 use crate::protocol::Request;
 use crate::views::Action;

@@ -18,7 +18,7 @@ use chrono::{Datelike, Local, NaiveDate};
 use rusqlite::Connection;
 
 use mindsage_core::ai::ask::{self, AskAnswer};
-use mindsage_core::ai::jobs::JobRunner;
+use mindsage_core::ai::runner::JobRunner;
 use mindsage_core::ai::{AiSettings, OllamaClient, health};
 use mindsage_core::clock;
 use mindsage_core::db::audio;
@@ -125,7 +125,7 @@ pub(crate) fn serve(
     loop {
         match inbox.recv_timeout(reader.others.until_next_look()) {
             Ok(request) => {
-                puffin::profile_scope!("worker.request");
+                puffin::profile_scope!("reader.request");
                 reader.handle(request);
             }
             Err(RecvTimeoutError::Timeout) => {}

@@ -5,7 +5,7 @@
 mod ai_journals;
 mod ollama_server;
 
-use mindsage_core::ai::jobs;
+use mindsage_core::ai::runner;
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 
@@ -45,7 +45,7 @@ fn an_entry_of_white_space_gets_no_model_work() {
     let journal = journal();
     let client = OllamaClient::new(&server.settings()).unwrap();
     let blank = save(&journal, " ", "   \n\t  ", None);
-    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    let report = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     assert_eq!(
         (report.model_calls, report.embed_calls, report.enriched),
         (0, 0, 0),
@@ -71,7 +71,7 @@ fn one_call_per_entry_writes_everything_and_keeps_what_the_person_chose() {
         Some(3),
     );
 
-    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    let report = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     // The saves queued both kinds: one batch of embeddings, then one call per entry.
     assert_eq!(
         (
@@ -128,7 +128,7 @@ fn output_that_stays_invalid_spends_attempts_then_fails_without_entry_text() {
     let journal = journal();
     let client = OllamaClient::new(&server.settings()).unwrap();
     let id = save(&journal, "", "secret-words broken-mood", None);
-    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    let report = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     assert_eq!(
         (report.embedded, report.enriched, report.failed_attempts),
         (1, 0, 1)
@@ -146,8 +146,8 @@ fn output_that_stays_invalid_spends_attempts_then_fails_without_entry_text() {
         error.contains("outside 1–10") && !error.contains("secret"),
         "{error}"
     );
-    for _ in 1..jobs::MAX_JOB_ATTEMPTS {
-        jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    for _ in 1..runner::MAX_JOB_ATTEMPTS {
+        runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     }
     assert_eq!(jobs_left(&journal), (0, 1), "failed for good");
 }
@@ -165,7 +165,7 @@ fn the_real_model_enriches_an_entry_in_one_call() {
         "Went running by the river this morning. My knee hurt a bit but I felt proud to finish 10 km.",
         None,
     );
-    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    let report = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     assert_eq!((report.embedded, report.enriched), (1, 1), "{report:?}");
     assert!(report.model_calls <= 3);
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
@@ -183,7 +183,7 @@ fn jobs_wait_while_ollama_is_down_and_resume_when_it_is_back() {
         ..AiSettings::default()
     };
     let id = save(&journal, "", "A lighthouse-walk in the rain.", None);
-    let err = jobs::run_pending(
+    let err = runner::run_pending(
         &OllamaClient::new(&down).unwrap(),
         &journal.reader,
         &journal.writer,
@@ -195,7 +195,7 @@ fn jobs_wait_while_ollama_is_down_and_resume_when_it_is_back() {
     // The runner thread notices the server coming back on its own.
     let server = ollama_server::LocalOllama::start();
     server.script(SCRIPT);
-    let runner = jobs::JobRunner::spawn(
+    let runner = runner::JobRunner::spawn(
         OllamaClient::new(&server.settings()).unwrap(),
         journal.path.clone(),
         StorageOptions::default(),
@@ -265,7 +265,7 @@ fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
         let (client, path, writer) = (client.clone(), journal.path.clone(), journal.writer.clone());
         std::thread::spawn(move || {
             let reader = db::open(&path, &StorageOptions::default()).unwrap();
-            jobs::run_pending(&client, &reader, &writer).unwrap()
+            runner::run_pending(&client, &reader, &writer).unwrap()
         })
     };
     // Once the embedding is stored, the enrichment call is at the model: edit now.
@@ -294,7 +294,7 @@ fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
     );
 
     // The edit queued its own work, which the next pass does.
-    let second = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    let second = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     assert_eq!(second.enriched, 1, "{second:?}");
     server.clear_faults();
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
@@ -346,10 +346,10 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
         .unwrap();
     assert_eq!(jobs_left(&journal), (0, 0));
     let settings = server.settings();
-    let queued = jobs::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap();
+    let queued = runner::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap();
     assert_eq!(queued, 80, "an embedding and an enrichment each");
     assert_eq!(
-        jobs::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
+        runner::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
         0
     );
 
@@ -359,18 +359,18 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
         .call(|conn| Ok(conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?))
         .unwrap();
     let client = OllamaClient::new(&settings).unwrap();
-    let report = jobs::run_pending(&client, &journal.reader, &journal.writer).unwrap();
+    let report = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     assert_eq!(report.embedded, 40);
     assert_eq!(
         report.embed_calls,
-        40_u32.div_ceil(jobs::EMBED_BATCH as u32),
+        40_u32.div_ceil(runner::EMBED_BATCH as u32),
         "{report:?}"
     );
     // Every entry has its vector now; only the enrichments the test removed are missing
     // (a job that failed for good stays in the queue as failed, so it is not retried by
     // every start).
     assert_eq!(
-        jobs::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
+        runner::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
         40,
         "enrichment that was never done is queued again"
     );
@@ -381,13 +381,13 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
         embed_model: "all-minilm:l6-v2".into(),
         ..settings.clone()
     };
-    let queued = jobs::backfill(&journal.writer, DEFAULT_USER, &other.embed_model).unwrap();
+    let queued = runner::backfill(&journal.writer, DEFAULT_USER, &other.embed_model).unwrap();
     assert_eq!(queued, 40, "re-index on model change");
     journal
         .writer
         .call(|conn| Ok(conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?))
         .unwrap();
-    jobs::run_pending(
+    runner::run_pending(
         &OllamaClient::new(&other).unwrap(),
         &journal.reader,
         &journal.writer,

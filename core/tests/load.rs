@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use common::TempJournal;
 use mindsage_core::ai::OllamaClient;
-use mindsage_core::ai::jobs::JobRunner;
+use mindsage_core::ai::runner::JobRunner;
 use mindsage_core::db::entries::{self, ListFilter, NewEntry};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use ai_journals::{Journal, ask_as_the_window, asked_journal, journal, resets, shown};
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::jobs::{self, Activity};
+use mindsage_core::ai::runner::{self, Activity};
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient, enrich};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
 use ollama_server::LocalOllama;
@@ -614,7 +614,7 @@ fn assert_enriched_once(journal: &Journal, id: i64, before: &Written, name: &str
 }
 
 /// Runs one job fault: the entry saved, its embedding and enrichment worked by
-/// `jobs::run_pending` under the fault, the job's state and the entry checked; then the
+/// `runner::run_pending` under the fault, the job's state and the entry checked; then the
 /// fault cleared and the queue worked again. Returns what happened, for the summary.
 fn job_fault(server: &LocalOllama, fault: &JobFault) -> String {
     let name = fault.name;
@@ -626,7 +626,7 @@ fn job_fault(server: &LocalOllama, fault: &JobFault) -> String {
     };
     let settings = switch_on(server, fault.switch, base.clone());
     let client = OllamaClient::new(&settings).unwrap();
-    let run = || jobs::run_pending(&client, &journal.reader, &journal.writer);
+    let run = || runner::run_pending(&client, &journal.reader, &journal.writer);
     let outcome = match fault.ends {
         JobEnds::Done { calls } => {
             let report = run().unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -660,13 +660,13 @@ fn job_fault(server: &LocalOllama, fault: &JobFault) -> String {
             format!("pending, attempts 0, the runner backs off: {error}")
         }
         JobEnds::Failed(words) => {
-            for _ in 0..jobs::MAX_JOB_ATTEMPTS {
+            for _ in 0..runner::MAX_JOB_ATTEMPTS {
                 run().unwrap_or_else(|e| panic!("{name}: {e}"));
             }
             let (state, attempts, error) = enrich_job(&journal, id).expect("the job is kept");
             assert_eq!(
                 (state.as_str(), attempts),
-                ("failed", jobs::MAX_JOB_ATTEMPTS),
+                ("failed", runner::MAX_JOB_ATTEMPTS),
                 "{name}"
             );
             let error = error.expect("the reason is kept");
@@ -678,7 +678,7 @@ fn job_fault(server: &LocalOllama, fault: &JobFault) -> String {
         assert_untouched(&journal, id, &before, name);
     }
     server.clear_faults();
-    let report = jobs::run_pending(
+    let report = runner::run_pending(
         &OllamaClient::new(&base).unwrap(),
         &journal.reader,
         &journal.writer,
@@ -706,7 +706,7 @@ fn every_enrichment_job_is_retried_or_failed_with_its_reason_and_the_entry_kept(
     let server = ollama_server::shared();
     let _guard = ollama_server::exclusive();
     // The "whole job" and "every attempt" rows count on these limits.
-    assert_eq!((enrich::MAX_ATTEMPTS, jobs::MAX_JOB_ATTEMPTS), (3, 3));
+    assert_eq!((enrich::MAX_ATTEMPTS, runner::MAX_JOB_ATTEMPTS), (3, 3));
     server.clear_faults();
     server.script(ENRICH_SCRIPT);
     for fault in JOB_FAULTS {
@@ -734,7 +734,7 @@ fn the_runner_waits_with_the_reason_and_backs_off_while_the_model_is_missing() {
     let seen: Arc<Mutex<Vec<(Instant, Activity)>>> = Arc::default();
     let runner = {
         let seen = Arc::clone(&seen);
-        jobs::JobRunner::spawn(
+        runner::JobRunner::spawn(
             OllamaClient::new(&server.settings()).unwrap(),
             journal.path.clone(),
             StorageOptions::default(),
@@ -802,7 +802,7 @@ fn enrichment_when_the_server_goes_away_mid_call() {
         );
         std::thread::spawn(move || {
             let reader = db::open(&path, &StorageOptions::default()).unwrap();
-            jobs::run_pending(&client, &reader, &writer)
+            runner::run_pending(&client, &reader, &writer)
         })
     };
     // Once the embedding is stored, the enrichment call is on its way to the model.
@@ -825,7 +825,7 @@ fn enrichment_when_the_server_goes_away_mid_call() {
     let _guard = ollama_server::exclusive();
     shared.clear_faults();
     shared.script(ENRICH_SCRIPT);
-    let report = jobs::run_pending(
+    let report = runner::run_pending(
         &OllamaClient::new(&shared.settings()).unwrap(),
         &journal.reader,
         &journal.writer,

@@ -6,7 +6,7 @@
 mod common;
 
 use common::TempJournal;
-use mindsage_core::db::{DEFAULT_USER, entries, plan, queries, vectors};
+use mindsage_core::db::{DEFAULT_USER, entries, queries, query_plan, vectors};
 use mindsage_core::demo::{self, DemoOptions};
 
 fn check_catalogue(conn: &rusqlite::Connection, context: &str) {
@@ -14,10 +14,10 @@ fn check_catalogue(conn: &rusqlite::Connection, context: &str) {
     let model = vectors::active_model(conn, DEFAULT_USER).unwrap();
     let mut failures = Vec::new();
     for query in queries::CATALOGUE {
-        let lines = plan::explain_query(conn, query, model.as_ref())
+        let lines = query_plan::explain_query(conn, query, model.as_ref())
             .unwrap()
             .unwrap_or_else(|| panic!("{}: the journal has no vector table to explain it on", query.name));
-        for scan in plan::unexpected_scans(query, &lines) {
+        for scan in query_plan::unexpected_scans(query, &lines) {
             failures.push(format!(
                 "{} ({context}): full scan `{scan}`\n  plan: {lines:?}",
                 query.name

@@ -23,7 +23,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use mindsage_core::ai::jobs::{self, EMBED_BATCH, JobRunner, QueueStatus};
+use mindsage_core::ai::runner::{self, EMBED_BATCH, JobRunner, QueueStatus};
 use mindsage_core::ai::{OllamaClient, enrich};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
@@ -210,7 +210,7 @@ fn queue_rate(
         let status = statuses
             .recv_timeout(QUEUE_LIMIT.saturating_sub(started.elapsed()))
             .context("the queue did not finish in time")?;
-        if let jobs::Activity::Waiting(reason) = &status.activity {
+        if let runner::Activity::Waiting(reason) = &status.activity {
             bail!("the queue waited: {reason}");
         }
         if first_batch.is_none() && status.embedded > 0 {

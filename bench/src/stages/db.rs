@@ -35,7 +35,9 @@ use mindsage_core::db::gallery::{self, GalleryItem};
 use mindsage_core::db::queries::CATALOGUE;
 use mindsage_core::db::stats::{self as dashboard, StatsCache};
 use mindsage_core::db::writer::Writer;
-use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, plan};
+use mindsage_core::db::{
+    self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, query_plan,
+};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::search::{self, SearchQuery, Searcher};
 use rand::SeedableRng;
@@ -836,11 +838,14 @@ fn plans(conn: &Connection) -> anyhow::Result<BTreeMap<&'static str, (u32, Vec<S
     let model = db::vectors::active_model(conn, USER)?;
     let mut plans = BTreeMap::new();
     for q in CATALOGUE {
-        let Some(lines) = plan::explain_query(conn, q, model.as_ref())? else {
+        let Some(lines) = query_plan::explain_query(conn, q, model.as_ref())? else {
             continue;
         };
-        let scans = lines.iter().filter(|line| plan::is_table_scan(line)).count() as u32;
-        plans.insert(q.name, (scans, plan::unexpected_scans(q, &lines)));
+        let scans = lines
+            .iter()
+            .filter(|line| query_plan::is_table_scan(line))
+            .count() as u32;
+        plans.insert(q.name, (scans, query_plan::unexpected_scans(q, &lines)));
     }
     Ok(plans)
 }

@@ -31,9 +31,9 @@ pub mod ask;
 pub mod client;
 pub mod enrich;
 pub mod health;
-pub mod jobs;
 pub mod json_reply;
 pub mod plan;
+pub mod runner;
 pub mod search_box;
 pub mod settings;
 

@@ -494,7 +494,7 @@ pub fn create(conn: &mut Connection, user: UserId, entry: &NewEntry) -> Result<E
 
 /// Inserts without its own transaction and without queuing the model's work: for
 /// callers that batch many entries into one (the demo generator, importers). The job
-/// runner finds such entries when it starts (`ai::jobs`), so their work is queued in one
+/// runner finds such entries when it starts (`ai::runner`), so their work is queued in one
 /// statement instead of two inserts per entry.
 pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result<EntryId> {
     let row = NewRow::of(entry);

@@ -2,7 +2,7 @@
 //!
 //! Storage owns the queue so that a save can add its jobs in its own transaction
 //! ([`enqueue`] inside `entries::create`/`update`): a crash can never keep an entry and
-//! lose its job. The runner that works the queue (`ai::jobs`) only reads and clears it
+//! lose its job. The runner that works the queue (`ai::runner`) only reads and clears it
 //! through these functions.
 //!
 //! Two kinds: [`JobKind::Embed`] (the entry's vector, cheap and batched, so meaning search

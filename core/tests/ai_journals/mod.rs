@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::jobs;
+use mindsage_core::ai::runner;
 use mindsage_core::ai::{AiError, AiSettings, OllamaClient, block_on};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
@@ -63,7 +63,7 @@ pub fn asked_journal(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Con
             .unwrap();
     }
     let reader = db::open(&path, &StorageOptions::default()).unwrap();
-    let report = jobs::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
+    let report = runner::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
     assert_eq!(report.done, 3);
     (dir, reader)
 }
