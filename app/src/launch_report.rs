@@ -34,12 +34,9 @@
 //!
 //! The bench times `exec` from outside as well (it starts the process and stamps the
 //! line's arrival), which is exact; [`StartupLine::parse`] and [`ViewsLine::parse`]
-//! read the lines back. [`VirtualDisplay`] is the X server the bench and the tests
-//! run the window on.
+//! read the lines back.
 
 use std::fmt;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -288,72 +285,6 @@ fn field(fields: &str, name: &str, line: &str) -> anyhow::Result<f64> {
         .find_map(|f| f.strip_prefix(name)?.strip_prefix('='))
         .and_then(|v| v.parse().ok())
         .with_context(|| format!("no number {name}= in {line:?}"))
-}
-
-/// An Xvfb server on a display it picked itself, stopped when this is dropped.
-///
-/// `-displayfd 1` makes Xvfb take the first free display and write its number to its
-/// standard output once it accepts clients, so nothing polls for the server to come up.
-pub struct VirtualDisplay {
-    server: Child,
-    /// `:N`, for `DISPLAY`.
-    pub name: String,
-}
-
-impl VirtualDisplay {
-    pub fn start() -> anyhow::Result<VirtualDisplay> {
-        let mut server = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-screen",
-                "0",
-                "1280x800x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("starting Xvfb (scripts/install-deps.sh test installs it)")?;
-        let mut number = String::new();
-        let stdout = server.stdout.take().context("Xvfb's standard output")?;
-        BufReader::new(stdout).read_line(&mut number)?;
-        let number = number.trim();
-        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit()) {
-            let _ = server.kill();
-            let _ = server.wait();
-            anyhow::bail!("Xvfb did not report a display number (it printed {number:?})");
-        }
-        Ok(VirtualDisplay {
-            name: format!(":{number}"),
-            server,
-        })
-    }
-}
-
-impl Drop for VirtualDisplay {
-    /// Asks the server to end (SIGTERM), so it removes its socket and lock file, and
-    /// kills it only if it has not ended within a second: a killed Xvfb leaves its socket,
-    /// and the next server to take that display number could lose its own to the old
-    /// one's late cleanup, leaving its clients with "Failed to open connection to X
-    /// server".
-    fn drop(&mut self) {
-        let asked = Command::new("kill")
-            .args(["-TERM", &self.server.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while asked && Instant::now() < deadline {
-            if let Ok(Some(_)) = self.server.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-    }
 }
 
 #[cfg(test)]

@@ -20,3 +20,4 @@ pub mod start;
 pub mod threads;
 mod transcriber;
 pub mod views;
+pub mod virtual_display;

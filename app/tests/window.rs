@@ -11,7 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use mindsage::launch_report::{StartupLine, ViewsLine, VirtualDisplay};
+use mindsage::launch_report::{StartupLine, ViewsLine};
+use mindsage::virtual_display::VirtualDisplay;
 
 /// Longest a launch may take in a debug build on a busy machine.
 const PATIENCE: Duration = Duration::from_secs(120);

@@ -33,7 +33,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use mindsage::launch_report::{StartupLine, ViewsLine, VirtualDisplay};
+use mindsage::launch_report::{StartupLine, ViewsLine};
+use mindsage::virtual_display::VirtualDisplay;
 use mindsage_core::timing::Summary;
 
 use super::Recorder;
