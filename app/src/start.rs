@@ -87,11 +87,18 @@ pub fn run(args: &Args) -> Result<()> {
 /// its own so the UI thread never waits; the app then closes as on its close button.
 fn close_after(ctx: egui::Context, seconds: f64) {
     let wait = std::time::Duration::try_from_secs_f64(seconds).unwrap_or_default();
-    std::thread::spawn(move || {
-        std::thread::sleep(wait);
-        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-        ctx.request_repaint();
-    });
+    // Not one `threads::finish` waits for: it holds nothing of the journal, and may
+    // still be asleep when the window closes another way.
+    let spawned = std::thread::Builder::new()
+        .name("mindsage-exit-after".into())
+        .spawn(move || {
+            std::thread::sleep(wait);
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            ctx.request_repaint();
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "--exit-after has no thread: the window stays open");
+    }
 }
 
 /// The window and taskbar icon, compiled in so the app needs no files beside it.

@@ -18,10 +18,11 @@ fn running() -> MutexGuard<'static, Vec<JoinHandle<()>>> {
     RUNNING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Starts `work` on a thread named `mindsage-<what>` that [`finish`] waits for.
+/// Starts `work` on a thread named `mindsage-<what>` (spaces as hyphens:
+/// `mindsage-photo-import`) that [`finish`] waits for.
 pub(crate) fn spawn(what: &str, work: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
     let handle = std::thread::Builder::new()
-        .name(format!("mindsage-{what}"))
+        .name(format!("mindsage-{}", what.replace(' ', "-")))
         .spawn(work)?;
     let mut running = running();
     running.retain(|thread| !thread.is_finished());
@@ -31,10 +32,10 @@ pub(crate) fn spawn(what: &str, work: impl FnOnce() + Send + 'static) -> std::io
 
 /// Ends the window's threads before the process ends: the long copies stop between
 /// steps, and each thread is joined, those started meanwhile too. The window calls it
-/// when it closes; a test whose process ends with the window's end calls it likewise. After `patience` the
-/// ones left are named in the log and the process goes on ending: a thread still in a
-/// model call by then holds no open statement, and a stuck disk must not keep a closed
-/// window's process alive for ever.
+/// when it closes; a test whose process ends with the window's end calls it likewise.
+/// After `patience` the ones left are named in the log and the process goes on ending:
+/// a thread still in a model call by then holds no open statement, and a stuck disk
+/// must not keep a closed window's process alive for ever.
 pub fn finish(patience: Duration) {
     mindsage_core::db::close_down();
     let deadline = Instant::now() + patience;

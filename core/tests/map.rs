@@ -1,5 +1,6 @@
-//! Who may import whom, checked on the sources themselves, so the map in ARCHITECTURE.md
-//! cannot drift from the code the way the hand-kept "may call" column did.
+//! The map in ARCHITECTURE.md, checked against the sources themselves so it cannot drift
+//! from the code the way the hand-kept "may call" column and thread list did: who may
+//! import whom, and which threads there are.
 //!
 //! Each crate's modules are read from `src/` (one module per file, a folder's `mod.rs`
 //! being the folder), and every path a module names (`use` lines and paths in the code,
@@ -14,6 +15,9 @@
 //!   ([`CORE_FLOORS`]) and imports only from floors below its own: storage (`db`) is the
 //!   floor above the plain helpers, and nothing it imports knows about voice,
 //!   search, the model or encryption.
+//!
+//! And the threads: every thread the app and core start is named (`mindsage-…`), and
+//! the names ARCHITECTURE.md's "Threads and data flow" gives are exactly those.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -487,5 +491,87 @@ fn the_reader_of_paths_sees_code_and_not_comments_strings_or_tests() {
             "crate::db::entries",
             "super::wav::read"
         ]
+    );
+}
+
+/// The non-test part of a source file: what comes before its first `#[cfg(test)]`
+/// (the tests module closes every file that has one).
+fn without_test_module(source: &str) -> &str {
+    source.split("#[cfg(test)]").next().unwrap_or(source)
+}
+
+/// The string literal right after each `marker` in `source`.
+fn literals_after<'a>(source: &'a str, marker: &str) -> Vec<&'a str> {
+    source
+        .match_indices(marker)
+        .filter_map(|(at, _)| source[at + marker.len()..].split('"').next())
+        .collect()
+}
+
+/// Every thread the code starts, by name, and the unnamed ones (`std::thread::spawn`)
+/// as their files.
+fn threads_in_code() -> (BTreeSet<String>, Vec<String>) {
+    let mut named = BTreeSet::new();
+    let mut unnamed = Vec::new();
+    for name in ["core", "app"] {
+        for module in modules(&crate_src(name)) {
+            let whole = std::fs::read_to_string(&module.file).unwrap();
+            let source = without_test_module(&whole);
+            for literal in [".name(\"", ".thread_name(\""]
+                .iter()
+                .flat_map(|marker| literals_after(source, marker))
+            {
+                named.insert(literal.to_owned());
+            }
+            // The app's threads::spawn names its threads `mindsage-<what>`.
+            for what in ["threads::spawn(\"", "spawn_file_thread(\""]
+                .iter()
+                .flat_map(|marker| literals_after(source, marker))
+            {
+                named.insert(format!("mindsage-{}", what.replace(' ', "-")));
+            }
+            if source.contains("std::thread::spawn(") {
+                unnamed.push(module.file.display().to_string());
+            }
+        }
+    }
+    (named, unnamed)
+}
+
+/// The thread names ARCHITECTURE.md's "Threads and data flow" section gives.
+fn threads_on_the_map() -> BTreeSet<String> {
+    let map =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md")).unwrap();
+    let section = map
+        .split("\n## Threads and data flow")
+        .nth(1)
+        .expect("a Threads and data flow section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let mut names = BTreeSet::new();
+    for (at, _) in section.match_indices("mindsage-") {
+        let name: String = section[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+            .collect();
+        names.insert(name.trim_end_matches('-').to_owned());
+    }
+    names
+}
+
+#[test]
+fn every_thread_is_named_and_the_map_names_exactly_those() {
+    let (in_code, unnamed) = threads_in_code();
+    assert!(
+        unnamed.is_empty(),
+        "threads without a name (std::thread::spawn) in {unnamed:?}: name them, so the profiler, a crash report and the map can"
+    );
+    let on_map = threads_on_the_map();
+    let missing: Vec<_> = in_code.difference(&on_map).collect();
+    let stale: Vec<_> = on_map.difference(&in_code).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "ARCHITECTURE.md's threads are not the code's: not on the map {missing:?}, on the map but started nowhere {stale:?}"
     );
 }
