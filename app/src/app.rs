@@ -543,7 +543,7 @@ impl MindSageApp {
                     Ok((report, kept)) => {
                         self.status = Some(format!(
                             "Restored the backup: {} in the journal now. The journal as it was is kept in {}.",
-                            crate::views::importing::entries(report.entries as usize),
+                            crate::views::entries(report.entries as usize),
                             kept.display()
                         ));
                         // Threads anew: every cache of the old journal goes with them.

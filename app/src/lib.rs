@@ -7,8 +7,6 @@ pub mod backend;
 pub mod cli;
 pub mod console;
 mod file_dialog;
-pub mod import;
-pub mod index;
 pub mod launch_report;
 pub mod overlay;
 pub mod protocol;

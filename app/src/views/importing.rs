@@ -11,8 +11,8 @@ use std::time::Duration;
 use egui::{RichText, Ui};
 use mindsage_core::import::Report;
 
-use super::Action;
 use super::recorder::format_duration;
+use super::{Action, entries};
 use crate::protocol::Request;
 
 /// Where an import is.
@@ -252,14 +252,6 @@ fn problems_ui(ui: &mut Ui, report: &Report) {
             ui.label(format!("{}: {} ({outcome})", problem.item, problem.reason));
         }
     });
-}
-
-/// `n` entries, in words ("1 entry").
-pub fn entries(n: usize) -> String {
-    match n {
-        1 => "1 entry".to_string(),
-        n => format!("{n} entries"),
-    }
 }
 
 #[cfg(test)]

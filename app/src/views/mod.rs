@@ -131,6 +131,14 @@ pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
     }
 }
 
+/// `n` entries, in words ("1 entry").
+pub fn entries(n: usize) -> String {
+    match n {
+        1 => "1 entry".to_string(),
+        n => format!("{n} entries"),
+    }
+}
+
 /// An untitled entry's list row: the first sentence of its preview as the title, the
 /// rest as the preview, so the row reads like a titled one. Without a sentence end near
 /// the start, all of it is the title (the row truncates it).
