@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 
-use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::ListFilter;
+use mindsage_core::db::{self, EntryId};
 use mindsage_core::drafts::Drafts;
 use mindsage_core::encryption::Change;
 use mindsage_core::settings::Settings;
@@ -432,13 +432,7 @@ impl MindSageApp {
             Response::Count(total) => self.journal.on_count(total),
             Response::Entry(entry) => self.journal.on_entry(*entry, actions),
             Response::History { entry, versions } => self.journal.on_versions(entry, versions),
-            Response::BroughtBack { entry, versions } => {
-                let id = entry.id;
-                self.journal.on_refreshed(*entry);
-                self.journal.on_versions(id, versions);
-                self.status =
-                    Some("The earlier version is back; the text it replaced is kept as a version.".into());
-            }
+            Response::BroughtBack { entry, versions } => self.on_brought_back(*entry, versions),
             Response::Refreshed(entry) => self.journal.on_refreshed(*entry),
             Response::Search { generation, outcome } => self.journal.on_search(generation, outcome),
             Response::MeaningUnavailable { generation, reason } => {
@@ -460,15 +454,8 @@ impl MindSageApp {
                 self.status = Some(message.clone());
                 self.journal.on_update_failed(id, message);
             }
-            Response::Trashed(id) | Response::Restored(id) | Response::Purged(id) => {
-                // The status bar offers to undo the latest trashing while it is in the trash.
-                let trashed = matches!(response, Response::Trashed(_));
-                if trashed || self.undo_trash == Some(id) {
-                    self.undo_trash = trashed.then_some(id);
-                }
-                self.journal_changed();
-                self.journal.on_moved(id, actions);
-            }
+            Response::Trashed(id) => self.on_moved(id, true, actions),
+            Response::Restored(id) | Response::Purged(id) => self.on_moved(id, false, actions),
             Response::Dashboard { stats, on_this_day } => self.dashboard.on_dashboard(stats, on_this_day),
             Response::Thumbnails {
                 generation,
@@ -477,39 +464,16 @@ impl MindSageApp {
             } => self
                 .gallery
                 .on_thumbnails(&self.ctx, generation, thumbnails, next),
-            Response::PhotosAdded { added, failures, .. } => {
-                let mut message = format!("Added {added} photo{}.", if added == 1 { "" } else { "s" });
-                for failure in failures {
-                    message.push_str(&format!(" Not added: {failure}."));
-                }
-                self.status = Some(message);
-                self.gallery.mark_stale();
-            }
+            Response::PhotosAdded { added, failures, .. } => self.on_photos_added(added, failures),
             Response::Recording {
                 entry,
                 samples,
                 segments,
             } => self.journal.on_recording(entry, samples, segments),
-            Response::Voice(event) => {
-                if let VoiceEvent::Saved { .. } = &event {
-                    self.journal_changed();
-                    self.journal.reload(actions);
-                }
-                self.settings.on_voice_event(&event);
-                self.recorder.on_event(event, actions);
-            }
+            Response::Voice(event) => self.on_voice(event, actions),
             Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
             Response::HistoryDays(days) => self.settings.on_history_days(days),
-            Response::SettingsSaved => {
-                self.settings.on_saved();
-                let settings = &self.settings.settings;
-                self.lock_after_idle = idle_lock_of(settings);
-                if !self.input_overridden {
-                    self.recorder
-                        .set_input(voice::input_of(settings), voice::max_length_of(settings));
-                }
-                actions.push(Action::Voice(VoiceRequest::Settings(settings.clone())));
-            }
+            Response::SettingsSaved => self.on_settings_saved(actions),
             Response::Health(status) => {
                 self.settings.on_health(status.clone());
                 self.ask.on_health(status);
@@ -527,68 +491,20 @@ impl MindSageApp {
                     self.journal.reload(actions);
                 }
             }
-            Response::BackedUp(outcome) => match outcome {
-                Ok(Some(report)) => {
-                    self.settings.on_backed_up(&report);
-                    actions.push(Action::Send(Request::Backups));
-                }
-                Ok(None) => {}
-                Err(e) => self.status = Some(format!("The backup failed: {e}")),
-            },
+            Response::BackedUp(outcome) => self.on_backed_up(outcome, actions),
             Response::Backups(backups) => self.settings.on_backups(backups),
             Response::BackupChecked { path, outcome } => self.settings.on_backup_checked(path, outcome),
-            Response::BackupRestored(outcome) => {
-                self.settings.on_restored(actions);
-                match outcome {
-                    Ok((report, kept)) => {
-                        self.status = Some(format!(
-                            "Restored the backup: {} in the journal now. The journal as it was is kept in {}.",
-                            crate::views::entries(report.entries as usize),
-                            kept.display()
-                        ));
-                        // Threads anew: every cache of the old journal goes with them.
-                        self.journal.forget();
-                        self.restart(actions);
-                        self.ask = AskView::default();
-                    }
-                    Err(e) => self.status = Some(format!("The backup was not restored: {e}")),
-                }
-            }
-            Response::Exported(outcome) => {
-                self.status = Some(match outcome {
-                    Ok(report) => format!(
-                        "Exported {} entries ({} photos, {} recordings) to {}.",
-                        report.entries,
-                        report.photos,
-                        report.recordings,
-                        report.path.display()
-                    ),
-                    Err(e) => format!("The export failed: {e}"),
-                })
-            }
+            Response::BackupRestored(outcome) => self.on_backup_restored(outcome, actions),
+            Response::Exported(outcome) => self.on_exported(outcome),
             Response::Seeded(report) => {
                 self.status = Some(format!("Added {} demo entries.", report.entries));
                 self.journal_changed();
                 self.journal.reload(actions);
             }
-            Response::Queue(status) => {
-                if let Some(id) = status.enriched_entry {
-                    // A new mood reaches the dashboard's chart too.
-                    self.dashboard.mark_stale();
-                    self.journal.on_enriched(id, actions);
-                }
-                self.queue.on_status(status);
-            }
+            Response::Queue(status) => self.on_queue(status, actions),
             Response::Told(message) => self.status = Some(message),
             Response::DraftsRecovered { saved, problems } => {
-                if saved > 0 {
-                    self.journal_changed();
-                    self.journal.reload(actions);
-                }
-                let told = recovered_drafts(saved, &problems);
-                if !told.is_empty() {
-                    self.tell_also(told);
-                }
+                self.on_drafts_recovered(saved, &problems, actions)
             }
             Response::ChangedElsewhere => {
                 self.journal_changed();
@@ -602,6 +518,126 @@ impl MindSageApp {
             Response::ThreadStopped { what, saving } => self.thread_stopped(what, saving),
             Response::OpenFailed(message) => self.open_error = Some(message),
             Response::Failed(message) => self.status = Some(message),
+        }
+    }
+
+    fn on_brought_back(&mut self, entry: db::entries::Entry, versions: Vec<db::history::Version>) {
+        let id = entry.id;
+        self.journal.on_refreshed(entry);
+        self.journal.on_versions(id, versions);
+        self.status = Some("The earlier version is back; the text it replaced is kept as a version.".into());
+    }
+
+    /// An entry moved to the trash (`trashed`), out of it, or purged.
+    fn on_moved(&mut self, id: EntryId, trashed: bool, actions: &mut Vec<Action>) {
+        // The status bar offers to undo the latest trashing while it is in the trash.
+        if trashed || self.undo_trash == Some(id) {
+            self.undo_trash = trashed.then_some(id);
+        }
+        self.journal_changed();
+        self.journal.on_moved(id, actions);
+    }
+
+    fn on_photos_added(&mut self, added: usize, failures: Vec<String>) {
+        let mut message = format!("Added {added} photo{}.", if added == 1 { "" } else { "s" });
+        for failure in failures {
+            message.push_str(&format!(" Not added: {failure}."));
+        }
+        self.status = Some(message);
+        self.gallery.mark_stale();
+    }
+
+    fn on_voice(&mut self, event: VoiceEvent, actions: &mut Vec<Action>) {
+        if let VoiceEvent::Saved { .. } = &event {
+            self.journal_changed();
+            self.journal.reload(actions);
+        }
+        self.settings.on_voice_event(&event);
+        self.recorder.on_event(event, actions);
+    }
+
+    /// The settings file saved: what the app itself reads from it follows.
+    fn on_settings_saved(&mut self, actions: &mut Vec<Action>) {
+        self.settings.on_saved();
+        let settings = &self.settings.settings;
+        self.lock_after_idle = idle_lock_of(settings);
+        if !self.input_overridden {
+            self.recorder
+                .set_input(voice::input_of(settings), voice::max_length_of(settings));
+        }
+        actions.push(Action::Voice(VoiceRequest::Settings(settings.clone())));
+    }
+
+    /// The automatic backup's answer (`None`: none was due).
+    fn on_backed_up(
+        &mut self,
+        outcome: Result<Option<db::backup::BackupReport>, String>,
+        actions: &mut Vec<Action>,
+    ) {
+        match outcome {
+            Ok(Some(report)) => {
+                self.settings.on_backed_up(&report);
+                actions.push(Action::Send(Request::Backups));
+            }
+            Ok(None) => {}
+            Err(e) => self.status = Some(format!("The backup failed: {e}")),
+        }
+    }
+
+    fn on_backup_restored(
+        &mut self,
+        outcome: Result<(db::backup::BackupReport, PathBuf), String>,
+        actions: &mut Vec<Action>,
+    ) {
+        self.settings.on_restored(actions);
+        match outcome {
+            Ok((report, kept)) => {
+                self.status = Some(format!(
+                    "Restored the backup: {} in the journal now. The journal as it was is kept in {}.",
+                    crate::views::entries(report.entries as usize),
+                    kept.display()
+                ));
+                // Threads anew: every cache of the old journal goes with them.
+                self.journal.forget();
+                self.restart(actions);
+                self.ask = AskView::default();
+            }
+            Err(e) => self.status = Some(format!("The backup was not restored: {e}")),
+        }
+    }
+
+    fn on_exported(&mut self, outcome: Result<mindsage_core::export::ExportReport, String>) {
+        self.status = Some(match outcome {
+            Ok(report) => format!(
+                "Exported {} entries ({} photos, {} recordings) to {}.",
+                report.entries,
+                report.photos,
+                report.recordings,
+                report.path.display()
+            ),
+            Err(e) => format!("The export failed: {e}"),
+        })
+    }
+
+    /// The model's background work: the top bar's status, and an entry it just enriched
+    /// read again where it shows.
+    fn on_queue(&mut self, status: mindsage_core::ai::runner::QueueStatus, actions: &mut Vec<Action>) {
+        if let Some(id) = status.enriched_entry {
+            // A new mood reaches the dashboard's chart too.
+            self.dashboard.mark_stale();
+            self.journal.on_enriched(id, actions);
+        }
+        self.queue.on_status(status);
+    }
+
+    fn on_drafts_recovered(&mut self, saved: usize, problems: &[String], actions: &mut Vec<Action>) {
+        if saved > 0 {
+            self.journal_changed();
+            self.journal.reload(actions);
+        }
+        let told = recovered_drafts(saved, problems);
+        if !told.is_empty() {
+            self.tell_also(told);
         }
     }
 

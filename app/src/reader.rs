@@ -226,6 +226,7 @@ impl Reader {
     fn handle(&mut self, request: Request) {
         let conn = &self.conn;
         let response = match request {
+            // Reads: answered at once, on the reader's own connection.
             Request::Page {
                 generation,
                 filter,
@@ -240,17 +241,7 @@ impl Reader {
                 generation,
                 text,
                 embedding,
-            } => self
-                .searcher
-                .search_box(
-                    conn,
-                    USER,
-                    &text,
-                    Local::now(),
-                    SEARCH_BOX_RESULTS,
-                    embedding.as_deref(),
-                )
-                .map(|outcome| Response::Search { generation, outcome }),
+            } => self.search(generation, &text, embedding.as_deref()),
             Request::Dashboard => self.dashboard(),
             Request::Chats => chats::recent(conn, USER, CHATS_LISTED).map(Response::Chats),
             Request::ChatMessages(chat) => chats::messages(conn, USER, chat).map(Response::ChatMessages),
@@ -271,69 +262,22 @@ impl Reader {
                 })
             }
             Request::Recording(id) => recording_of(conn, id),
-            Request::SaveRecording {
-                recording,
-                samples,
-                transcript,
-            } => return self.save_recording(recording, samples, transcript),
             Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),
+            Request::HistoryDays(None) => db::history::days(conn, USER).map(Response::HistoryDays),
+            Request::History(entry) => {
+                db::history::versions(conn, entry).map(|versions| Response::History { entry, versions })
+            }
+            Request::Backups => Ok(Response::Backups(db::backup::list(&self.data_dir))),
             Request::SaveSettings(settings) => Ok(match settings.save(&self.data_dir) {
                 Ok(()) => Response::SettingsSaved,
                 Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
             }),
-            Request::HistoryDays(None) => db::history::days(conn, USER).map(Response::HistoryDays),
-            Request::HistoryDays(Some(days)) => {
-                return self.write(move |conn| {
-                    db::history::set_days(conn, USER, days)?;
-                    Ok(Response::HistoryDays(db::history::days(conn, USER)?))
-                });
-            }
-            Request::Create { draft, entry } => {
-                return self.write_or(
-                    move |conn| {
-                        let id = entries::create(conn, USER, &entry)?;
-                        let entry = Box::new(entries::get(conn, USER, id)?);
-                        Ok(Response::Created { draft, entry })
-                    },
-                    move |message| Response::CreateFailed { draft, message },
-                );
-            }
-            Request::Update { id, edit, over_other } => {
-                let update = if over_other {
-                    entries::update_over_other
-                } else {
-                    entries::update
-                };
-                return self.write_or(
-                    move |conn| {
-                        update(conn, USER, id, &edit)?;
-                        Ok(Response::Saved(Box::new(entries::get(conn, USER, id)?)))
-                    },
-                    move |message| Response::UpdateFailed { id, message },
-                );
-            }
-            Request::DismissSuggestion { id, which } => {
-                return self.write_or(
-                    move |conn| {
-                        entries::dismiss_suggestion(conn, USER, id, &which)?;
-                        entries::get(conn, USER, id).map(|e| Response::Refreshed(Box::new(e)))
-                    },
-                    Response::Failed,
-                );
-            }
+            // Writes: handed to the writer thread, which answers the window itself.
+            Request::Create { draft, entry } => return self.create(draft, entry),
+            Request::Update { id, edit, over_other } => return self.update(id, edit, over_other),
+            Request::DismissSuggestion { id, which } => return self.dismiss_suggestion(id, which),
             Request::Flush => return self.write_or(|_| Ok(Response::Flushed), |_| Response::Flushed),
-            Request::ForgetPassphrase => {
-                let (journal, reply) = (self.journal.clone(), self.reply.clone());
-                return self.spawn_file_thread("credential store", move || {
-                    reply.send(match mindsage_core::keystore::forget(&journal) {
-                        Ok(()) => {
-                            Response::Told("The passphrase is no longer remembered on this computer.".into())
-                        }
-                        Err(e) => Response::Failed(e.to_string()),
-                    });
-                });
-            }
-            Request::Fault(fault) => return self.fault(fault),
+            Request::HistoryDays(Some(days)) => return self.set_history_days(days),
             Request::Trash(id) => {
                 return self
                     .write(move |conn| entries::soft_delete(conn, USER, id).map(|()| Response::Trashed(id)));
@@ -347,19 +291,17 @@ impl Reader {
                 return self
                     .write(move |conn| entries::purge(conn, USER, id, busy).map(|_| Response::Purged(id)));
             }
+            Request::BringBack { entry, version } => return self.bring_back(entry, version),
+            Request::SaveRecording {
+                recording,
+                samples,
+                transcript,
+            } => return self.save_recording(recording, samples, transcript),
+            Request::SaveChat(answer) => return self.save_chat(*answer),
+            Request::DemoIfEmpty => return self.demo_if_empty(),
+            Request::Fault(fault) => return self.fault(fault),
+            // Long work on threads of its own, so the reader goes on answering.
             Request::AttachPhotos { entry, paths } => return self.attach_photos(entry, paths),
-            Request::History(entry) => {
-                db::history::versions(conn, entry).map(|versions| Response::History { entry, versions })
-            }
-            Request::BringBack { entry, version } => {
-                return self.write(move |conn| {
-                    db::entries::bring_back(conn, USER, entry, version)?;
-                    Ok(Response::BroughtBack {
-                        entry: Box::new(entries::get(conn, USER, entry)?),
-                        versions: db::history::versions(conn, entry)?,
-                    })
-                });
-            }
             Request::ImportJournal {
                 path,
                 dry_run,
@@ -371,45 +313,138 @@ impl Reader {
                 keep,
                 now,
             } => return self.backup(every_days, keep, now),
-            Request::Backups => Ok(Response::Backups(db::backup::list(&self.data_dir))),
-            Request::CheckBackup(path) => {
-                let (reply, key) = (self.reply.clone(), self.options.key.clone());
-                return self.spawn_file_thread("backup check", move || {
-                    let outcome = db::backup::check(&path, key.as_ref()).map_err(|e| e.to_string());
-                    reply.send(Response::BackupChecked { path, outcome });
-                });
-            }
+            Request::CheckBackup(path) => return self.check_backup(path),
             Request::RestoreBackup(path) => return self.restore_backup(path),
-            Request::SaveChat(answer) => return self.save_chat(*answer),
-            Request::DemoIfEmpty => match entries::count(conn, USER) {
-                Ok(0) => {
-                    let enrichment = self.enrichment.clone();
-                    return self.write(move |conn| {
-                        let seeded = demo::seed(conn, USER, &demo_options())?;
-                        // Bulk inserts queue no work per entry: the runner looks for them.
-                        if let Some(runner) = enrichment {
-                            runner.rescan();
-                        }
-                        Ok(Response::Seeded(seeded))
-                    });
-                }
-                Ok(_) => return,
-                Err(e) => Err(e),
-            },
-            Request::StartModelWork => {
-                if let Some((ai, path, options)) = self.model_work.take() {
-                    self.enrichment = start_enrichment(&ai, &path, &options, &self.writer, &self.reply);
-                }
-                return;
-            }
-            Request::PauseQueue(paused) => {
-                if let Some(runner) = &self.enrichment {
-                    runner.set_paused(paused);
-                }
-                return;
-            }
+            Request::ForgetPassphrase => return self.forget_passphrase(),
+            // The model's background work.
+            Request::StartModelWork => return self.start_model_work(),
+            Request::PauseQueue(paused) => return self.pause_queue(paused),
         };
         self.reply.result(response);
+    }
+
+    /// The search box's search: the words at once, and again with the meaning when the
+    /// assistant has embedded the query.
+    fn search(&mut self, generation: u64, text: &str, embedding: Option<&[f32]>) -> db::Result<Response> {
+        self.searcher
+            .search_box(
+                &self.conn,
+                USER,
+                text,
+                Local::now(),
+                SEARCH_BOX_RESULTS,
+                embedding,
+            )
+            .map(|outcome| Response::Search { generation, outcome })
+    }
+
+    fn create(&self, draft: u64, entry: entries::NewEntry) {
+        self.write_or(
+            move |conn| {
+                let id = entries::create(conn, USER, &entry)?;
+                let entry = Box::new(entries::get(conn, USER, id)?);
+                Ok(Response::Created { draft, entry })
+            },
+            move |message| Response::CreateFailed { draft, message },
+        )
+    }
+
+    /// A save of the editor's edits; `over_other` when the person chose to keep theirs
+    /// over another program's change.
+    fn update(&self, id: EntryId, edit: entries::EntryEdit, over_other: bool) {
+        let update = if over_other {
+            entries::update_over_other
+        } else {
+            entries::update
+        };
+        self.write_or(
+            move |conn| {
+                update(conn, USER, id, &edit)?;
+                Ok(Response::Saved(Box::new(entries::get(conn, USER, id)?)))
+            },
+            move |message| Response::UpdateFailed { id, message },
+        )
+    }
+
+    fn dismiss_suggestion(&self, id: EntryId, which: entries::Suggestion) {
+        self.write_or(
+            move |conn| {
+                entries::dismiss_suggestion(conn, USER, id, &which)?;
+                entries::get(conn, USER, id).map(|e| Response::Refreshed(Box::new(e)))
+            },
+            Response::Failed,
+        )
+    }
+
+    fn set_history_days(&self, days: u32) {
+        self.write(move |conn| {
+            db::history::set_days(conn, USER, days)?;
+            Ok(Response::HistoryDays(db::history::days(conn, USER)?))
+        })
+    }
+
+    fn bring_back(&self, entry: EntryId, version: i64) {
+        self.write(move |conn| {
+            db::entries::bring_back(conn, USER, entry, version)?;
+            Ok(Response::BroughtBack {
+                entry: Box::new(entries::get(conn, USER, entry)?),
+                versions: db::history::versions(conn, entry)?,
+            })
+        })
+    }
+
+    /// The demo journal (`--demo`), only into an empty one.
+    fn demo_if_empty(&self) {
+        match entries::count(&self.conn, USER) {
+            Ok(0) => {
+                let enrichment = self.enrichment.clone();
+                self.write(move |conn| {
+                    let seeded = demo::seed(conn, USER, &demo_options())?;
+                    // Bulk inserts queue no work per entry: the runner looks for them.
+                    if let Some(runner) = enrichment {
+                        runner.rescan();
+                    }
+                    Ok(Response::Seeded(seeded))
+                });
+            }
+            Ok(_) => {}
+            Err(e) => self.reply.result(Err(e)),
+        }
+    }
+
+    /// A backup chosen to restore, checked before the window asks the person.
+    fn check_backup(&self, path: PathBuf) {
+        let (reply, key) = (self.reply.clone(), self.options.key.clone());
+        self.spawn_file_thread("backup check", move || {
+            let outcome = db::backup::check(&path, key.as_ref()).map_err(|e| e.to_string());
+            reply.send(Response::BackupChecked { path, outcome });
+        });
+    }
+
+    /// Forgets the passphrase this computer remembers, which can wait on the system's
+    /// credential store.
+    fn forget_passphrase(&self) {
+        let (journal, reply) = (self.journal.clone(), self.reply.clone());
+        self.spawn_file_thread("credential store", move || {
+            reply.send(match mindsage_core::keystore::forget(&journal) {
+                Ok(()) => Response::Told("The passphrase is no longer remembered on this computer.".into()),
+                Err(e) => Response::Failed(e.to_string()),
+            });
+        });
+    }
+
+    /// Starts the model's background work, once: the window asks when the journal's
+    /// first rows are on screen.
+    fn start_model_work(&mut self) {
+        if let Some((ai, path, options)) = self.model_work.take() {
+            self.enrichment = start_enrichment(&ai, &path, &options, &self.writer, &self.reply);
+        }
+    }
+
+    fn pause_queue(&self, paused: bool) {
+        if let Some(runner) = &self.enrichment {
+            runner.set_paused(paused);
+        }
     }
 
     /// Queues a write whose failure is a plain [`Response::Failed`].
