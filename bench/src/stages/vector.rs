@@ -164,6 +164,24 @@ struct Measurer<'a> {
     encrypted: bool,
 }
 
+/// What the measurements of one data set and size share.
+struct Files {
+    conn: rusqlite::Connection,
+    /// One cache per copy, all read from the same file, and the app's own choice for
+    /// this size (for its memory figure).
+    exact: VectorCache,
+    half: VectorCache,
+    int8: VectorCache,
+    app: VectorCache,
+    model: vectors::VectorModel,
+    /// What every figure's note starts with: the data and the kernel.
+    note: String,
+    encrypted: Option<EncryptedCopy>,
+    /// The copy of the cached file this run measures, in `_dir`.
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
 /// Samples of reading the app's vector cache from the file (tenths of a second each).
 const REFRESH_SAMPLES: usize = 5;
 
@@ -218,6 +236,24 @@ impl EncryptedCopy {
 
 impl Measurer<'_> {
     fn all(&mut self, vectors: &[f32], queries: &[Vec<f32>]) -> anyhow::Result<()> {
+        let files = self.files(vectors)?;
+        self.cache_refresh(&files)?;
+        let exact_p95 = self.cache_searches(&files, queries)?;
+        self.rerank_reads(&files, queries)?;
+        self.sqlite_vec(&files, queries, exact_p95)?;
+        self.memory(&files);
+        let note = files.note.clone();
+        // The file, its copies and its connections go before the recall figures make
+        // copies of their own.
+        drop(files);
+        self.recall_figures(vectors, DIM, queries, &note);
+        Ok(())
+    }
+
+    /// The vector file for this data and size (built once, cached, copied for the
+    /// run), its caches at each precision and the app's own, and its encrypted copy
+    /// when the run asks for one.
+    fn files(&self, vectors: &[f32]) -> anyhow::Result<Files> {
         // The app's path: vectors in a journal file, read into the cache, scanned. The
         // file is built once per data and size, cached, and copied for each run.
         let dir = tempfile::tempdir()?;
@@ -243,15 +279,29 @@ impl Measurer<'_> {
         let mut app_cache = VectorCache::default();
         app_cache.refresh(&conn, DEFAULT_USER)?;
         let model = vectors::active_model(&conn, DEFAULT_USER)?.context("vectors stored")?;
-        let filter = SearchFilter::default();
-        let q = |i: usize| &queries[i % queries.len()];
         let note = format!("{} {DIM}-d unit vectors, {}", self.data, kernels::kernel_name());
         let encrypted = match self.encrypted {
             true => Some(EncryptedCopy::new(&cached, dir.path())?),
             false => None,
         };
 
-        // The app's cache read from the file, as after the journal opens.
+        Ok(Files {
+            conn,
+            exact: exact_cache,
+            half: half_cache,
+            int8: int8_cache,
+            app: app_cache,
+            model,
+            note,
+            encrypted,
+            path,
+            _dir: dir,
+        })
+    }
+
+    /// The app's cache read from the file, as after the journal opens.
+    fn cache_refresh(&mut self, f: &Files) -> anyhow::Result<()> {
+        let (conn, note, encrypted, app_cache) = (&f.conn, &f.note, &f.encrypted, &f.app);
         let refresh_sampling = Sampling {
             samples: self.sampling.samples.min(REFRESH_SAMPLES),
             warmup: self.sampling.warmup.min(1),
@@ -272,7 +322,7 @@ impl Measurer<'_> {
             "{note}; VectorCache::default().refresh: every vector read from the file into the app's copy ({:?} at this size)",
             app_cache.precision()
         );
-        let m = refresh(&conn)?;
+        let m = refresh(conn)?;
         let plain_refresh = m.stats.p95_ms;
         self.timing_named("cache_refresh", m, &refresh_note, &[]);
         if let Some(e) = &encrypted {
@@ -287,6 +337,16 @@ impl Measurer<'_> {
             );
         }
 
+        Ok(())
+    }
+
+    /// Searches of each cache at each k, and of the encrypted twins at k=10; returns
+    /// the exact cache's p95 at k=10, which the speedups are relative to.
+    fn cache_searches(&mut self, f: &Files, queries: &[Vec<f32>]) -> anyhow::Result<Option<f64>> {
+        let (conn, note, encrypted) = (&f.conn, &f.note, &f.encrypted);
+        let filter = SearchFilter::default();
+        let q = |i: usize| &queries[i % queries.len()];
+        let (exact_cache, half_cache, int8_cache) = (&f.exact, &f.half, &f.int8);
         let mut exact_p95 = None;
         for (name, cache, precision) in [
             ("exact", &exact_cache, "f32"),
@@ -296,14 +356,14 @@ impl Measurer<'_> {
             for k in [5, 10, 50] {
                 let m = stats::measure(
                     &self.sampling,
-                    |i| Ok(cache.search(&conn, q(i), k, &filter)?),
+                    |i| Ok(cache.search(conn, q(i), k, &filter)?),
                     |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
                 )?;
                 let plain_p95 = m.stats.p95_ms;
                 if (name, k) == ("exact", 10) {
                     exact_p95 = Some(m.stats.p95_ms);
                 }
-                self.timing(name, k, precision, "l2", m, &note);
+                self.timing(name, k, precision, "l2", m, note);
                 // The encrypted twin: the same copy, or the app's cache on an encrypted
                 // journal for the app's cache on a plain one.
                 let plain_name = name;
@@ -321,17 +381,25 @@ impl Measurer<'_> {
                     let params = [("k", "10"), ("precision", precision), ("distance", "l2")];
                     let plain = (format!("{plain_name}.k{k}"), plain_p95);
                     let name = format!("{name}.k{k}");
-                    self.encrypted_timing(&name, m, (&plain.0, plain.1), &e.note(&note), &params, &e.cipher);
+                    self.encrypted_timing(&name, m, (&plain.0, plain.1), &e.note(note), &params, &e.cipher);
                 }
             }
         }
-        // The rerank's share: reading the f32 vectors of as many candidates as a top 10
-        // hands it (the exact top ones, so their places in the file are realistic).
+        Ok(exact_p95)
+    }
+
+    /// The rerank's share: reading the f32 vectors of as many candidates as a top 10
+    /// hands it (the exact top ones, so their places in the file are realistic).
+    fn rerank_reads(&mut self, f: &Files, queries: &[Vec<f32>]) -> anyhow::Result<()> {
+        let (conn, note, model, encrypted) = (&f.conn, &f.note, &f.model, &f.encrypted);
+        let filter = SearchFilter::default();
+        let q = |i: usize| &queries[i % queries.len()];
+        let exact_cache = &f.exact;
         let pool = quantize::rerank_pool(10);
         let candidates: Vec<Vec<i64>> = queries
             .iter()
             .map(|query| -> anyhow::Result<Vec<i64>> {
-                let top = exact_cache.search(&conn, query, pool, &filter)?;
+                let top = exact_cache.search(conn, query, pool, &filter)?;
                 Ok(top.into_iter().map(|(id, _)| id).collect())
             })
             .collect::<anyhow::Result<_>>()?;
@@ -339,8 +407,8 @@ impl Measurer<'_> {
             &self.sampling,
             |i| {
                 Ok(stored_scores(
-                    &conn,
-                    &model,
+                    conn,
+                    model,
                     q(i),
                     &candidates[i % candidates.len()],
                 )?)
@@ -374,10 +442,21 @@ impl Measurer<'_> {
             );
         }
 
+        Ok(())
+    }
+
+    /// sqlite-vec's own KNN on the same file: the crate's stock build (by L2 and by
+    /// cosine), the AVX build, whether their top tens agree, and the speedups of the
+    /// app's exact cache (`exact_p95`) and the AVX build over the stock one.
+    fn sqlite_vec(&mut self, f: &Files, queries: &[Vec<f32>], exact_p95: Option<f64>) -> anyhow::Result<()> {
+        let (conn, model, encrypted) = (&f.conn, &f.model, &f.encrypted);
+        let filter = SearchFilter::default();
+        let q = |i: usize| &queries[i % queries.len()];
+        let path = &f.path;
         // The stock build on its own connection to the same file: one connection
         // cannot hold two copies of the extension's functions and module.
         let stock = db::open(
-            &path,
+            path,
             &StorageOptions {
                 vector_extension: false,
                 ..StorageOptions::default()
@@ -388,14 +467,14 @@ impl Measurer<'_> {
             "stock sqlite-vec loads"
         );
         let stock_debug = vec_extension::extension_debug(&stock).unwrap_or_default();
-        let own_debug = vec_extension::extension_debug(&conn).unwrap_or_default();
+        let own_debug = vec_extension::extension_debug(conn).unwrap_or_default();
         let stock_note = format!(
             "{} {DIM}-d, sqlite-vec {} vec0 KNN, mmap on, crate build",
             self.data,
             vec_extension::extension_version(&stock).unwrap_or_default()
         );
         let knn =
-            |c: &rusqlite::Connection, i: usize| knn_sqlite_vec(c, DEFAULT_USER, &model, q(i), 10, &filter);
+            |c: &rusqlite::Connection, i: usize| knn_sqlite_vec(c, DEFAULT_USER, model, q(i), 10, &filter);
         let m = stats::measure(
             &self.sampling,
             |i| Ok(knn(&stock, i)?),
@@ -452,7 +531,7 @@ impl Measurer<'_> {
         );
         let m = stats::measure(
             &self.sampling,
-            |i| Ok(knn(&conn, i)?),
+            |i| Ok(knn(conn, i)?),
             |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
         )?;
         let avx_p95 = m.stats.p95_ms;
@@ -489,7 +568,7 @@ impl Measurer<'_> {
         }
         let mut same = 0;
         for i in 0..SAME_TOP_QUERIES {
-            let l2: Vec<i64> = knn(&conn, i)?.into_iter().map(|(id, _)| id).collect();
+            let l2: Vec<i64> = knn(conn, i)?.into_iter().map(|(id, _)| id).collect();
             let cosine = match cosine_answers.remove(&(i % queries.len())) {
                 Some(answered) => answered,
                 None => cosine_top(i)?,
@@ -537,6 +616,13 @@ impl Measurer<'_> {
                 &["exact_stock.k10", "exact_sqlite_vec_avx.k10"],
             );
         }
+        Ok(())
+    }
+
+    /// What each copy of the vectors takes in memory, and the app's whole cache.
+    fn memory(&mut self, f: &Files) {
+        let (encrypted, exact_cache, half_cache, int8_cache, app_cache) =
+            (&f.encrypted, &f.exact, &f.half, &f.int8, &f.app);
         for (name, cache, label, note) in [
             ("memory.f32", &exact_cache, "f32", "the f32 copy of the vectors"),
             (
@@ -582,12 +668,6 @@ impl Measurer<'_> {
                 &[("storage", "encrypted")],
             );
         }
-        drop(stmt);
-        drop(stock);
-        drop(encrypted);
-        drop(conn);
-        self.recall_figures(vectors, DIM, queries, &note);
-        Ok(())
     }
 
     /// Prefilter timings and recall@10 against exact search.
