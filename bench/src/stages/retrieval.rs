@@ -28,9 +28,10 @@ use std::cell::RefCell;
 use anyhow::Context;
 use mindsage_core::ai::{self, AiSettings, OllamaClient};
 use mindsage_core::db::{self, StorageOptions};
+use mindsage_core::search::document::DocumentText;
 use mindsage_core::search::fusion::{self, Fusion};
 use mindsage_core::search::quality::{
-    self, DocumentText, LabelledSet, METHODS, QualityOptions, QualityReport, Ranking, Scores,
+    self, LabelledSet, METHODS, QualityOptions, QualityReport, Ranking, Scores,
 };
 
 use super::embeddings::EmbeddingCache;

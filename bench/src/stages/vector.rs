@@ -1002,11 +1002,11 @@ fn real_embeddings(ctx: &StageContext) -> anyhow::Result<RealSet> {
     let demo = mindsage_core::demo::DemoOptions::fixed(REAL_TEXTS, SEED);
     texts.extend(mindsage_core::demo::generate(&demo).map(|d| {
         let e = d.entry;
-        mindsage_core::search::quality::document_text(
+        mindsage_core::search::document::document_text(
             &e.title,
             &e.tags,
             &e.body,
-            mindsage_core::search::quality::DocumentText::WholeEntry,
+            mindsage_core::search::document::DocumentText::WholeEntry,
         )
     }));
     let started = Instant::now();

@@ -30,7 +30,7 @@ use super::{AiError, OllamaClient, Result};
 use crate::db::entries::{self, Entry};
 use crate::db::queries::ENRICH_WRITE;
 use crate::db::{self, EntryId, UserId, jobs};
-use crate::search::quality::DocumentText;
+use crate::search::document::{self, DocumentText};
 
 /// Model calls allowed for one entry's enrichment (the first and two retries).
 pub const MAX_ATTEMPTS: u32 = 3;
@@ -118,7 +118,7 @@ pub struct Enriched {
 /// are the app's. On the labelled set whole entries beat title plus opening sentences
 /// (the `retrieval` bench stage scores both); the model truncates what it cannot take.
 pub fn embedding_text(entry: &Entry) -> String {
-    crate::search::quality::document_text(&entry.title, &entry.tags, &entry.body, DocumentText::WholeEntry)
+    document::document_text(&entry.title, &entry.tags, &entry.body, DocumentText::WholeEntry)
 }
 
 /// One generation call (retried on invalid output), then the embedding call.

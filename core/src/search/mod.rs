@@ -17,6 +17,7 @@
 //! [`keyword::HIGHLIGHT_END`].
 
 pub mod dates;
+pub mod document;
 pub mod fusion;
 pub mod kernels;
 pub mod keyword;

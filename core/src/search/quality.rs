@@ -23,6 +23,7 @@ use std::path::Path;
 use chrono::{DateTime, Local, Utc};
 use rusqlite::Connection;
 
+use super::document::{DocumentText, document_text};
 use super::relevance::{self, close_in_meaning};
 use super::{SearchMode, SearchQuery, Searcher};
 use crate::clock;
@@ -159,16 +160,6 @@ impl LabelledSet {
     }
 }
 
-/// What text of an entry is embedded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DocumentText {
-    /// Title, tags and the whole body (the model truncates what it cannot take).
-    WholeEntry,
-    /// Title and tags with the body's first sentences only.
-    TitleAndOpening,
-}
-
 /// How entries and questions are embedded and the rankings fused.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct QualityOptions {
@@ -193,20 +184,6 @@ impl QualityOptions {
             fusion: super::fusion::Fusion::QUESTIONS,
         }
     }
-}
-
-/// The text embedded for an entry under these options.
-pub fn document_text(title: &str, tags: &[String], body: &str, how: DocumentText) -> String {
-    let body = match how {
-        DocumentText::WholeEntry => body.to_owned(),
-        DocumentText::TitleAndOpening => body.split_inclusive(['.', '!', '?']).take(2).collect::<String>(),
-    };
-    let tags = if tags.is_empty() {
-        String::new()
-    } else {
-        format!("\n{}", tags.join(", "))
-    };
-    format!("{title}{tags}\n{}", body.trim())
 }
 
 /// The three ways of ranking that are scored.
