@@ -17,5 +17,6 @@ mod signals;
 pub mod start;
 pub mod threads;
 mod transcriber;
+mod unlocking;
 pub mod views;
 pub mod virtual_display;

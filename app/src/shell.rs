@@ -23,7 +23,8 @@ use mindsage_core::encryption::{self, Change, Changed, Followed, Remembered};
 
 use crate::app::{Handover, MindSageApp, Startup};
 use crate::backend::Backend;
-use crate::views::unlock::{UnlockView, not_remembered};
+use crate::unlocking::{NotUnlocked, Unlocking, not_remembered};
+use crate::views::unlock::UnlockView;
 
 /// How long a change of encryption waits for the app's own threads to close the journal
 /// (a model call in flight finishes first).
@@ -41,7 +42,11 @@ pub struct Shell {
 }
 
 enum State {
-    Locked(UnlockView),
+    /// The unlock screen, and the attempt to unlock in progress, if one is.
+    Locked {
+        view: UnlockView,
+        unlocking: Option<Unlocking>,
+    },
     Open(Box<MindSageApp>),
     Changing {
         what: &'static str,
@@ -62,7 +67,7 @@ impl Shell {
             starts,
         };
         shell.state = match shell.options.key.is_none() && cipher::is_encrypted(&shell.journal) {
-            true => State::Locked(UnlockView::new(shell.journal.clone(), true, ctx)),
+            true => locked(Unlocking::remembered(shell.journal.clone(), ctx)),
             false => shell.open_app(ctx, None),
         };
         shell
@@ -85,7 +90,7 @@ impl Shell {
 
     /// Whether the unlock screen is showing.
     pub fn locked(&self) -> bool {
-        matches!(self.state, State::Locked(_))
+        matches!(self.state, State::Locked { .. })
     }
 
     fn open_app(&mut self, ctx: &egui::Context, status: Option<String>) -> State {
@@ -107,7 +112,10 @@ impl Shell {
     fn lock(&mut self, ctx: &egui::Context) -> State {
         self.options.key = None;
         forget_widgets(ctx);
-        State::Locked(UnlockView::new(self.journal.clone(), false, ctx))
+        State::Locked {
+            view: UnlockView::default(),
+            unlocking: None,
+        }
     }
 
     /// Runs `change` on a thread of its own once the app's threads have let go of the
@@ -126,6 +134,35 @@ impl Shell {
         })
         .expect("spawning a thread");
         State::Changing { what, job }
+    }
+
+    /// A frame of the unlock screen: the attempt's outcome when it comes, the app once
+    /// the journal is unlocked, and a new attempt when the person asks.
+    fn locked_ui(
+        &mut self,
+        ctx: &egui::Context,
+        mut view: UnlockView,
+        mut unlocking: Option<Unlocking>,
+    ) -> State {
+        match unlocking.as_ref().and_then(Unlocking::poll) {
+            Some(Ok(unlocked)) => {
+                drop(view);
+                self.options.key = Some(unlocked.key);
+                return self.open_app(ctx, unlocked.told);
+            }
+            Some(Err(why)) => {
+                view.not_unlocked(why);
+                unlocking = None;
+            }
+            None => {}
+        }
+        if let Some(ask) = view.ui(ctx, unlocking.is_some()) {
+            match Unlocking::typed(self.journal.clone(), ask.passphrase, ask.remember, ctx) {
+                Ok(attempt) => unlocking = Some(attempt),
+                Err(message) => view.not_unlocked(NotUnlocked::Failed(message)),
+            }
+        }
+        State::Locked { view, unlocking }
     }
 
     fn changing_ui(ctx: &egui::Context, what: &str) {
@@ -173,6 +210,16 @@ fn run_change(
     }
 }
 
+/// The unlock screen while `attempt` (the remembered passphrase) runs, or says why it
+/// could not start.
+fn locked(attempt: Result<Unlocking, String>) -> State {
+    let mut view = UnlockView::default();
+    let unlocking = attempt
+        .map_err(|message| view.not_unlocked(NotUnlocked::Failed(message)))
+        .ok();
+    State::Locked { view, unlocking }
+}
+
 /// Clears egui's memory of the widgets: a text field's undo history holds the text
 /// typed into it.
 fn forget_widgets(ctx: &egui::Context) {
@@ -203,19 +250,12 @@ impl Shell {
                     }
                 }
             }
-            State::Locked(view) if crate::signals::stop_signalled() => {
+            State::Locked { view, unlocking } if crate::signals::stop_signalled() => {
                 // Nothing is open to save: a stop signal closes the unlock screen.
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-                State::Locked(view)
+                State::Locked { view, unlocking }
             }
-            State::Locked(mut view) => match view.ui(ctx) {
-                Some(unlocked) => {
-                    drop(view);
-                    self.options.key = Some(unlocked.key);
-                    self.open_app(ctx, unlocked.told)
-                }
-                None => State::Locked(view),
-            },
+            State::Locked { view, unlocking } => self.locked_ui(ctx, view, unlocking),
             State::Changing { what, job } => match job.try_recv() {
                 Ok(Ok(Changed {
                     key,

@@ -1,20 +1,17 @@
 //! The screen an encrypted journal opens on, and the passphrase fields that encrypting
 //! and changing a passphrase share.
 //!
-//! Unlocking derives the key (a few hundred milliseconds of PBKDF2 by design) and asks
-//! the credential store (a D-Bus round trip on Linux), so both run on a thread of their
-//! own; the screen shows "Unlocking…" meanwhile and the UI thread never waits. At start
-//! the remembered passphrase, if any, is tried first; the person sees the field only if
-//! there is none or it no longer fits.
-
-use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver};
+//! Unlocking derives the key and asks the credential store on a thread of its own
+//! ([`crate::unlocking`], held by the shell); the screen shows "Unlocking…" meanwhile.
+//! At start the remembered passphrase, if any, is tried first; the person sees the
+//! field only if there is none or it no longer fits.
 
 use egui::RichText;
 
-use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
+use mindsage_core::db::cipher::Passphrase;
 use mindsage_core::encryption::Remember;
-use mindsage_core::keystore;
+
+use crate::unlocking::NotUnlocked;
 
 /// Shortest passphrase accepted for a new key: long enough that guessing it through 256,000
 /// rounds of PBKDF2 per try is out of reach for a list of common words.
@@ -107,122 +104,65 @@ impl PassphraseForm {
     }
 }
 
-/// A journal unlocked: its key, and what the person is to be told with it (the
-/// passphrase could not be remembered as they asked).
-pub struct Unlocked {
-    pub key: JournalKey,
-    pub told: Option<String>,
+/// What the person asked of the unlock screen: to try this passphrase.
+pub struct UnlockAsk {
+    pub passphrase: Passphrase,
+    /// "Remember on this computer" ticked.
+    pub remember: bool,
 }
 
-/// The unlock screen.
+/// The unlock screen. The attempts themselves run in [`crate::unlocking`], which the
+/// shell holds; the screen only asks and says how it went.
+#[derive(Default)]
 pub struct UnlockView {
-    journal: PathBuf,
     passphrase: String,
     remember: bool,
-    /// The unlock thread's answer: the journal unlocked, or why not.
-    working: Option<Receiver<Result<Unlocked, String>>>,
     problem: Option<String>,
-    /// Whether the remembered passphrase is being tried (the field is not shown).
-    trying_remembered: bool,
     /// Whether the passphrase field has been given the keyboard focus.
     focused: bool,
 }
 
 impl UnlockView {
-    /// The screen for the journal at `journal`; with `try_remembered`, the passphrase the
-    /// credential store keeps is tried first (at start; not after the person locked).
-    pub fn new(journal: PathBuf, try_remembered: bool, ctx: &egui::Context) -> UnlockView {
-        let mut view = UnlockView {
-            journal,
-            passphrase: String::new(),
-            remember: false,
-            working: None,
-            problem: None,
-            trying_remembered: try_remembered,
-            focused: false,
-        };
-        if try_remembered {
-            let path = view.journal.clone();
-            view.spawn(ctx, move || match keystore::remembered(&path) {
-                Ok(Some(passphrase)) => cipher::unlock(&path, &passphrase)
-                    .map(|key| Unlocked { key, told: None })
-                    .map_err(|e| e.to_string()),
-                Ok(None) => Err(String::new()),
-                // No credential store on this computer: nothing was remembered, so the
-                // screen just asks (ticking "Remember" says what is wrong).
-                Err(error) => {
-                    tracing::debug!(%error, "no remembered passphrase");
-                    Err(String::new())
-                }
-            });
-        }
-        view
-    }
-
-    /// Runs `work` on the unlock thread.
-    fn spawn(
-        &mut self,
-        ctx: &egui::Context,
-        work: impl FnOnce() -> Result<Unlocked, String> + Send + 'static,
-    ) {
-        let (send, receive) = mpsc::channel();
-        let ctx = ctx.clone();
-        let spawned = crate::threads::spawn("unlock", move || {
-            let _ = send.send(work());
-            ctx.request_repaint();
-        });
-        match spawned {
-            Ok(_) => self.working = Some(receive),
-            Err(e) => self.problem = Some(format!("Unlocking could not start: {e}")),
-        }
-    }
-
-    /// The journal, once unlocked.
-    fn poll(&mut self) -> Option<Unlocked> {
-        let outcome = self.working.as_ref()?.try_recv().ok()?;
-        self.working = None;
-        let remembered = std::mem::take(&mut self.trying_remembered);
-        match outcome {
-            Ok(unlocked) => return Some(unlocked),
-            // Nothing remembered: just ask.
-            Err(message) if remembered && message.is_empty() => {}
-            Err(message) if remembered => {
+    /// An attempt did not unlock the journal: says why under the field (nothing when
+    /// nothing was remembered: the screen just asks).
+    pub fn not_unlocked(&mut self, why: NotUnlocked) {
+        match why {
+            NotUnlocked::NothingRemembered => {}
+            NotUnlocked::RememberedFailed(message) => {
                 self.problem = Some(format!("The remembered passphrase could not be used: {message}"))
             }
-            Err(message) => {
+            NotUnlocked::Failed(message) => {
                 self.problem = Some(message);
                 // Back into the field for the next try.
                 self.focused = false;
             }
         }
-        None
     }
 
-    /// Draws the screen; returns the journal once unlocked.
-    pub fn ui(&mut self, ctx: &egui::Context) -> Option<Unlocked> {
-        if let Some(unlocked) = self.poll() {
-            return Some(unlocked);
-        }
+    /// Draws the screen, "Unlocking…" while an attempt is `busy`; returns the passphrase
+    /// once the person asks to unlock with it.
+    pub fn ui(&mut self, ctx: &egui::Context, busy: bool) -> Option<UnlockAsk> {
+        let mut asked = None;
         egui::CentralPanel::default().show(ctx, |ui| {
             ui.add_space(ui.available_height() / 4.0);
             ui.vertical_centered(|ui| {
                 ui.heading("MindSage");
                 ui.label("This journal is encrypted. Enter its passphrase to open it.");
                 ui.add_space(8.0);
-                if self.working.is_some() {
+                if busy {
                     ui.horizontal(|ui| {
                         ui.spinner();
                         ui.label("Unlocking…");
                     });
                     return;
                 }
-                self.form_ui(ui);
+                asked = self.form_ui(ui);
             });
         });
-        None
+        asked
     }
 
-    fn form_ui(&mut self, ui: &mut egui::Ui) {
+    fn form_ui(&mut self, ui: &mut egui::Ui) -> Option<UnlockAsk> {
         let field = ui.add(
             egui::TextEdit::singleline(&mut self.passphrase)
                 .password(true)
@@ -238,25 +178,15 @@ impl UnlockView {
             ui.label(RichText::new(problem).color(ui.visuals().error_fg_color));
         }
         let unlock = ui.button("Unlock").clicked() || entered;
-        if unlock && !self.passphrase.is_empty() {
-            self.problem = None;
-            let Ok(passphrase) = Passphrase::new(std::mem::take(&mut self.passphrase)) else {
-                return;
-            };
-            let (path, remember) = (self.journal.clone(), self.remember);
-            let ctx = ui.ctx().clone();
-            self.spawn(&ctx, move || {
-                let key = cipher::unlock(&path, &passphrase).map_err(|e| e.to_string())?;
-                // The journal opens either way; the person hears why it will ask again.
-                let told = match remember {
-                    true => keystore::remember(&path, &passphrase)
-                        .err()
-                        .map(|e| not_remembered(&e)),
-                    false => None,
-                };
-                Ok(Unlocked { key, told })
-            });
+        if !unlock || self.passphrase.is_empty() {
+            return None;
         }
+        self.problem = None;
+        let passphrase = Passphrase::new(std::mem::take(&mut self.passphrase)).ok()?;
+        Some(UnlockAsk {
+            passphrase,
+            remember: self.remember,
+        })
     }
 }
 
@@ -271,12 +201,6 @@ impl Drop for PassphraseForm {
         zeroize_string(&mut self.first);
         zeroize_string(&mut self.again);
     }
-}
-
-/// What the window says when "Remember on this computer" could not be done: the
-/// credential store's own reason, and that the passphrase will be asked for.
-pub fn not_remembered(error: &keystore::KeystoreError) -> String {
-    format!("The passphrase could not be remembered: {error}.")
 }
 
 /// Overwrites a typed passphrase before its memory is given back.
