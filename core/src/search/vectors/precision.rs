@@ -25,11 +25,6 @@ pub enum Precision {
 }
 
 impl Precision {
-    /// The copy a cache of `vectors` vectors keeps unless told otherwise.
-    pub fn for_size(vectors: usize) -> Precision {
-        Precision::for_file(vectors, false)
-    }
-
     /// The copy a cache of `vectors` vectors from a plain or an `encrypted` journal
     /// keeps unless told otherwise.
     pub fn for_file(vectors: usize, encrypted: bool) -> Precision {
@@ -55,9 +50,9 @@ mod tests {
 
     #[test]
     fn large_sets_keep_int8_and_small_ones_f32() {
-        assert_eq!(Precision::for_size(0), Precision::Exact);
-        assert_eq!(Precision::for_size(REDUCED_FROM - 1), Precision::Exact);
-        assert_eq!(Precision::for_size(REDUCED_FROM), Precision::Int8Rerank);
+        assert_eq!(Precision::for_file(0, false), Precision::Exact);
+        assert_eq!(Precision::for_file(REDUCED_FROM - 1, false), Precision::Exact);
+        assert_eq!(Precision::for_file(REDUCED_FROM, false), Precision::Int8Rerank);
         assert_eq!(Precision::for_file(REDUCED_FROM - 1, true), Precision::Exact);
         assert_eq!(
             Precision::for_file(REDUCED_FROM, true),
