@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{By, NodeT, Queryable};
 use rand::Rng;
 
 use mindsage::app::{MindSageApp, Startup};
@@ -78,11 +78,31 @@ pub fn wait_at_most<S>(
         }
         assert!(
             start.elapsed() < patience,
-            "timed out waiting for {what}; the window shows:\n{:#?}",
-            harness.root()
+            "timed out waiting for {what}; the window shows:\n{}",
+            on_screen(harness)
         );
         std::thread::sleep(Duration::from_millis(15));
     }
+}
+
+/// The words on screen, a line each in the order the window lays them out (a
+/// timeout's message: the whole accessibility tree is too long for a CI log to keep
+/// the line that says what went wrong).
+pub fn on_screen<S>(harness: &Harness<'_, S>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for node in harness.query_all(By::new()) {
+        let node = node.accesskit_node();
+        let words = [node.label(), node.value()]
+            .into_iter()
+            .flatten()
+            .find(|w| !w.is_empty());
+        if let Some(words) = words
+            && lines.last() != Some(&words)
+        {
+            lines.push(words);
+        }
+    }
+    lines.join("\n")
 }
 
 pub fn shows<S>(harness: &Harness<'_, S>, text: &str) -> bool {
