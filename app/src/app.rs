@@ -25,7 +25,6 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::db::{self, EntryId};
-use mindsage_core::drafts::Drafts;
 use mindsage_core::encryption::Change;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::{self, VoiceSettings, capture::Input};
@@ -39,6 +38,7 @@ use crate::queue::QueueBar;
 use crate::views::ask::AskView;
 use crate::views::dashboard::DashboardView;
 use crate::views::dialog::{self, Shown};
+use crate::views::editor::DraftToKeep;
 use crate::views::gallery::GalleryView;
 use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
@@ -211,8 +211,6 @@ impl MindSageApp {
         mindsage_core::timing::forbid_blocking_on_this_thread();
         apply_theme(ctx, startup.settings.theme);
         let encrypted = backend.encrypted();
-        // What the window writes beside an encrypted journal is sealed with its key.
-        let key = backend.key().cloned();
         let lock_after_idle = idle_lock_of(&startup.settings);
         let startup_offer = startup.offer_encryption && !encrypted;
         let mut overlay = Overlay::default();
@@ -223,21 +221,13 @@ impl MindSageApp {
             ctx: ctx.clone(),
             backend,
             view: startup.view,
-            journal: JournalView::new(Drafts::new(&startup.data_dir, key.clone())),
+            journal: JournalView::default(),
             dashboard: DashboardView::default(),
             gallery: GalleryView::default(),
             ask: AskView::default(),
             status: startup.settings_damaged.clone(),
             input_overridden: startup.voice_input.is_some(),
-            recorder: RecorderView::new(
-                startup.data_dir.clone(),
-                startup
-                    .voice_input
-                    .clone()
-                    .unwrap_or_else(|| voice::input_of(&startup.settings)),
-                voice::max_length_of(&startup.settings),
-                key,
-            ),
+            recorder: RecorderView::new(startup.data_dir.clone(), voice::max_length_of(&startup.settings)),
             settings: SettingsView::new(
                 startup.settings,
                 startup.data_dir,
@@ -411,6 +401,14 @@ impl MindSageApp {
                 }
                 Action::Voice(request) => self.backend.send_voice(request),
                 Action::CancelTranscription => self.backend.cancel_transcription(),
+                Action::KeepDraft(draft) => {
+                    if let Err(error) = self.keep_draft(draft) {
+                        tracing::warn!(%error, "unsaved text could not be kept as a draft file");
+                    }
+                }
+                Action::ForgetDraft(file) => self.backend.forget_draft(&file),
+                Action::Microphone(command) => self.backend.microphone().command(command),
+                Action::Speaker(command) => self.backend.speaker().command(command),
                 Action::Lock => self.hand_over(Handover::Lock, &mut more),
                 Action::Encryption(change) => self.hand_over(Handover::Change(change), &mut more),
             }
@@ -419,6 +417,24 @@ impl MindSageApp {
     }
 
     /// Hands each answer that has arrived to what asked for it.
+    /// The sound devices behind the views: the recording's level and events for the
+    /// recorder, the playing recording's position for the editor (whose entry alone
+    /// keeps the speaker open).
+    fn follow_sound(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if let Some(heard) = self.backend.microphone().heard() {
+            ctx.request_repaint_after(METER_REFRESH);
+            self.recorder.on_heard(heard);
+        }
+        while let Some(event) = self.backend.microphone().next_event() {
+            self.recorder.on_recording(event, actions);
+        }
+        let speaker = self.backend.speaker();
+        speaker.keep_only(self.journal.recording_entry());
+        if let Some((entry, playing)) = speaker.playing() {
+            self.journal.on_playing(entry, playing);
+        }
+    }
+
     fn handle_responses(&mut self, actions: &mut Vec<Action>) {
         let responses: Vec<Response> = self.backend.drain().collect();
         for response in responses {
@@ -443,8 +459,18 @@ impl MindSageApp {
                 self.journal.on_created(draft, *entry, actions);
             }
             Response::CreateFailed { draft, message } => {
-                let told = self.journal.on_create_failed(draft, message.clone());
-                self.status = Some(told.unwrap_or(message));
+                let told = match self.journal.on_create_failed(draft, message.clone()) {
+                    None => message,
+                    Some(left) => match self.keep_draft(left) {
+                        Ok(kept) => {
+                            format!("An entry could not be saved ({message}); its text is in {kept}.")
+                        }
+                        Err(e) => {
+                            format!("An entry could not be saved ({message}), nor kept as a draft file: {e}.")
+                        }
+                    },
+                };
+                self.status = Some(told);
             }
             Response::Saved(entry) => {
                 self.journal_changed();
@@ -469,7 +495,11 @@ impl MindSageApp {
                 entry,
                 samples,
                 segments,
-            } => self.journal.on_recording(entry, samples, segments),
+            } => {
+                if !samples.is_empty() && self.journal.on_recording(entry, segments) {
+                    self.backend.speaker().load(entry, samples);
+                }
+            }
             Response::Voice(event) => self.on_voice(event, actions),
             Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
             Response::HistoryDays(days) => self.settings.on_history_days(days),
@@ -562,8 +592,11 @@ impl MindSageApp {
         let settings = &self.settings.settings;
         self.lock_after_idle = idle_lock_of(settings);
         if !self.input_overridden {
-            self.recorder
-                .set_input(voice::input_of(settings), voice::max_length_of(settings));
+            let max_length = voice::max_length_of(settings);
+            self.recorder.set_max_length(max_length);
+            self.backend
+                .microphone()
+                .set_input(voice::input_of(settings), max_length);
         }
         actions.push(Action::Voice(VoiceRequest::Settings(settings.clone())));
     }
@@ -653,11 +686,7 @@ impl MindSageApp {
         if self.stopped.is_some() {
             return;
         }
-        let kept = if saving {
-            self.journal.halt_and_keep()
-        } else {
-            Vec::new()
-        };
+        let kept = if saving { self.halt_and_keep() } else { Vec::new() };
         let mut message = format!("Something went wrong inside MindSage: {what} stopped. ");
         if !saving {
             message.push_str("Your entries are still saved as you type.");
@@ -670,6 +699,27 @@ impl MindSageApp {
             ));
         }
         self.stopped = Some(message);
+    }
+
+    /// Stops the editor saving (its threads are gone or closing cannot wait) and keeps
+    /// its unsaved text in draft files; returns where, or why not, for each.
+    fn halt_and_keep(&mut self) -> Vec<String> {
+        let left = self.journal.halt();
+        left.into_iter()
+            .map(|draft| {
+                self.keep_draft(draft)
+                    .unwrap_or_else(|e| format!("(a draft file could not be written: {e})"))
+            })
+            .collect()
+    }
+
+    /// Has the backend keep `draft` in its file, and the editor know where; returns
+    /// where, in the person's words.
+    fn keep_draft(&mut self, draft: DraftToKeep) -> std::io::Result<String> {
+        let kept = self.backend.keep_draft(&draft.name, &draft.edit)?;
+        let described = kept.described.clone();
+        self.journal.on_kept(&draft.name, kept);
+        Ok(described)
     }
 
     /// Starts the worker threads again after one died; the editor saves what is pending.
@@ -729,7 +779,7 @@ impl MindSageApp {
                 if saved || give_up {
                     if !saved {
                         // The threads are stuck or gone: the text leaves as a draft file.
-                        let kept = self.journal.halt_and_keep();
+                        let kept = self.halt_and_keep();
                         tracing::warn!(?kept, "closed before the last saves were answered");
                     }
                     if then == Then::HandOver && !requested {
@@ -828,7 +878,7 @@ impl MindSageApp {
             actions.push(Action::NewEntry);
         }
         if pressed(RECORD) {
-            self.recorder.toggle();
+            self.recorder.toggle(actions);
         }
         if pressed(FIND) {
             self.view = View::Journal;
@@ -930,7 +980,7 @@ impl MindSageApp {
                 "New voice entry (Ctrl+R)"
             };
             if ui.button(record).clicked() {
-                self.recorder.toggle();
+                self.recorder.toggle(actions);
             }
             ui.separator();
             for (label, choice) in [
@@ -1047,6 +1097,7 @@ impl MindSageApp {
         puffin::profile_function!();
         let mut actions = Vec::new();
         self.handle_responses(&mut actions);
+        self.follow_sound(ctx, &mut actions);
         self.closing(ctx, &mut actions);
         self.lock_when_idle(ctx, &mut actions);
         self.shortcuts(ctx, &mut actions);
@@ -1060,7 +1111,6 @@ impl MindSageApp {
         self.offer_ui(ctx, &mut actions);
         self.confirm_export_ui(ctx);
         self.journal.tick(ctx, &mut actions);
-        self.recorder.tick(ctx, &mut actions);
         self.act(actions);
         self.start_model_work();
         self.closing_notice_ui(ctx);
@@ -1137,6 +1187,9 @@ impl MindSageApp {
         }
     }
 }
+
+/// Redraws while recording, for the recorder's level meter and clock.
+const METER_REFRESH: Duration = Duration::from_millis(50);
 
 /// What the status bar says of the sealed drafts saved at the opening.
 fn recovered_drafts(saved: usize, problems: &[String]) -> String {

@@ -1,8 +1,9 @@
 //! The UI's end of its threads: starts the reader ([`crate::reader`]), the AI thread
 //! ([`crate::assistant`]) and the transcriber ([`crate::transcriber`]), carries requests
-//! to them, and hands back their answers.
+//! to them, and hands back their answers; and holds the sound devices
+//! ([`crate::sound`]), whose threads the views follow through it.
 //!
-//! Both threads open the journal themselves, so nothing here touches SQLite or the
+//! The threads open the journal themselves, so nothing here touches SQLite or the
 //! network: sending never blocks and [`Backend::drain`] never waits.
 
 use std::path::PathBuf;
@@ -12,11 +13,13 @@ use std::sync::mpsc::{self, Receiver, Sender};
 
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::StorageOptions;
-use mindsage_core::db::cipher::JournalKey;
+use mindsage_core::db::entries::EntryEdit;
+use mindsage_core::drafts::Drafts;
 use mindsage_core::voice::VoiceSettings;
 
 use crate::assistant::Assistant;
-use crate::protocol::{AiRequest, Reply, Request, Response, VoiceRequest};
+use crate::protocol::{AiRequest, KeptDraft, Reply, Request, Response, VoiceRequest};
+use crate::sound::{Microphone, Speaker};
 use crate::transcriber::Transcriber;
 
 /// The UI's end of the threads.
@@ -29,6 +32,10 @@ pub struct Backend {
     responses: Receiver<Response>,
     /// What the threads were started with, to start them again.
     start: Start,
+    microphone: Microphone,
+    speaker: Speaker,
+    /// Where unsaved text is kept when the threads cannot save it.
+    drafts: Drafts,
 }
 
 /// The journal, options and model settings the threads open, and the answer channel they
@@ -62,6 +69,13 @@ impl Backend {
             reply: Reply { outbox, repaint },
         };
         let (requests, ai, voice) = start.threads(true);
+        let microphone = Microphone::new(
+            start.data_dir(),
+            start.options.key.clone(),
+            start.voice.input.clone(),
+            start.voice.max_length,
+        );
+        let drafts = Drafts::new(&start.data_dir(), start.options.key.clone());
         Backend {
             requests,
             ai,
@@ -69,6 +83,9 @@ impl Backend {
             cancel_transcription: Arc::clone(&start.cancel_transcription),
             responses,
             start,
+            microphone,
+            speaker: Speaker::default(),
+            drafts,
         }
     }
 
@@ -83,12 +100,6 @@ impl Backend {
     /// Whether the journal the threads open is encrypted.
     pub fn encrypted(&self) -> bool {
         self.start.options.key.is_some()
-    }
-
-    /// The encrypted journal's key, for what the window writes beside it (drafts, the
-    /// recording in progress) sealed with it; `None` for a plain journal.
-    pub fn key(&self) -> Option<&JournalKey> {
-        self.start.options.key.as_ref()
     }
 
     /// Sends a request to the reader. If the reader has died the request is lost; its
@@ -113,6 +124,36 @@ impl Backend {
         self.cancel_transcription.store(true, Ordering::Relaxed);
     }
 
+    /// The microphone, for the recorder view.
+    pub fn microphone(&mut self) -> &mut Microphone {
+        &mut self.microphone
+    }
+
+    /// The speaker, for the editor's player.
+    pub fn speaker(&mut self) -> &mut Speaker {
+        &mut self.speaker
+    }
+
+    /// Keeps the unsaved text `edit` in the draft file `name` in `drafts/` beside the
+    /// journal: a text file beside a plain journal, a sealed one beside an encrypted
+    /// journal, which the next opening saves into it. Answers the file and where it
+    /// is in the person's words.
+    ///
+    /// Written on the calling (UI) thread, on purpose: it happens only when the threads
+    /// that save have stopped or closing cannot wait for them any longer, and a write
+    /// handed to another thread might not happen before the process ends. It is a few
+    /// kilobytes into the local data folder (a sealed one, a small database).
+    pub fn keep_draft(&self, name: &str, edit: &EntryEdit) -> std::io::Result<KeptDraft> {
+        let file = self.drafts.keep(name, edit)?;
+        let described = Drafts::describe(&file);
+        Ok(KeptDraft { file, described })
+    }
+
+    /// Deletes a draft file whose text the journal now holds.
+    pub fn forget_draft(&self, file: &std::path::Path) {
+        self.drafts.remove(file);
+    }
+
     /// Answers that have arrived, without waiting.
     pub fn drain(&self) -> impl Iterator<Item = Response> + '_ {
         self.responses.try_iter()
@@ -120,6 +161,11 @@ impl Backend {
 }
 
 impl Start {
+    /// The journal's folder, where recordings wait.
+    fn data_dir(&self) -> PathBuf {
+        self.path.parent().map(PathBuf::from).unwrap_or_default()
+    }
+
     /// Starts the threads; `first`: this opening's first start, whose reader saves the
     /// sealed drafts a last session left ([`mindsage_core::drafts::recover`]).
     fn threads(&self, first: bool) -> (Sender<Request>, Sender<AiRequest>, Sender<VoiceRequest>) {
@@ -129,7 +175,7 @@ impl Start {
         // One vector copy for the reader's search box and the assistant's Ask.
         let vectors = mindsage_core::search::shared_vectors(self.options.key.is_some());
         let transcriber = Transcriber {
-            data_dir: self.path.parent().map(PathBuf::from).unwrap_or_default(),
+            data_dir: self.data_dir(),
             key: self.options.key.clone(),
             settings: self.voice.clone(),
             reader: requests.clone(),

@@ -14,6 +14,7 @@ pub mod queue;
 mod reader;
 pub mod shell;
 mod signals;
+pub mod sound;
 pub mod start;
 pub mod threads;
 mod transcriber;

@@ -428,3 +428,11 @@ impl Drop for Watch {
         }
     }
 }
+
+/// A draft file unsaved text was kept in ([`crate::backend::Backend::keep_draft`]).
+#[derive(Debug, Clone)]
+pub struct KeptDraft {
+    pub file: PathBuf,
+    /// Where it is, in the person's words.
+    pub described: String,
+}

@@ -28,7 +28,7 @@ fn row(id: i64, title: &str, preview: &str, tags: &[&str]) -> EntryRow {
 
 /// A journal view showing `rows`, answered as the reader would answer its first page.
 fn journal_showing(rows: Vec<EntryRow>) -> JournalView {
-    let mut view = JournalView::new(mindsage_core::drafts::Drafts::new(&std::env::temp_dir(), None));
+    let mut view = JournalView::default();
     let mut actions = Vec::new();
     view.reload(&mut actions);
     let generation = actions

@@ -20,14 +20,11 @@
 //! Each draft has a number its create request carries and its answer echoes, so a failure
 //! elsewhere is never mistaken for this draft's (which would create it twice). When a
 //! thread behind the editor dies, or closing cannot wait any longer, the text on screen
-//! is also written to a draft file in `drafts/` beside the journal, removed once the
-//! entry is saved: a text file beside a plain journal, a sealed one beside an encrypted
-//! journal, which the next opening saves into the journal ([`mindsage_core::drafts`]).
-//! That file is written on the UI thread: a few kilobytes into the local data folder
-//! (a sealed one is a small database synced to disk), on those rare paths only, where a
-//! write that might never happen on a helper thread would defeat its purpose.
+//! is also kept in a draft file in `drafts/` beside the journal, removed once the entry
+//! is saved ([`mindsage_core::drafts`]). The editor writes no file: it hands the text to
+//! keep ([`DraftToKeep`]) to the app, which has the backend write it
+//! ([`crate::backend::Backend::keep_draft`]) and tells the editor where it went.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -36,12 +33,13 @@ use egui::RichText;
 use mindsage_core::db::EntryId;
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normalise_tags};
-use mindsage_core::drafts::Drafts;
 
 use super::history::History;
 use super::player::RecordingPlayer;
 use super::{Action, display_lived};
+use crate::protocol::KeptDraft;
 use crate::protocol::Request;
+use crate::sound::Playing;
 
 /// Pause in typing after which the entry is saved.
 const AUTOSAVE_AFTER: Duration = Duration::from_millis(700);
@@ -258,7 +256,7 @@ struct Doc {
     /// The save on its way says so ([`Doc::over_other`] is done with once it lands).
     sent_over_other: bool,
     /// The draft file holding this text, removed once it is saved.
-    kept: Option<PathBuf>,
+    kept: Option<KeptDraft>,
     /// Move the keyboard focus to the text on the next frame.
     focus_body: bool,
 }
@@ -390,16 +388,28 @@ impl Doc {
         }
     }
 
-    /// Writes the text on screen to its draft file in `drafts`.
-    fn keep(&mut self, drafts: &Drafts) -> std::io::Result<PathBuf> {
-        let name = match self.which {
+    /// The name of this text's draft file.
+    fn draft_name(&self) -> String {
+        match self.which {
             Which::Entry(id) => format!("entry-{id}"),
             Which::Draft(draft) => new_draft_name(draft),
-        };
-        let file = drafts.keep(&name, &self.fields.edit())?;
-        self.kept = Some(file.clone());
-        Ok(file)
+        }
     }
+
+    /// The text on screen, to be kept in its draft file.
+    fn to_keep(&self) -> DraftToKeep {
+        DraftToKeep {
+            name: self.draft_name(),
+            edit: self.fields.edit(),
+        }
+    }
+}
+
+/// Text the editor cannot save now, for a draft file named `name` beside the journal.
+#[derive(Debug)]
+pub struct DraftToKeep {
+    pub name: String,
+    pub edit: EntryEdit,
 }
 
 /// A new entry sent to be created and not yet answered.
@@ -420,9 +430,10 @@ pub struct Editor {
     /// New entries sent to be created and not yet answered, including drafts the editor
     /// has moved on from.
     creates: Vec<Create>,
-    /// Set while the threads behind the editor are stopped, to where unsaved text goes
-    /// instead: nothing is sent, since it would be lost, and nothing claims to be saving.
-    halted: Option<Drafts>,
+    /// Set while the threads behind the editor are stopped: unsaved text goes to draft
+    /// files instead, nothing is sent, since it would be lost, and nothing claims to be
+    /// saving.
+    halted: bool,
     /// Save pending edits at once rather than after the typing pause (the window closes).
     urgent: bool,
     /// egui's clock at the last frame, for what happens between frames (answers).
@@ -472,10 +483,25 @@ impl Editor {
         self.history.on_versions(entry, versions);
     }
 
-    /// An entry's recording, read after the entry: kept if that entry is still open.
-    pub fn on_recording(&mut self, entry: EntryId, samples: Vec<f32>, segments: Vec<Segment>) {
-        if self.entry_id() == Some(entry) && !samples.is_empty() {
-            self.recording = Some(RecordingPlayer::new(entry, samples, segments));
+    /// An entry's recording, read after the entry: shown if that entry is still open.
+    /// Returns whether it is, for the speaker to load its sound.
+    pub fn on_recording(&mut self, entry: EntryId, segments: Vec<Segment>) -> bool {
+        let open = self.entry_id() == Some(entry);
+        if open {
+            self.recording = Some(RecordingPlayer::new(entry, segments));
+        }
+        open
+    }
+
+    /// The entry whose recording the editor shows, if one.
+    pub fn recording_entry(&self) -> Option<EntryId> {
+        self.recording.as_ref().map(|r| r.entry)
+    }
+
+    /// The speaker's state this frame, for the recording's player.
+    pub fn on_playing(&mut self, entry: EntryId, playing: Playing) {
+        if let Some(recording) = self.recording.as_mut().filter(|r| r.entry == entry) {
+            recording.on_playing(playing);
         }
     }
 
@@ -503,7 +529,7 @@ impl Editor {
     }
 
     /// Draft `draft` was created as entry `id`.
-    pub fn on_created(&mut self, draft: u64, entry: Entry, drafts: &Drafts, actions: &mut Vec<Action>) {
+    pub fn on_created(&mut self, draft: u64, entry: Entry, actions: &mut Vec<Action>) {
         let id = entry.id;
         if let Some(carried) = self.answered(draft).and_then(|c| c.carried) {
             // That draft was left while its first save was on its way.
@@ -519,13 +545,13 @@ impl Editor {
         {
             doc.which = Which::Entry(id);
         }
-        self.on_saved(entry, drafts);
+        self.on_saved(entry, actions);
     }
 
     /// A save of `entry` was written: the next one may go; a draft file of its text goes.
     /// The entry as saved is the newest reading (older ones still on their way are
     /// dropped by [`Doc::read_again`]).
-    pub fn on_saved(&mut self, entry: Entry, drafts: &Drafts) {
+    pub fn on_saved(&mut self, entry: Entry, actions: &mut Vec<Action>) {
         let Some(doc) = self.doc.as_mut().filter(|d| d.id() == Some(entry.id)) else {
             return;
         };
@@ -536,30 +562,33 @@ impl Editor {
         }
         doc.read_again(entry);
         if !doc.save.unsaved()
-            && let Some(file) = doc.kept.take()
+            && let Some(kept) = doc.kept.take()
         {
             // Everything the file holds is in the journal now.
-            drafts.remove(&file);
+            actions.push(Action::ForgetDraft(kept.file));
         }
     }
 
     /// Draft `draft` could not be created. On screen, its edits stay and go again after
-    /// the next pause; left already, its text is kept as a draft file in `drafts`, and
-    /// the answer is what to tell the person.
-    pub fn on_create_failed(&mut self, draft: u64, message: String, drafts: &Drafts) -> Option<String> {
+    /// the next pause; left already, the answer is its text, to be kept in a draft file.
+    pub fn on_create_failed(&mut self, draft: u64, message: String) -> Option<DraftToKeep> {
         let create = self.answered(draft)?;
         if let Some(doc) = self.doc.as_mut().filter(|d| d.which == Which::Draft(draft)) {
             doc.save.failed(message, self.now);
             return None;
         }
-        let edit = create.carried.unwrap_or(create.sent);
-        Some(match drafts.keep(&new_draft_name(draft), &edit) {
-            Ok(file) => format!(
-                "An entry could not be saved ({message}); its text is in {}.",
-                Drafts::describe(&file)
-            ),
-            Err(e) => format!("An entry could not be saved ({message}), nor kept as a draft file: {e}."),
+        Some(DraftToKeep {
+            name: new_draft_name(draft),
+            edit: create.carried.unwrap_or(create.sent),
         })
+    }
+
+    /// The text named `name` was kept in a draft file: the editor says so while it is
+    /// on screen and unsaved.
+    pub fn on_kept(&mut self, name: &str, kept: KeptDraft) {
+        if let Some(doc) = self.doc.as_mut().filter(|d| d.draft_name() == name) {
+            doc.kept = Some(kept);
+        }
     }
 
     /// An edit of `id` could not be saved: if it is on screen, try again after the next pause.
@@ -582,19 +611,21 @@ impl Editor {
         self.flush(actions);
     }
 
-    /// The threads behind the editor stopped: sends nothing more, and writes what is on
-    /// screen (and any left draft whose create was unanswered) to draft files in
-    /// `drafts`. Returns where the text is, or why it could not be kept.
-    pub fn halt_and_keep(&mut self, drafts: &Drafts) -> Vec<String> {
-        self.halted = Some(drafts.clone());
+    /// The threads behind the editor stopped: sends nothing more. Returns the text to
+    /// keep in draft files: what is on screen, and any left draft whose create was
+    /// unanswered.
+    pub fn halt(&mut self) -> Vec<DraftToKeep> {
+        self.halted = true;
         let on_screen = self.doc.as_ref().map(|d| d.which);
         let mut kept = Vec::new();
         for create in std::mem::take(&mut self.creates) {
             if on_screen == Some(Which::Draft(create.draft)) {
                 continue; // on screen: kept below with its latest text
             }
-            let edit = create.carried.unwrap_or(create.sent);
-            kept.push(drafts.keep(&new_draft_name(create.draft), &edit));
+            kept.push(DraftToKeep {
+                name: new_draft_name(create.draft),
+                edit: create.carried.unwrap_or(create.sent),
+            });
         }
         if let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) {
             if let Save::Saving { edited, .. } = doc.save {
@@ -604,24 +635,19 @@ impl Editor {
                     problem: None,
                 };
             }
-            kept.push(doc.keep(drafts));
+            kept.push(doc.to_keep());
         }
-        kept.into_iter()
-            .map(|file| match file {
-                Ok(file) => Drafts::describe(&file),
-                Err(e) => format!("(a draft file could not be written: {e})"),
-            })
-            .collect()
+        kept
     }
 
-    /// Saving is stopped (see [`Editor::halt_and_keep`]).
+    /// Saving is stopped (see [`Editor::halt`]).
     pub fn halted(&self) -> bool {
-        self.halted.is_some()
+        self.halted
     }
 
     /// The threads run again: pending edits are saved after the next pause.
     pub fn resume(&mut self) {
-        self.halted = None;
+        self.halted = false;
     }
 
     /// The editor moves on to another entry: unsaved edits must not be lost. If a save is
@@ -634,11 +660,9 @@ impl Editor {
         let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) else {
             return;
         };
-        if let Some(drafts) = &self.halted {
+        if self.halted {
             // Nothing can be saved now: the latest text goes to its draft file.
-            if let Err(error) = doc.keep(drafts) {
-                tracing::warn!(%error, "unsaved text could not be kept as a draft file");
-            }
+            actions.push(Action::KeepDraft(doc.to_keep()));
             return;
         }
         match (&doc.save, doc.which) {
@@ -664,7 +688,7 @@ impl Editor {
 
     /// Sends pending edits now, if a save can go.
     fn flush(&mut self, actions: &mut Vec<Action>) {
-        if self.halted.is_some() {
+        if self.halted {
             return;
         }
         let Some(doc) = self
@@ -729,7 +753,7 @@ impl Editor {
         let Some(Save::Edited { since, .. }) = self.doc.as_ref().map(|d| &d.save) else {
             return;
         };
-        if self.halted.is_some() {
+        if self.halted {
             return;
         }
         let waited = Duration::from_secs_f64((self.now - since).max(0.0));
@@ -746,9 +770,9 @@ impl Editor {
 
     /// What the editor says about its text.
     fn status(&self, doc: &Doc) -> String {
-        if self.halted.is_some() && doc.save.unsaved() {
+        if self.halted && doc.save.unsaved() {
             return match &doc.kept {
-                Some(file) => format!("Not saved: kept in {}", Drafts::describe(file)),
+                Some(kept) => format!("Not saved: kept in {}", kept.described),
                 None => "Not saved".to_owned(),
             };
         }
@@ -812,7 +836,7 @@ impl Editor {
             summary_ui(ui, summary);
         }
         if let Some(recording) = self.recording.as_mut().filter(|r| doc.id() == Some(r.entry)) {
-            recording.ui(ui);
+            recording.ui(ui, actions);
         }
         if let Some(id) = doc.id() {
             self.history.ui(ui, id, !doc.save.unsaved(), actions);
@@ -1053,7 +1077,7 @@ mod tests {
         );
         assert!(!editor.all_saved());
         let entry = entry("", false, "Rain all day.", &[], "2026-12-05T10:00:00.000Z");
-        editor.on_created(draft, entry, &Drafts::default(), &mut actions);
+        editor.on_created(draft, entry, &mut actions);
         assert_eq!(editor.entry_id(), Some(7));
         assert!(editor.all_saved());
         assert_eq!(editor.status(editor.doc.as_ref().unwrap()), "Saved");

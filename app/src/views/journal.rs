@@ -10,14 +10,14 @@ use egui::{RichText, ScrollArea};
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
-use mindsage_core::drafts::Drafts;
 use mindsage_core::search::snippet;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOutcome};
 
 use super::dialog;
-use super::editor::Editor;
+use super::editor::{DraftToKeep, Editor};
 use super::paged::Paged;
 use super::{Action, display_lived, display_time, entry_title, untitled_row};
+use crate::protocol::KeptDraft;
 use crate::protocol::{AiRequest, Request};
 
 /// Largest page asked for at once when the person jumps far down the list.
@@ -94,20 +94,9 @@ pub struct JournalView {
     /// The cursor moved: the list scrolls to it on the next frame it draws.
     scroll_to_cursor: bool,
     shown: ListView,
-    /// Where unsaved text is kept as files (`drafts/` in the data folder), sealed when
-    /// the journal is encrypted.
-    drafts: Drafts,
 }
 
 impl JournalView {
-    /// An empty journal view that keeps unsaved text in `drafts` when it must.
-    pub fn new(drafts: Drafts) -> JournalView {
-        JournalView {
-            drafts,
-            ..JournalView::default()
-        }
-    }
-
     /// Per-frame work whichever screen is on show: the editor's autosave.
     pub fn tick(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         self.editor.autosave(ctx, actions);
@@ -128,9 +117,15 @@ impl JournalView {
         self.editor.halted()
     }
 
-    /// The threads stopped: keeps unsaved text as draft files; returns where.
-    pub fn halt_and_keep(&mut self) -> Vec<String> {
-        self.editor.halt_and_keep(&self.drafts)
+    /// The threads stopped: saving stops; the answer is the unsaved text, to be kept
+    /// in draft files.
+    pub fn halt(&mut self) -> Vec<DraftToKeep> {
+        self.editor.halt()
+    }
+
+    /// Unsaved text was kept in a draft file (see [`Editor::on_kept`]).
+    pub fn on_kept(&mut self, name: &str, kept: KeptDraft) {
+        self.editor.on_kept(name, kept);
     }
 
     /// The threads were restarted: saving resumes and the list is read again.
@@ -145,7 +140,7 @@ impl JournalView {
     /// The journal was replaced (a backup restored): the editor closes and the list
     /// starts empty, to be read again (`resume` once the threads restart).
     pub fn forget(&mut self) {
-        *self = JournalView::new(std::mem::take(&mut self.drafts));
+        *self = JournalView::default();
     }
 
     /// Starts the list again from the top, and counts the journal again: the count the
@@ -230,14 +225,20 @@ impl JournalView {
         self.editor.on_versions(entry, versions);
     }
 
-    /// An entry's recording arrived; the editor plays it if that entry is open.
-    pub fn on_recording(
-        &mut self,
-        entry: EntryId,
-        samples: Vec<f32>,
-        segments: Vec<mindsage_core::db::audio::Segment>,
-    ) {
-        self.editor.on_recording(entry, samples, segments);
+    /// An entry's recording arrived; the editor shows its player if that entry is open
+    /// (the answer: whether it is, for the speaker to load its sound).
+    pub fn on_recording(&mut self, entry: EntryId, segments: Vec<mindsage_core::db::audio::Segment>) -> bool {
+        self.editor.on_recording(entry, segments)
+    }
+
+    /// The entry whose recording the editor shows, if one.
+    pub fn recording_entry(&self) -> Option<EntryId> {
+        self.editor.recording_entry()
+    }
+
+    /// The speaker's state this frame, for the editor's player.
+    pub fn on_playing(&mut self, entry: EntryId, playing: crate::sound::Playing) {
+        self.editor.on_playing(entry, playing);
     }
 
     /// An entry read again (saved, or described by the local model): its row and, if it
@@ -292,18 +293,18 @@ impl JournalView {
     }
 
     pub fn on_created(&mut self, draft: u64, entry: Entry, actions: &mut Vec<Action>) {
-        self.editor.on_created(draft, entry, &self.drafts, actions);
+        self.editor.on_created(draft, entry, actions);
         self.reload(actions);
     }
 
-    /// A draft could not be created; returns what to tell the person, if the draft has
-    /// left the screen (its text is then in a draft file).
-    pub fn on_create_failed(&mut self, draft: u64, message: String) -> Option<String> {
-        self.editor.on_create_failed(draft, message, &self.drafts)
+    /// A draft could not be created; if it has left the screen, the answer is its
+    /// text, to be kept in a draft file.
+    pub fn on_create_failed(&mut self, draft: u64, message: String) -> Option<DraftToKeep> {
+        self.editor.on_create_failed(draft, message)
     }
 
     pub fn on_saved(&mut self, entry: Entry, actions: &mut Vec<Action>) {
-        self.editor.on_saved(entry, &self.drafts);
+        self.editor.on_saved(entry, actions);
         self.reload(actions);
     }
 

@@ -1,7 +1,8 @@
 //! One module per screen. A view is state plus `ui(&mut self, ui, actions)`, made of
 //! small `*_ui` functions: it draws into the `Ui` it is given and pushes what the person
-//! asked for as [`Action`]s, which [`crate::app`] carries out. Views never block, never
-//! hold a channel, and never open the window's own panels, so each can be drawn alone
+//! asked for as [`Action`]s, which [`crate::app`] carries out. Views never block, hold
+//! no thread, channel, device or file (those are [`crate::backend::Backend`]'s), and
+//! never open the window's own panels, so each can be drawn alone
 //! (`egui_kittest::Harness::new_ui`) with no threads behind it.
 
 use std::borrow::Cow;
@@ -78,6 +79,14 @@ pub enum Action {
     Voice(VoiceRequest),
     /// Stop the transcription on screen, keeping what was heard so far.
     CancelTranscription,
+    /// Keep unsaved text in a draft file (the threads that save it have stopped).
+    KeepDraft(editor::DraftToKeep),
+    /// Delete a draft file whose text the journal now holds.
+    ForgetDraft(std::path::PathBuf),
+    /// Something for the microphone (the recorder's buttons and Ctrl+R).
+    Microphone(crate::sound::MicrophoneCommand),
+    /// Something for the speaker (the player of the entry's recording).
+    Speaker(crate::sound::SpeakerCommand),
     /// Lock the encrypted journal (its key and everything read with it leave memory).
     Lock,
     /// Change the journal's encryption, with the journal closed meanwhile.

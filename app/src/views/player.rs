@@ -1,10 +1,10 @@
 //! An entry's recording under its text: play and pause, a seek bar with the time, and
 //! what was heard with where (a click on a line plays from there).
 //!
-//! The sound plays on its own thread ([`Player`]); this widget only reads its position
-//! and sets play, pause and seek, so dragging the bar never waits on the device. When
-//! the output fails the player stays, with why under it (wrapped to the editor's width):
-//! Play tries again.
+//! The sound plays on the backend's speaker ([`crate::sound::Speaker`], a thread of its
+//! own); this widget draws the position the app hands it each frame and asks for play,
+//! pause and seek, so dragging the bar never waits on the device. When the output fails
+//! the player stays, with why under it (wrapped to the editor's width): Play tries again.
 
 use std::time::Duration;
 
@@ -12,45 +12,55 @@ use egui::RichText;
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::audio::Segment;
-use mindsage_core::voice::playback::Player;
 
+use super::Action;
 use super::recorder::format_duration;
+use crate::sound::{Playing, SpeakerCommand};
 
 /// Redraws while playing, for the position.
 const POSITION_REFRESH: Duration = Duration::from_millis(100);
 
 pub struct RecordingPlayer {
     pub entry: EntryId,
-    player: Player,
+    /// The speaker's state this frame.
+    playing: Playing,
     segments: Vec<Segment>,
     show_segments: bool,
 }
 
 impl RecordingPlayer {
-    /// A player for an entry's recording (16 kHz mono), paused at the start.
-    pub fn new(entry: EntryId, samples: Vec<f32>, segments: Vec<Segment>) -> RecordingPlayer {
+    /// A player for an entry's recording, which the speaker holds, paused at the start.
+    pub fn new(entry: EntryId, segments: Vec<Segment>) -> RecordingPlayer {
         RecordingPlayer {
             entry,
-            player: Player::open(samples),
+            playing: Playing::default(),
             segments,
             show_segments: false,
         }
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
-        let player = &self.player;
+    /// The speaker's state this frame.
+    pub fn on_playing(&mut self, playing: Playing) {
+        self.playing = playing;
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        let state = &self.playing;
+        let mut asked = None;
         ui.horizontal(|ui| {
-            let playing = player.is_playing();
-            let label = if playing { "Pause" } else { "▶ Play recording" };
+            let label = if state.playing {
+                "Pause"
+            } else {
+                "▶ Play recording"
+            };
             if ui.button(label).clicked() {
-                if playing {
-                    player.pause();
-                } else {
-                    player.play();
-                }
+                asked = Some(match state.playing {
+                    true => SpeakerCommand::Pause,
+                    false => SpeakerCommand::Play,
+                });
             }
-            let duration = player.duration_ms();
-            let mut position = player.position_ms();
+            let duration = state.duration_ms;
+            let mut position = state.position_ms;
             let bar = egui::Slider::new(&mut position, 0..=duration.max(1))
                 .show_value(false)
                 .trailing_fill(true);
@@ -59,22 +69,21 @@ impl RecordingPlayer {
                 .on_hover_text("Drag to move in the recording")
                 .changed()
             {
-                player.seek_ms(position);
+                asked = Some(SpeakerCommand::Seek(position));
             }
             ui.monospace(format!(
                 "{} / {}",
                 format_duration(Duration::from_millis(position)),
                 format_duration(Duration::from_millis(duration))
             ));
-            if playing {
+            if state.playing {
                 ui.ctx().request_repaint_after(POSITION_REFRESH);
             }
             if !self.segments.is_empty() {
                 ui.toggle_value(&mut self.show_segments, "Where each part was said");
             }
         });
-        if let Some(error) = player.error() {
-            let error = error.to_string();
+        if let Some(error) = &state.error {
             let told = RichText::new(format!(
                 "The recording cannot play: {}.",
                 error.trim_end_matches('.')
@@ -87,12 +96,12 @@ impl RecordingPlayer {
                 ui.horizontal_wrapped(|ui| {
                     let at = format_duration(Duration::from_millis(segment.start_ms));
                     if ui.small_button(at).on_hover_text("Play from here").clicked() {
-                        player.seek_ms(segment.start_ms);
-                        player.play();
+                        asked = Some(SpeakerCommand::PlayFrom(segment.start_ms));
                     }
                     ui.label(&segment.text);
                 });
             }
         }
+        actions.extend(asked.map(Action::Speaker));
     }
 }

@@ -2,9 +2,10 @@
 //! entry.
 //!
 //! Its stages are what the person sees: idle → recording ⇄ paused → recorded →
-//! transcribing → the new entry opens. The recording runs on the recorder's own thread
-//! ([`Recording`]); this view only reads its meter (atomics) and its events (a channel),
-//! so the window never waits on the microphone. Transcription runs on the transcriber
+//! transcribing → the new entry opens. The microphone is the backend's
+//! ([`crate::sound::Microphone`]): this view asks it to start, pause, stop or cancel, and
+//! draws what the app hands it each frame (the level and time, the recording's events),
+//! so the window never waits on the device. Transcription runs on the transcriber
 //! thread, which reports through [`VoiceEvent`]s.
 
 use std::path::{Path, PathBuf};
@@ -13,18 +14,15 @@ use std::time::Duration;
 use egui::{Color32, RichText};
 
 use mindsage_core::db::audio::Segment;
-use mindsage_core::db::cipher::JournalKey;
-use mindsage_core::voice::capture::{Ending, Event, Input, Recording};
-use mindsage_core::voice::{recordings, wav};
+use mindsage_core::voice::capture::{Ending, Event};
+use mindsage_core::voice::recordings;
 
 use super::Action;
 use crate::protocol::{VoiceEvent, VoiceRequest};
+use crate::sound::{Heard, MicrophoneCommand};
 
 /// The recorder warns this long before the maximum length.
 const WARN_BEFORE_END: Duration = Duration::from_secs(60);
-
-/// Redraws while recording, for the level meter and the clock.
-const METER_REFRESH: Duration = Duration::from_millis(50);
 
 /// The red of the recording light.
 pub const RECORDING_RED: Color32 = Color32::from_rgb(0xd9, 0x30, 0x25);
@@ -32,10 +30,10 @@ pub const RECORDING_RED: Color32 = Color32::from_rgb(0xd9, 0x30, 0x25);
 enum Stage {
     Idle,
     /// Asked the input to start; it has not answered yet.
-    Opening(Recording),
+    Opening,
     Recording {
-        recording: Recording,
         input: String,
+        heard: Heard,
     },
     /// Stopped and written; waiting for the transcriber to take it.
     Recorded {
@@ -51,8 +49,8 @@ enum Stage {
 
 pub struct RecorderView {
     stage: Stage,
+    /// Where recordings wait for a model, to say so.
     data_dir: PathBuf,
-    input: Input,
     max_length: Duration,
     /// Recordings waiting for a Whisper model, and why.
     waiting: Vec<PathBuf>,
@@ -61,33 +59,23 @@ pub struct RecorderView {
     message: Option<String>,
     /// Whether the panel shows although idle (the person opened it, or there is news).
     open: bool,
-    /// The encrypted journal's key: a recording beside it is sealed with it.
-    key: Option<JournalKey>,
 }
 
 impl RecorderView {
-    pub fn new(
-        data_dir: PathBuf,
-        input: Input,
-        max_length: Duration,
-        key: Option<JournalKey>,
-    ) -> RecorderView {
+    pub fn new(data_dir: PathBuf, max_length: Duration) -> RecorderView {
         RecorderView {
             stage: Stage::Idle,
             data_dir,
-            input,
             max_length,
             waiting: Vec::new(),
             waiting_reason: None,
             message: None,
             open: false,
-            key,
         }
     }
 
-    /// New input or length from Settings, for the next recording.
-    pub fn set_input(&mut self, input: Input, max_length: Duration) {
-        self.input = input;
+    /// A new longest recording from Settings, for the next one.
+    pub fn set_max_length(&mut self, max_length: Duration) {
         self.max_length = max_length;
     }
 
@@ -98,46 +86,43 @@ impl RecorderView {
 
     /// Whether a recording is running (the top bar's red light).
     pub fn is_recording(&self) -> bool {
-        matches!(self.stage, Stage::Opening(_) | Stage::Recording { .. })
+        matches!(self.stage, Stage::Opening | Stage::Recording { .. })
     }
 
     /// Ctrl+R: starts a recording, or stops the one running.
-    pub fn toggle(&mut self) {
+    pub fn toggle(&mut self, actions: &mut Vec<Action>) {
         match &self.stage {
-            Stage::Idle => self.start(),
-            Stage::Recording { recording, .. } | Stage::Opening(recording) => recording.stop(),
+            Stage::Idle => self.start(actions),
+            Stage::Recording { .. } | Stage::Opening => {
+                actions.push(Action::Microphone(MicrophoneCommand::Stop))
+            }
             _ => self.open = true,
         }
     }
 
-    fn start(&mut self) {
+    fn start(&mut self, actions: &mut Vec<Action>) {
         self.message = None;
         self.open = true;
-        let path = recordings::new_path(&self.data_dir, self.key.as_ref());
-        self.stage = Stage::Opening(Recording::start(
-            self.input.clone(),
-            path,
-            self.max_length,
-            self.key.clone(),
-        ));
+        self.stage = Stage::Opening;
+        actions.push(Action::Microphone(MicrophoneCommand::Start));
     }
 
-    /// Follows the recorder thread; call every frame.
-    pub fn tick(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let event = match &self.stage {
-            Stage::Opening(recording) | Stage::Recording { recording, .. } => {
-                ctx.request_repaint_after(METER_REFRESH);
-                recording.try_event()
-            }
-            _ => None,
-        };
-        let Some(event) = event else {
-            return;
-        };
+    /// The running recording's level and time, this frame.
+    pub fn on_heard(&mut self, now: Heard) {
+        if let Stage::Recording { heard, .. } = &mut self.stage {
+            *heard = now;
+        }
+    }
+
+    /// What the microphone reports of the recording.
+    pub fn on_recording(&mut self, event: Event, actions: &mut Vec<Action>) {
         match event {
             Event::Started { input } => {
-                if let Stage::Opening(recording) = std::mem::replace(&mut self.stage, Stage::Idle) {
-                    self.stage = Stage::Recording { recording, input };
+                if let Stage::Opening = self.stage {
+                    self.stage = Stage::Recording {
+                        input,
+                        heard: Heard::default(),
+                    };
                 }
             }
             Event::Failed(error) => {
@@ -171,7 +156,7 @@ impl RecorderView {
             Ending::Stopped => {}
         }
         if samples == 0 {
-            let _ = wav::discard(&path);
+            // The microphone deleted the empty file.
             self.stage = Stage::Idle;
             self.message
                 .get_or_insert_with(|| "Nothing was recorded.".to_owned());
@@ -253,13 +238,11 @@ impl RecorderView {
     /// The red light and clock in the top bar while recording; clicking shows the panel.
     pub fn indicator_ui(&mut self, ui: &mut egui::Ui) {
         let text = match &self.stage {
-            Stage::Recording { recording, .. } if recording.is_paused() => {
-                format!("Paused {}", format_duration(recording.meter().elapsed()))
+            Stage::Recording { heard, .. } if heard.paused => {
+                format!("Paused {}", format_duration(heard.elapsed))
             }
-            Stage::Recording { recording, .. } => {
-                format!("REC {}", format_duration(recording.meter().elapsed()))
-            }
-            Stage::Opening(_) => "REC".to_owned(),
+            Stage::Recording { heard, .. } => format!("REC {}", format_duration(heard.elapsed)),
+            Stage::Opening => "REC".to_owned(),
             Stage::Recorded { .. } | Stage::Transcribing { .. } => "Transcribing…".to_owned(),
             Stage::Idle => return,
         };
@@ -290,11 +273,11 @@ impl RecorderView {
             });
         });
         match &mut self.stage {
-            Stage::Idle => self.idle_ui(ui),
-            Stage::Opening(_) => {
+            Stage::Idle => self.idle_ui(ui, actions),
+            Stage::Opening => {
                 ui.label("Opening the microphone…");
             }
-            Stage::Recording { recording, input } => recording_ui(ui, recording, input, self.max_length),
+            Stage::Recording { input, heard } => recording_ui(ui, heard, input, self.max_length, actions),
             Stage::Recorded { .. } => {
                 ui.horizontal(|ui| {
                     ui.spinner();
@@ -319,7 +302,7 @@ impl RecorderView {
         self.waiting_ui(ui);
     }
 
-    fn idle_ui(&mut self, ui: &mut egui::Ui) {
+    fn idle_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.horizontal(|ui| {
             light(ui, RECORDING_RED);
             if ui
@@ -327,7 +310,7 @@ impl RecorderView {
                 .on_hover_text("Ctrl+R")
                 .clicked()
             {
-                self.start();
+                self.start(actions);
             }
             ui.label(
                 RichText::new(format!(
@@ -360,20 +343,18 @@ impl RecorderView {
 }
 
 /// The level meter, clock and buttons of a running recording.
-fn recording_ui(ui: &mut egui::Ui, recording: &Recording, input: &str, max: Duration) {
-    let meter = recording.meter();
-    let elapsed = meter.elapsed();
-    let paused = recording.is_paused();
+fn recording_ui(ui: &mut egui::Ui, heard: &Heard, input: &str, max: Duration, actions: &mut Vec<Action>) {
+    let (elapsed, paused) = (heard.elapsed, heard.paused);
     ui.horizontal(|ui| {
         light(ui, RECORDING_RED);
         let state = if paused { "Paused" } else { "Recording" };
         ui.label(RichText::new(state).color(RECORDING_RED).strong());
         ui.monospace(format!("{} / {}", format_duration(elapsed), format_duration(max)));
-        let level = if paused { 0.0 } else { meter.level() };
+        let level = if paused { 0.0 } else { heard.level };
         ui.add(
             egui::ProgressBar::new(level.sqrt())
                 .desired_width(180.0)
-                .fill(if meter.clipped() {
+                .fill(if heard.clipped {
                     RECORDING_RED
                 } else {
                     Color32::from_rgb(0x3c, 0xa5, 0x5c)
@@ -381,21 +362,21 @@ fn recording_ui(ui: &mut egui::Ui, recording: &Recording, input: &str, max: Dura
         )
         .on_hover_text("Input level");
         if ui.button(if paused { "Resume" } else { "Pause" }).clicked() {
-            recording.set_paused(!paused);
+            actions.push(Action::Microphone(MicrophoneCommand::Pause(!paused)));
         }
         if ui.button("Stop").on_hover_text("Ctrl+R").clicked() {
-            recording.stop();
+            actions.push(Action::Microphone(MicrophoneCommand::Stop));
         }
         if ui
             .button("Cancel")
             .on_hover_text("Discard this recording")
             .clicked()
         {
-            recording.cancel();
+            actions.push(Action::Microphone(MicrophoneCommand::Cancel));
         }
     });
     ui.label(RichText::new(format!("From {input}")).weak().small());
-    if meter.clipped() {
+    if heard.clipped {
         ui.label(
             RichText::new(
                 "The sound is too loud and clips: move back from the microphone or lower its volume.",
@@ -403,7 +384,7 @@ fn recording_ui(ui: &mut egui::Ui, recording: &Recording, input: &str, max: Dura
             .color(ui.visuals().warn_fg_color),
         );
     }
-    if meter.dropped() > 0 {
+    if heard.dropped {
         ui.label(
             RichText::new(
                 "Some sound was lost: the computer fell behind the microphone. Closing other programs helps.",
