@@ -45,7 +45,7 @@ use crate::views::journal::JournalView;
 use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
 use crate::views::unlock::PassphraseForm;
-use crate::views::{Action, View};
+use crate::views::{Action, Screen, View};
 
 /// How the window starts.
 pub struct Startup {
@@ -1070,15 +1070,17 @@ impl MindSageApp {
             self.ask.focus_question();
         }
         // Each view lays out its own panels inside this one, which has no frame of its own.
+        self.gallery.set_open_entry(self.journal.entry_id());
+        let screen: &mut dyn Screen = match self.view {
+            View::Journal => &mut self.journal,
+            View::Dashboard => &mut self.dashboard,
+            View::Gallery => &mut self.gallery,
+            View::Ask => &mut self.ask,
+            View::Settings => &mut self.settings,
+        };
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
-            .show(ctx, |ui| match self.view {
-                View::Journal => self.journal.ui(ui, actions),
-                View::Dashboard => self.dashboard.ui(ui, actions),
-                View::Gallery => self.gallery.ui(ui, self.journal.entry_id(), actions),
-                View::Ask => self.ask.ui(ui, actions),
-                View::Settings => self.settings.ui(ui, actions),
-            });
+            .show(ctx, |ui| screen.ui(ui, actions));
     }
 }
 

@@ -7,8 +7,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
 use mindsage::protocol::Request;
-use mindsage::views::Action;
 use mindsage::views::journal::JournalView;
+use mindsage::views::{Action, Screen};
 use mindsage_core::db::entries::{EntryRow, Page};
 
 fn row(id: i64, title: &str, preview: &str, tags: &[&str]) -> EntryRow {

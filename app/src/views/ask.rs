@@ -11,7 +11,7 @@ use egui::RichText;
 use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
 use mindsage_core::db::chats::{ChatMessage, ChatSummary, Role};
 
-use super::{Action, display_time, entry_title};
+use super::{Action, Screen, display_time, entry_title};
 use crate::protocol::{AiRequest, Request};
 
 /// How often the model's status is checked again while the screen is open.
@@ -152,10 +152,12 @@ impl AskView {
         self.question.clear();
         self.streaming = true;
     }
+}
 
+impl Screen for AskView {
     /// The screen: the history on the left, the question at the bottom, the
     /// conversation in between.
-    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+    fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if self.history.is_none() {
             actions.push(Action::Send(Request::Chats));
             self.history = Some(Vec::new());
@@ -176,7 +178,9 @@ impl AskView {
                 .show(ui, |ui| self.conversation_ui(ui, actions));
         });
     }
+}
 
+impl AskView {
     fn history_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.heading("History");
         let chats = self.history.as_deref().unwrap_or_default();

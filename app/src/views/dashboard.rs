@@ -12,7 +12,7 @@ use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 use mindsage_core::db::entries::EntryRow;
 use mindsage_core::db::stats::DashboardStats;
 
-use super::{Action, display_lived, entry_title};
+use super::{Action, Screen, display_lived, entry_title};
 use crate::protocol::Request;
 
 #[derive(Default)]
@@ -38,9 +38,11 @@ impl DashboardView {
         self.on_this_day = on_this_day;
         self.requested = false;
     }
+}
 
+impl Screen for DashboardView {
     /// The figures, the charts and "on this day".
-    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+    fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if (self.stats.is_none() || self.stale) && !self.requested {
             actions.push(Action::Send(Request::Dashboard));
             self.requested = true;

@@ -12,7 +12,7 @@ use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::Cursor;
 
 use super::paged::Paged;
-use super::{Action, display_time};
+use super::{Action, Screen, display_time};
 use crate::protocol::{Request, Thumbnail};
 
 /// Photos per page.
@@ -38,11 +38,31 @@ pub struct GalleryView {
     /// Something was written since the photos were read.
     stale: bool,
     loaded_once: bool,
+    /// The entry open in the journal, which new photos are added to.
+    open_entry: Option<EntryId>,
+}
+
+impl Screen for GalleryView {
+    fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        if !self.loaded_once || self.stale {
+            self.reload(self.shuffled, actions);
+        }
+        egui::CentralPanel::default().show_inside(ui, |ui| {
+            self.toolbar_ui(ui, actions);
+            ui.separator();
+            self.grid_ui(ui, actions);
+        });
+    }
 }
 
 impl GalleryView {
     pub fn mark_stale(&mut self) {
         self.stale = true;
+    }
+
+    /// The entry open in the journal (new photos go to it), or none.
+    pub fn set_open_entry(&mut self, entry: Option<EntryId>) {
+        self.open_entry = entry;
     }
 
     fn reload(&mut self, shuffle: bool, actions: &mut Vec<Action>) {
@@ -103,19 +123,8 @@ impl GalleryView {
         self.tiles.on_page(generation, tiles, next);
     }
 
-    /// The gallery; `entry` is the entry open in the journal, which new photos are added to.
-    pub fn ui(&mut self, ui: &mut egui::Ui, entry: Option<EntryId>, actions: &mut Vec<Action>) {
-        if !self.loaded_once || self.stale {
-            self.reload(self.shuffled, actions);
-        }
-        egui::CentralPanel::default().show_inside(ui, |ui| {
-            self.toolbar_ui(ui, entry, actions);
-            ui.separator();
-            self.grid_ui(ui, actions);
-        });
-    }
-
-    fn toolbar_ui(&mut self, ui: &mut egui::Ui, entry: Option<EntryId>, actions: &mut Vec<Action>) {
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        let entry = self.open_entry;
         ui.horizontal(|ui| {
             if ui.selectable_label(!self.shuffled, "Newest first").clicked() {
                 self.reload(false, actions);

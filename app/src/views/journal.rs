@@ -16,7 +16,7 @@ use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOut
 use super::dialog;
 use super::editor::{DraftToKeep, Editor};
 use super::paged::Paged;
-use super::{Action, display_lived, display_time, entry_title, untitled_row};
+use super::{Action, Screen, display_lived, display_time, entry_title, untitled_row};
 use crate::protocol::KeptDraft;
 use crate::protocol::{AiRequest, Request};
 
@@ -432,8 +432,10 @@ impl JournalView {
     }
 
     // Drawing.
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+impl Screen for JournalView {
+    fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         egui::SidePanel::left("entry_list")
             .resizable(true)
             .default_width(380.0)
@@ -455,7 +457,9 @@ impl JournalView {
         });
         self.purge_confirmation_ui(ui.ctx(), actions);
     }
+}
 
+impl JournalView {
     fn list_header_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {

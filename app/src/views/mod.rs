@@ -1,9 +1,17 @@
-//! One module per screen. A view is state plus `ui(&mut self, ui, actions)`, made of
-//! small `*_ui` functions: it draws into the `Ui` it is given and pushes what the person
+//! One module per screen, in the shape of egui's demo: state plus a `ui` made of small
+//! `*_ui` functions that draws into the `Ui` it is given and pushes what the person
 //! asked for as [`Action`]s, which [`crate::app`] carries out. Views never block, hold
 //! no thread, channel, device or file (those are [`crate::backend::Backend`]'s), and
 //! never open the window's own panels, so each can be drawn alone
 //! (`egui_kittest::Harness::new_ui`) with no threads behind it.
+//!
+//! Three shapes, one per kind of view:
+//! - the window's screens (the tabs) are [`Screen`]s: `ui(&mut self, ui, actions)`;
+//! - parts of a screen (the editor, the player, the versions, the recorder's panel)
+//!   take the same `ui` and `actions`, plus what they show from their screen (the
+//!   entry a list of versions belongs to);
+//! - what covers the whole window (the unlock screen, the import window) takes the
+//!   `egui::Context` instead of a `Ui`, and answers with what the person asked for.
 
 use std::borrow::Cow;
 
@@ -54,6 +62,13 @@ impl View {
             View::Settings => "Settings",
         }
     }
+}
+
+/// One of the window's screens, the tabs of the top bar ([`View`]).
+pub trait Screen {
+    /// Draws the screen into `ui` (the central panel), pushing what the person asked
+    /// for onto `actions`.
+    fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>);
 }
 
 /// What a person asked for on a screen, carried out by [`crate::app`].

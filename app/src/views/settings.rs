@@ -14,7 +14,7 @@ use mindsage_core::voice::recordings;
 
 use super::dialog;
 use super::unlock::PassphraseForm;
-use super::{Action, display_time};
+use super::{Action, Screen, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
 
 const MIB: u64 = 1024 * 1024;
@@ -215,8 +215,10 @@ impl SettingsView {
         self.dirty = self.damaged.is_some();
         self.save(actions);
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+impl Screen for SettingsView {
+    fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if !self.requested_pragmas {
             actions.push(Action::Send(Request::Pragmas));
             actions.push(Action::Send(Request::HistoryDays(None)));
@@ -254,7 +256,9 @@ impl SettingsView {
                 });
         });
     }
+}
 
+impl SettingsView {
     fn save_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.horizontal(|ui| {
             let can_save = self.dirty && self.damaged.is_none();
