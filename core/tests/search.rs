@@ -15,7 +15,7 @@ use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::search::keyword::{
     self, HIGHLIGHT_END, HIGHLIGHT_START, LastWord, Matching, QueryWords, RankingConnections,
 };
-use mindsage_core::search::vectors::{VectorCache, knn_sqlite_vec};
+use mindsage_core::search::nearest::{VectorCache, knn_sqlite_vec};
 use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searcher};
 
 const USER: i64 = DEFAULT_USER;

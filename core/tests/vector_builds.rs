@@ -11,7 +11,7 @@ use mindsage_core::db::vec_extension::{self, ExtensionBuild};
 use mindsage_core::db::vectors;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::SearchFilter;
-use mindsage_core::search::vectors::{Precision, REDUCED_FROM, VectorCache, knn_sqlite_vec};
+use mindsage_core::search::nearest::{Precision, REDUCED_FROM, VectorCache, knn_sqlite_vec};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -46,9 +46,9 @@ use mindsage_core::db::vectors;
 use mindsage_core::db::{self, Checkpoint, DEFAULT_USER, StorageOptions, entries};
 use mindsage_core::search::SearchFilter;
 use mindsage_core::search::kernels;
+use mindsage_core::search::nearest::{Precision, VectorCache, knn_sqlite_vec, stored_scores};
 use mindsage_core::search::quality::LabelledSet;
 use mindsage_core::search::quantize::{self, BinaryCodes, Int8Vectors};
-use mindsage_core::search::vectors::{Precision, VectorCache, knn_sqlite_vec, stored_scores};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

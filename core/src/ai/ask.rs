@@ -40,7 +40,7 @@ use super::{AiError, OllamaClient, Result, plan};
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
 use crate::db::{self, UserId, entries};
-use crate::search::{self, vectors::VectorCache};
+use crate::search::{self, nearest::VectorCache};
 use crate::timing;
 
 /// Characters of an entry's body used as context when it has no summary yet.

@@ -2,7 +2,7 @@
 //!
 //! Storage owns these tables like any other: everything that reads or writes them is
 //! here, every statement in the query catalogue ([`super::queries`]), so the query-plan
-//! test sees them. Search keeps only its in-memory copy (`search::vectors`) and reads
+//! test sees them. Search keeps only its in-memory copy (`search::nearest`) and reads
 //! the file through these functions.
 //!
 //! Each embedding model gets its own table, `vec_entries_<id>`, registered in

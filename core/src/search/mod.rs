@@ -21,11 +21,11 @@ pub mod document;
 pub mod fusion;
 pub mod kernels;
 pub mod keyword;
+pub mod nearest;
 pub mod quality;
 pub mod quantize;
 pub mod relevance;
 pub mod snippet;
-pub mod vectors;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -35,7 +35,7 @@ use rusqlite::Connection;
 use crate::db::vectors::VectorModel;
 use crate::db::{EntryId, Result, UserId, vec_extension};
 use keyword::{LastWord, Matching, QueryWords, RankingConnections};
-use vectors::VectorCache;
+use nearest::VectorCache;
 
 /// The days searched: entries lived from `from` to `to`, both inclusive, each on the
 /// day it was lived where it was written (its `local_date`, [`crate::clock::lived`]),
@@ -194,7 +194,7 @@ pub fn hybrid_knn(
     embedding: Option<&[f32]>,
 ) -> Result<SearchOutcome> {
     let vector_half = vector_ranking(conn, user, embedding, |model, e| {
-        let found = vectors::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
+        let found = nearest::knn_sqlite_vec(conn, user, model, e, candidates(query.limit), &query.filter)?;
         // Unit vectors: squared L2 distance is 2 - 2 cos.
         Ok(found
             .into_iter()

@@ -11,7 +11,7 @@
 //! * **int8**: each vector scaled to −127..127 by its largest component: 4× smaller,
 //!   dot products in integers (AVX2), close to exact on its own; a rerank of a slightly
 //!   wider list from the f32 vectors ([`int8_rerank`]) puts back the near-ties. This is
-//!   the copy [`super::vectors::VectorCache`] keeps for large sets: it met the recall
+//!   the copy [`super::nearest::VectorCache`] keeps for large sets: it met the recall
 //!   bar and scanned in about half the time of f16.
 //! * **half precision** (f16): 2× smaller, about three significant digits, scanned
 //!   with F16C, reranked the same way ([`half_rerank`]).
