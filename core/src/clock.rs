@@ -105,6 +105,9 @@ pub fn lived_on(t: DateTime<Utc>, day: NaiveDate) -> DateTime<FixedOffset> {
 
 /// The calendar day the person was living in at instant `t`, on this computer's clock.
 /// Streaks and per-day charts count these days, not UTC dates.
+///
+/// Tests only (the dashboard tests' expected days); not part of the API.
+#[doc(hidden)]
 pub fn local_date_of(t: DateTime<Utc>) -> NaiveDate {
     t.with_timezone(&Local).date_naive()
 }

@@ -8,6 +8,7 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
 #[path = "whisper_model/mod.rs"]
 mod whisper_model;
 
@@ -71,10 +72,7 @@ fn a_recording_from_the_default_alsa_device_is_transcribed() {
     let length = Duration::from_millis(mindsage_core::voice::duration_ms(original.len()) + 500);
     let recording = Recording::start(Input::Default, path.clone(), length, None);
     let (samples, ending) = loop {
-        match recording
-            .wait_event(Duration::from_secs(30))
-            .expect("the recorder answers")
-        {
+        match common::next_event(&recording, Duration::from_secs(30)).expect("the recorder answers") {
             Event::Started { input } => eprintln!("recording from {input}"),
             Event::Failed(error) => panic!("{error}"),
             Event::Finished { samples, ending, .. } => break (samples, ending),

@@ -151,10 +151,7 @@ fn the_recorder_writes_what_its_input_plays_and_the_words_survive() {
     let recording = Recording::start(Input::File(stereo_48k), path.clone(), length, None);
     let mut started = false;
     let (samples, ending) = loop {
-        match recording
-            .wait_event(Duration::from_secs(30))
-            .expect("the recorder answers")
-        {
+        match common::next_event(&recording, Duration::from_secs(30)).expect("the recorder answers") {
             Event::Started { .. } => started = true,
             Event::Failed(error) => panic!("{error}"),
             Event::Finished { samples, ending, .. } => break (samples, ending),
@@ -184,7 +181,7 @@ fn pause_keeps_nothing_and_cancel_deletes_the_file() {
         None,
     );
     assert!(matches!(
-        recording.wait_event(Duration::from_secs(10)),
+        common::next_event(&recording, Duration::from_secs(10)),
         Some(Event::Started { .. })
     ));
     std::thread::sleep(Duration::from_millis(500));
@@ -200,7 +197,9 @@ fn pause_keeps_nothing_and_cancel_deletes_the_file() {
     recording.set_paused(false);
     std::thread::sleep(Duration::from_millis(300));
     recording.stop();
-    let Some(Event::Finished { samples, ending, .. }) = recording.wait_event(Duration::from_secs(10)) else {
+    let Some(Event::Finished { samples, ending, .. }) =
+        common::next_event(&recording, Duration::from_secs(10))
+    else {
         panic!("no end");
     };
     assert_eq!(ending, Ending::Stopped);
@@ -218,13 +217,13 @@ fn pause_keeps_nothing_and_cancel_deletes_the_file() {
         None,
     );
     assert!(matches!(
-        recording.wait_event(Duration::from_secs(10)),
+        common::next_event(&recording, Duration::from_secs(10)),
         Some(Event::Started { .. })
     ));
     std::thread::sleep(Duration::from_millis(300));
     recording.cancel();
     assert!(matches!(
-        recording.wait_event(Duration::from_secs(10)),
+        common::next_event(&recording, Duration::from_secs(10)),
         Some(Event::Finished {
             ending: Ending::Cancelled,
             ..

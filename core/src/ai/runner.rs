@@ -178,6 +178,9 @@ impl Control {
 /// Works the queue until it is empty. Reads through `reader`, writes through `writer`.
 /// Returns early with the error when the AI is unavailable: the remaining jobs stay
 /// pending for the next pass.
+///
+/// Tests only (a pass run to its end where a test waits for it); the app and `index --wait` run a [`JobRunner`].
+#[doc(hidden)]
 pub fn run_pending(
     client: &OllamaClient,
     reader: &Connection,

@@ -114,6 +114,9 @@ impl JournalKey {
     }
 
     /// A key from its raw-key form ([`JournalKey::to_raw_hex`]).
+    ///
+    /// Tests only (a key handed to a child process, or one made from known bytes).
+    #[doc(hidden)]
     pub fn from_raw_hex(text: &str) -> Result<JournalKey> {
         let invalid = || DbError::Invalid("a raw key is 96 hex digits: the key, then the salt".into());
         let text = text.trim();

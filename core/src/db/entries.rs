@@ -469,6 +469,9 @@ pub fn keep_model_work(
 }
 
 /// Every tag name the user has, alphabetically.
+///
+/// Tests only (the tags the file holds, read back).
+#[doc(hidden)]
 pub fn all_tags(conn: &Connection, user: UserId) -> Result<Vec<String>> {
     timing::timed(TAGS_ALL.name, || {
         let mut stmt = conn.prepare_cached(TAGS_ALL.sql)?;

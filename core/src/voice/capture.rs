@@ -199,11 +199,6 @@ impl Recording {
     pub fn try_event(&self) -> Option<Event> {
         self.events.try_recv().ok()
     }
-
-    /// Waits for the next event (for the command line and tests).
-    pub fn wait_event(&self, timeout: Duration) -> Option<Event> {
-        self.events.recv_timeout(timeout).ok()
-    }
 }
 
 impl Drop for Recording {

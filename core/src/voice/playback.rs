@@ -117,6 +117,9 @@ impl Player {
     }
 
     /// Whether the output is running: only while playing, give or take a moment.
+    ///
+    /// Tests only (the device test checks that no stream runs while paused).
+    #[doc(hidden)]
     pub fn is_streaming(&self) -> bool {
         self.shared.streaming.load(Ordering::Relaxed)
     }

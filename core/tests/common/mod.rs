@@ -48,3 +48,21 @@ pub fn only_file(folder: &Path) -> PathBuf {
     assert_eq!(files.len(), 1, "{files:?}");
     files.into_iter().next().unwrap()
 }
+
+/// A recording's next event, waiting up to `timeout` for it (the window polls
+/// `try_event` each frame; a test waits).
+pub fn next_event(
+    recording: &mindsage_core::voice::capture::Recording,
+    timeout: std::time::Duration,
+) -> Option<mindsage_core::voice::capture::Event> {
+    let until = std::time::Instant::now() + timeout;
+    loop {
+        if let Some(event) = recording.try_event() {
+            return Some(event);
+        }
+        if std::time::Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
