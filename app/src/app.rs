@@ -565,7 +565,7 @@ impl MindSageApp {
             Ok((report, kept)) => {
                 self.status = Some(format!(
                     "Restored the backup: {} in the journal now. The journal as it was is kept in {}.",
-                    crate::views::entries(report.entries as usize),
+                    crate::wording::entries(report.entries as usize),
                     kept.display()
                 ));
                 // Threads anew: every cache of the old journal goes with them.

@@ -21,3 +21,4 @@ mod transcriber;
 mod unlocking;
 pub mod views;
 pub mod virtual_display;
+pub mod wording;

@@ -15,7 +15,7 @@ use rusqlite::Connection;
 use mindsage_core::db::DEFAULT_USER;
 use mindsage_core::import::{self, Options, Report};
 
-use crate::views::entries;
+use crate::wording::entries;
 
 pub fn run(
     conn: &mut Connection,

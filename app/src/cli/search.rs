@@ -69,7 +69,7 @@ pub(super) fn search(
             lines.push("no close matches".to_owned());
         }
         for hit in &outcome.hits {
-            let title = crate::views::entry_title(&hit.title, "");
+            let title = crate::wording::entry_title(&hit.title, "");
             let snippet: String = snippet::parts(&hit.snippet)
                 .map(|(part, matched)| match matched {
                     true => format!("*{part}*"),

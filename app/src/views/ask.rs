@@ -11,8 +11,9 @@ use egui::RichText;
 use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
 use mindsage_core::db::chats::{ChatMessage, ChatSummary, Role};
 
-use super::{Action, Screen, display_time, entry_title};
+use super::{Action, Screen, display_time};
 use crate::protocol::{AiRequest, Request};
+use crate::wording::entry_title;
 
 /// How often the model's status is checked again while the screen is open.
 const HEALTH_EVERY: Duration = Duration::from_secs(15);

@@ -12,8 +12,9 @@ use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 use mindsage_core::db::entries::EntryRow;
 use mindsage_core::db::stats::DashboardStats;
 
-use super::{Action, Screen, display_lived, entry_title};
+use super::{Action, Screen, display_lived};
 use crate::protocol::Request;
+use crate::wording::entry_title;
 
 #[derive(Default)]
 pub struct DashboardView {

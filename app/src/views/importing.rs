@@ -11,9 +11,10 @@ use std::time::Duration;
 use egui::{RichText, Ui};
 use mindsage_core::import::Report;
 
+use super::Action;
 use super::recorder::format_duration;
-use super::{Action, entries};
 use crate::protocol::Request;
+use crate::wording::entries;
 
 /// Where an import is.
 #[derive(Debug, Default)]

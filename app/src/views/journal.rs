@@ -16,9 +16,10 @@ use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOut
 use super::dialog;
 use super::editor::{DraftToKeep, Editor};
 use super::paged::Paged;
-use super::{Action, Screen, display_lived, display_time, entry_title, untitled_row};
+use super::{Action, Screen, display_lived, display_time};
 use crate::protocol::KeptDraft;
 use crate::protocol::{AiRequest, Request};
+use crate::wording::{entry_title, untitled_row};
 
 /// Largest page asked for at once when the person jumps far down the list.
 const MAX_CATCH_UP_ROWS: u32 = 5_000;

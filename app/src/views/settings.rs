@@ -161,7 +161,7 @@ impl SettingsView {
     pub fn on_backed_up(&mut self, report: &db::backup::BackupReport) {
         self.last_backup = Some(format!(
             "Last backup: {}, {} (at {}).",
-            super::entries(report.entries as usize),
+            crate::wording::entries(report.entries as usize),
             report.path.display(),
             chrono::Local::now().format("%H:%M")
         ));
@@ -560,7 +560,7 @@ impl SettingsView {
                 "{} holds {}. What was written after it was made is not in it. The journal \
                  as it is now is kept with the backups first, so you can go back.",
                 path.display(),
-                super::entries(entries as usize)
+                crate::wording::entries(entries as usize)
             ));
             ui.add_space(8.0);
             dialog::yes_or_no(ui, "Replace the journal", "Cancel")
