@@ -64,6 +64,12 @@ pub struct Settings {
     /// Minutes without a key press or a click after which an encrypted journal locks
     /// (its key and everything read from it dropped from memory); 0 for never.
     pub lock_after_idle_minutes: u32,
+    /// The page's text size, in points.
+    pub page_text_size: u32,
+    /// The page's line length, in characters of running text.
+    pub page_line_length: u32,
+    /// Words a day the person means to write, shown on today's page; 0 for no goal.
+    pub daily_word_goal: u32,
 }
 
 impl Default for Settings {
@@ -82,6 +88,9 @@ impl Default for Settings {
             backup_every_days: 1,
             backups_kept: 7,
             lock_after_idle_minutes: DEFAULT_LOCK_AFTER_IDLE_MINUTES,
+            page_text_size: 18,
+            page_line_length: 70,
+            daily_word_goal: 0,
         }
     }
 }

@@ -342,6 +342,39 @@ fn pages_walk_the_whole_journal_newest_first_with_filters() {
     assert_eq!(both.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
 }
 
+/// A day's page opens on the newest entry lived that day where it was written (a late
+/// entry from another zone counts for its own day), never a trashed one.
+#[test]
+fn the_newest_entry_of_a_day_is_the_one_lived_last_that_day() {
+    use chrono::{FixedOffset, TimeZone};
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let at = |hours: i32, text: &str| {
+        let zone = FixedOffset::east_opt(hours * 3600).unwrap();
+        NewEntry {
+            created_at: Some(zone.with_ymd_and_hms(2026, 3, 14, 23, 30, 0).unwrap()),
+            ..entry(text, text, &[])
+        }
+    };
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 3, 14).unwrap();
+    assert_eq!(entries::newest_on(&conn, USER, day).unwrap(), None);
+    // 23:30 in Tokyo is earlier in time than 23:30 in London, but both are the 14th.
+    let tokyo = entries::create(&mut conn, USER, &at(9, "Tokyo")).unwrap();
+    assert_eq!(entries::newest_on(&conn, USER, day).unwrap().unwrap().id, tokyo);
+    let london = entries::create(&mut conn, USER, &at(0, "London")).unwrap();
+    assert_eq!(entries::newest_on(&conn, USER, day).unwrap().unwrap().id, london);
+    // 23:30 on the 14th in New York is the 15th in UTC: still the 14th's.
+    let new_york = entries::create(&mut conn, USER, &at(-5, "New York")).unwrap();
+    let newest = entries::newest_on(&conn, USER, day).unwrap().unwrap();
+    assert_eq!((newest.id, newest.body.as_str()), (new_york, "New York"));
+    entries::soft_delete(&mut conn, USER, new_york).unwrap();
+    assert_eq!(entries::newest_on(&conn, USER, day).unwrap().unwrap().id, london);
+    assert_eq!(
+        entries::newest_on(&conn, USER, day.succ_opt().unwrap()).unwrap(),
+        None
+    );
+}
+
 #[test]
 fn trash_restore_and_errors() {
     let journal = TempJournal::new();

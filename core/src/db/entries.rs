@@ -329,6 +329,20 @@ pub fn count(conn: &Connection, user: UserId) -> Result<u64> {
     })
 }
 
+/// The newest live entry lived on `day` (where it was written), whole: the entry a
+/// day's page opens on. One row of the date-range list, so it costs what that costs.
+pub fn newest_on(conn: &Connection, user: UserId, day: NaiveDate) -> Result<Option<Entry>> {
+    let filter = ListFilter {
+        from: Some(day),
+        to: Some(day),
+        ..ListFilter::default()
+    };
+    match list(conn, user, &filter, None, 1)?.rows.first() {
+        Some(row) => get(conn, user, row.id).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// One whole entry, trashed or not.
 pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
     timing::timed(ENTRY_GET.name, || {

@@ -298,6 +298,14 @@ pub const DASHBOARD_DATA: NamedQuery = q(
      WHERE user_id = ?1 ORDER BY local_date",
 );
 
+/// The days with entries from ?2 to ?3 (`YYYY-MM-DD`, inclusive), oldest first: a
+/// month of the calendar, a year of the year view. ?1 user.
+pub const STATS_DAYS: NamedQuery = q(
+    "stats.days",
+    "SELECT local_date, entries, words, mood_sum, mood_count FROM daily_stats \
+     WHERE user_id = ?1 AND local_date BETWEEN ?2 AND ?3 ORDER BY local_date",
+);
+
 /// Newest photos of live entries. ?1 user, ?2/?3 cursor (created_at, id), ?4 limit.
 pub const GALLERY_PAGE: NamedQuery = q(
     "gallery.page",
@@ -880,6 +888,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &WRITE_RESTORE,
     &WRITE_PURGE,
     &DASHBOARD_DATA,
+    &STATS_DAYS,
     &GALLERY_PAGE,
     &GALLERY_ID_RANGE,
     &GALLERY_RANDOM,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use chrono::{Datelike, Duration, NaiveDate};
 use rusqlite::{Connection, params};
 
-use super::queries::DASHBOARD_DATA;
+use super::queries::{DASHBOARD_DATA, NamedQuery, STATS_DAYS};
 use super::{Result, UserId};
 use crate::clock;
 use crate::timing;
@@ -46,10 +46,26 @@ pub struct DashboardStats {
 
 /// The per-day rows, oldest first (`dashboard.data`).
 pub fn daily_totals(conn: &Connection, user: UserId) -> Result<Vec<DayTotals>> {
-    timing::timed(DASHBOARD_DATA.name, || {
-        let mut stmt = conn.prepare_cached(DASHBOARD_DATA.sql)?;
+    totals(conn, &DASHBOARD_DATA, params![user])
+}
+
+/// The days with entries from `first` to `last` (inclusive), oldest first
+/// (`stats.days`): the calendar's month.
+pub fn days_between(
+    conn: &Connection,
+    user: UserId,
+    first: NaiveDate,
+    last: NaiveDate,
+) -> Result<Vec<DayTotals>> {
+    let (first, last) = (clock::format_date(first), clock::format_date(last));
+    totals(conn, &STATS_DAYS, params![user, first, last])
+}
+
+fn totals(conn: &Connection, query: &NamedQuery, params: impl rusqlite::Params) -> Result<Vec<DayTotals>> {
+    timing::timed(query.name, || {
+        let mut stmt = conn.prepare_cached(query.sql)?;
         let rows = stmt
-            .query_map(params![user], |row| {
+            .query_map(params, |row| {
                 let date: String = row.get(0)?;
                 let mood_sum: i64 = row.get(3)?;
                 let mood_count: i64 = row.get(4)?;
