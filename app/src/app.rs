@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use egui::{Key, KeyboardShortcut, Modifiers, RichText};
+use egui::{Key, Modifiers, RichText};
 
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::db::{self, EntryId};
@@ -25,16 +25,20 @@ use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
 use crate::backend::Backend;
 use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
+use crate::fonts;
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
 use crate::views::ask::AskView;
+use crate::views::commands::{self, Command};
 use crate::views::dashboard::DashboardView;
 use crate::views::dialog::{self, Shown};
+use crate::views::editor;
 use crate::views::gallery::GalleryView;
 use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
+use crate::views::palette::{self, Palette};
 use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
 use crate::views::unlock::PassphraseForm;
@@ -61,6 +65,8 @@ pub struct Startup {
     pub voice_input: Option<Input>,
     /// Offer to encrypt the journal (a first start on a new journal).
     pub offer_encryption: bool,
+    /// Open on today's page (unless `entry` names another), the cursor in its text.
+    pub today: bool,
 }
 
 impl Startup {
@@ -82,6 +88,7 @@ impl Startup {
             data_dir,
             voice_input: None,
             offer_encryption: false,
+            today: false,
         }
     }
 
@@ -95,6 +102,14 @@ impl Startup {
     }
 }
 
+/// The first start's offer to encrypt the new journal.
+enum Offer {
+    /// A bar over the page, until the person answers.
+    Bar,
+    /// They chose to: the passphrase dialog.
+    Asking(PassphraseForm),
+}
+
 /// What the app hands over to [`crate::shell::Shell`] once everything is saved.
 #[derive(Debug)]
 pub enum Handover {
@@ -106,17 +121,6 @@ pub enum Handover {
 
 /// How often an open window asks whether the automatic backup is due.
 const BACKUP_CHECK_EVERY: Duration = Duration::from_secs(3600);
-
-const NEW_ENTRY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::N);
-/// Starts a voice entry from any screen, and stops it.
-const RECORD: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::R);
-const FIND: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
-const TOGGLE_THEME: KeyboardShortcut =
-    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::L);
-/// Locks an encrypted journal. Checked after [`TOGGLE_THEME`], which it would match too.
-const LOCK: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::L);
-const OVERLAY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::F12);
-const VIEW_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
 
 pub struct MindSageApp {
     ctx: egui::Context,
@@ -159,7 +163,7 @@ pub struct MindSageApp {
     /// What to hand to the shell once saved ([`Closing::Saving`]), then handed over.
     handover: Option<Handover>,
     /// The first-start offer to encrypt the new journal, while it shows.
-    offer: Option<PassphraseForm>,
+    offer: Option<Offer>,
     /// An export waiting for "yes, plain" (the journal is encrypted, exports are not).
     confirm_export: Option<FileChoice>,
     /// The entry last moved to the trash, while the status bar offers to undo it.
@@ -169,6 +173,12 @@ pub struct MindSageApp {
     keyboard_was_free: bool,
     /// The screen drawn in the last frame (`None` before the first).
     shown: Option<View>,
+    /// Focus mode: the journal's page alone, full screen, no bars.
+    focus_mode: bool,
+    /// The command palette, while open.
+    palette: Option<Palette>,
+    /// Whether the shortcut sheet is open.
+    shortcut_sheet: bool,
 }
 
 impl MindSageApp {
@@ -176,6 +186,7 @@ impl MindSageApp {
         // From here on a query on this thread fails a debug assertion.
         mindsage_core::timing::forbid_blocking_on_this_thread();
         apply_theme(ctx, startup.settings.theme);
+        fonts::install(ctx);
         let encrypted = backend.encrypted();
         let lock_after_idle = idle_lock_of(&startup.settings);
         let startup_offer = startup.offer_encryption && !encrypted;
@@ -215,11 +226,14 @@ impl MindSageApp {
             lock_after_idle,
             last_input: Instant::now(),
             handover: None,
-            offer: startup_offer.then(PassphraseForm::default),
+            offer: startup_offer.then_some(Offer::Bar),
             confirm_export: None,
             undo_trash: None,
             keyboard_was_free: true,
             shown: None,
+            focus_mode: false,
+            palette: None,
+            shortcut_sheet: false,
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -228,6 +242,8 @@ impl MindSageApp {
         app.journal.reload(&mut actions);
         if let Some(id) = startup.entry {
             actions.push(Action::OpenEntry(id));
+        } else if startup.today {
+            app.journal.open_today(&mut actions);
         }
         if let Some(path) = startup.import {
             app.importer.start(path, &mut actions);
@@ -388,6 +404,8 @@ impl MindSageApp {
             Response::History { entry, versions } => self.journal.on_versions(entry, versions),
             Response::BroughtBack { entry, versions } => self.on_brought_back(*entry, versions),
             Response::Refreshed(entry) => self.journal.on_refreshed(*entry),
+            Response::Day { day, entry } => self.journal.on_day(day, entry.map(|e| *e), actions),
+            Response::Month { month, days } => self.journal.on_month(month, days),
             Response::Search { generation, outcome } => self.journal.on_search(generation, outcome),
             Response::MeaningUnavailable { generation, reason } => {
                 self.journal.on_meaning_unavailable(generation, reason)
@@ -616,6 +634,7 @@ impl MindSageApp {
     fn journal_changed(&mut self) {
         self.dashboard.mark_stale();
         self.gallery.mark_stale();
+        self.journal.mark_stale();
     }
 
     /// A worker thread died: say so, once per death, and if saves went through it, keep
@@ -700,8 +719,10 @@ impl MindSageApp {
             View::Dashboard | View::Gallery | View::Ask => false,
         };
         on_screen
-            || self.offer.is_some()
+            || matches!(self.offer, Some(Offer::Asking(_)))
             || self.confirm_export.is_some()
+            || self.palette.is_some()
+            || self.shortcut_sheet
             || self.files.dialog_open()
             || self.closing != Closing::Open
     }
@@ -728,35 +749,110 @@ impl MindSageApp {
             if self.importer.closable() && ctx.input_mut(escape) {
                 self.importer.close();
             }
+            if self.focus_mode && ctx.input_mut(escape) {
+                self.set_focus_mode(false);
+            }
             if self.view == View::Journal {
                 self.journal.list_keys(ctx, actions);
             }
         }
         let pressed = |shortcut| ctx.input_mut(|i| i.consume_shortcut(&shortcut));
-        if pressed(OVERLAY) {
-            self.overlay.toggle();
-        }
-        if pressed(NEW_ENTRY) {
-            actions.push(Action::NewEntry);
-        }
-        if pressed(RECORD) {
-            self.recorder.toggle(actions);
-        }
-        if pressed(FIND) {
-            self.view = View::Journal;
-            self.journal.focus_search();
-        }
-        if pressed(TOGGLE_THEME) {
-            self.settings.toggle_theme(ctx, actions);
-        }
-        if self.encrypted && pressed(LOCK) {
-            actions.push(Action::Lock);
-        }
-        for (view, key) in View::ALL.into_iter().zip(VIEW_KEYS) {
-            if pressed(KeyboardShortcut::new(Modifiers::COMMAND, key)) {
-                self.view = view;
+        for (command, shortcut) in commands::ALSO {
+            if pressed(shortcut) {
+                self.run(command, ctx, actions);
             }
         }
+        // In the page's text, Ctrl+K makes a link (Ctrl+Shift+P opens the palette there).
+        let writing = ctx.memory(|m| m.has_focus(editor::body_id()));
+        for named in commands::COMMANDS {
+            if let Some(shortcut) = named.shortcut
+                && self.available(named.command)
+                && !(writing && named.command == Command::Palette)
+                && pressed(shortcut)
+            {
+                self.run(named.command, ctx, actions);
+            }
+        }
+        if self.view != View::Journal {
+            // Another screen has no page to focus on.
+            self.set_focus_mode(false);
+        }
+    }
+
+    /// Whether `command` can run now (Lock: only an encrypted journal locks).
+    fn available(&self, command: Command) -> bool {
+        match command {
+            Command::Lock => self.encrypted,
+            _ => true,
+        }
+    }
+
+    /// Does what the person asked by shortcut, menu or palette.
+    fn run(&mut self, command: Command, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        match command {
+            Command::NewEntry => actions.push(Action::NewEntry),
+            Command::Record => self.recorder.toggle(actions),
+            Command::Today => {
+                self.view = View::Journal;
+                self.journal
+                    .open_day(mindsage_core::clock::now_here().date_naive(), actions);
+            }
+            Command::Search => {
+                self.view = View::Journal;
+                if self.journal.list_hidden() {
+                    self.journal.toggle_list();
+                }
+                self.journal.focus_search();
+            }
+            Command::ToggleList => {
+                self.view = View::Journal;
+                self.journal.toggle_list();
+            }
+            Command::FocusMode => self.set_focus_mode(!self.focus_mode),
+            Command::Show(view) => self.view = view,
+            Command::ImportFile => self.pick_files(FileChoice::ImportFile),
+            Command::ImportFolder => self.pick_files(FileChoice::ImportFolder),
+            Command::ExportJson | Command::ExportMarkdown => {
+                let choice = if command == Command::ExportJson {
+                    FileChoice::ExportJson
+                } else {
+                    FileChoice::ExportMarkdown
+                };
+                if self.encrypted {
+                    self.confirm_export = Some(choice);
+                } else {
+                    self.pick_files(choice);
+                }
+            }
+            Command::Lock => actions.push(Action::Lock),
+            Command::ToggleTheme => self.settings.toggle_theme(ctx, actions),
+            Command::Profiler => self.overlay.toggle(),
+            Command::Palette => self.palette = Some(Palette::default()),
+            Command::Shortcuts => self.shortcut_sheet = true,
+            Command::DayBefore => self.step_page(-1, 0, actions),
+            Command::DayAfter => self.step_page(1, 0, actions),
+            Command::MonthBefore => self.step_page(0, -1, actions),
+            Command::MonthAfter => self.step_page(0, 1, actions),
+        }
+    }
+
+    /// Opens the page of the day `days` days and `months` months from the page's.
+    fn step_page(&mut self, days: i64, months: i32, actions: &mut Vec<Action>) {
+        self.view = View::Journal;
+        self.journal.step_page(days, months, actions);
+    }
+
+    /// Enters or leaves focus mode: the page alone on the journal screen, the window
+    /// full screen.
+    fn set_focus_mode(&mut self, on: bool) {
+        if self.focus_mode == on {
+            return;
+        }
+        self.focus_mode = on;
+        if on {
+            self.view = View::Journal;
+        }
+        self.ctx.send_viewport_cmd(egui::ViewportCommand::Fullscreen(on));
     }
 
     /// Files dropped on the window, or chosen in a file dialog: an export (a zip, a JSON
@@ -832,50 +928,66 @@ impl MindSageApp {
     }
 
     fn menu_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        const GROUPS: [&[Command]; 3] = [
+            &[
+                Command::NewEntry,
+                Command::Record,
+                Command::Today,
+                Command::ToggleList,
+                Command::FocusMode,
+            ],
+            &[
+                Command::ImportFile,
+                Command::ImportFolder,
+                Command::ExportJson,
+                Command::ExportMarkdown,
+                Command::Lock,
+            ],
+            &[
+                Command::ToggleTheme,
+                Command::Profiler,
+                Command::Palette,
+                Command::Shortcuts,
+            ],
+        ];
         ui.menu_button("Menu", |ui| {
-            if ui.button("New entry (Ctrl+N)").clicked() {
-                actions.push(Action::NewEntry);
-            }
-            let record = if self.recorder.is_recording() {
-                "Stop recording (Ctrl+R)"
-            } else {
-                "New voice entry (Ctrl+R)"
-            };
-            if ui.button(record).clicked() {
-                self.recorder.toggle(actions);
-            }
-            ui.separator();
-            for (label, choice) in [
-                ("Import a journal…", FileChoice::ImportFile),
-                ("Import a Markdown folder…", FileChoice::ImportFolder),
-                ("Export as JSON…", FileChoice::ExportJson),
-                ("Export as Markdown…", FileChoice::ExportMarkdown),
-            ] {
-                if ui.button(label).clicked() {
-                    match choice {
-                        FileChoice::ExportJson | FileChoice::ExportMarkdown if self.encrypted => {
-                            self.confirm_export = Some(choice)
+            for (index, group) in GROUPS.into_iter().enumerate() {
+                if index > 0 {
+                    ui.separator();
+                }
+                for &command in group {
+                    if !self.available(command) {
+                        continue;
+                    }
+                    let label = match command {
+                        Command::Record if self.recorder.is_recording() => {
+                            format!("Stop recording ({})", command.keys())
                         }
-                        _ => self.pick_files(choice),
+                        _ => command.label(),
+                    };
+                    if ui.button(label).clicked() {
+                        self.run(command, ui.ctx(), actions);
                     }
                 }
             }
-            if self.encrypted && ui.button("Lock (Ctrl+L)").clicked() {
-                actions.push(Action::Lock);
-            }
-            ui.separator();
-            if ui.button("Light or dark theme (Ctrl+Shift+L)").clicked() {
-                self.settings.toggle_theme(ui.ctx(), actions);
-            }
-            let label = if self.overlay.is_open() {
-                "Hide profiler (F12)"
-            } else {
-                "Show profiler (F12)"
-            };
-            if ui.button(label).clicked() {
-                self.overlay.toggle();
-            }
         });
+    }
+
+    /// The command palette and the shortcut sheet, while open.
+    fn keyboard_help_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if let Some(palette) = &mut self.palette {
+            let encrypted = self.encrypted;
+            let answer = palette.ui(ctx, |command| command != Command::Lock || encrypted);
+            if let Some(chosen) = answer {
+                self.palette = None;
+                if let Some(command) = chosen {
+                    self.run(command, ctx, actions);
+                }
+            }
+        }
+        if self.shortcut_sheet && palette::shortcut_sheet_ui(ctx) {
+            self.shortcut_sheet = false;
+        }
     }
 
     fn status_bar_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
@@ -966,14 +1078,23 @@ impl MindSageApp {
         self.lock_when_idle(ctx, &mut actions);
         self.shortcuts(ctx, &mut actions);
         self.arriving_files(ctx, &mut actions);
-        self.top_bar_ui(ctx, &mut actions);
+        if !self.focus_mode {
+            self.top_bar_ui(ctx, &mut actions);
+        }
         self.stopped_banner_ui(ctx, &mut actions);
         self.status_bar_ui(ctx, &mut actions);
         self.recorder_ui(ctx, &mut actions);
+        if !self.focus_mode {
+            self.offer_bar_ui(ctx);
+        }
+        let mut style = self.settings.page_style();
+        style.focus = self.focus_mode;
+        self.journal.set_style(style);
         self.central_ui(ctx, &mut actions);
         self.importer.ui(ctx, &mut actions);
         self.offer_ui(ctx, &mut actions);
         self.confirm_export_ui(ctx);
+        self.keyboard_help_ui(ctx, &mut actions);
         self.journal.tick(ctx, &mut actions);
         self.act(actions);
         self.start_model_work();
@@ -996,10 +1117,33 @@ impl MindSageApp {
 }
 
 impl MindSageApp {
-    /// The first start's offer: encrypt the new journal now, or not ("Not now", Esc).
-    /// The keyboard starts in the passphrase field.
+    /// The first start's offer to encrypt the new journal, as a bar over the page: the
+    /// window opens on today's page with the cursor in it, and what the person types
+    /// before reading the offer goes into the page, not into a passphrase field.
+    fn offer_bar_ui(&mut self, ctx: &egui::Context) {
+        if !matches!(self.offer, Some(Offer::Bar)) {
+            return;
+        }
+        egui::TopBottomPanel::top("offer_encryption_bar").show(ctx, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    "Encrypt your journal? With a passphrase, the journal, its search index and its \
+                     backups can only be read by someone who knows it.",
+                );
+                if ui.button("Encrypt with a passphrase…").clicked() {
+                    self.offer = Some(Offer::Asking(PassphraseForm::default()));
+                }
+                if ui.button("Not now").clicked() {
+                    self.offer = None;
+                }
+            });
+        });
+    }
+
+    /// The passphrase for the offer, once the person chose to encrypt ("Cancel", Esc:
+    /// not now). The keyboard starts in the passphrase field.
     fn offer_ui(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let Some(form) = &mut self.offer else {
+        let Some(Offer::Asking(form)) = &mut self.offer else {
             return;
         };
         // `Some(passphrase)`: encrypt; `None`: not now.

@@ -7,6 +7,7 @@ pub mod backend;
 pub mod cli;
 pub mod console;
 mod file_dialog;
+pub mod fonts;
 pub mod launch_report;
 pub mod overlay;
 pub mod protocol;

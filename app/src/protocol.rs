@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
+use chrono::NaiveDate;
+
 use mindsage_core::ai::ask::{AskAnswer, AskEvent};
 use mindsage_core::ai::runner::QueueStatus;
 use mindsage_core::db::audio::Segment;
@@ -22,7 +24,7 @@ use mindsage_core::db::chats::{ChatMessage, ChatSummary};
 use mindsage_core::db::entries::{
     Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page, Suggestion,
 };
-use mindsage_core::db::stats::DashboardStats;
+use mindsage_core::db::stats::{DashboardStats, DayTotals};
 use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
 use mindsage_core::search::SearchOutcome;
@@ -47,6 +49,12 @@ pub enum Request {
     /// another program wrote to the journal ([`Response::ChangedElsewhere`]): answered
     /// with [`Response::Refreshed`], which updates what shows it and opens nothing.
     Refresh(EntryId),
+    /// The newest entry lived on a day, for that day's page: answered with
+    /// [`Response::Day`].
+    Day(NaiveDate),
+    /// The days with entries of the month starting on this day, for the calendar:
+    /// answered with [`Response::Month`].
+    Month(NaiveDate),
     /// Hybrid search for the search box; keyword-only when `embedding` is `None`.
     Search {
         generation: u64,
@@ -262,6 +270,16 @@ pub enum Response {
     Entry(Box<Entry>),
     /// The answer to [`Request::Refresh`].
     Refreshed(Box<Entry>),
+    /// The answer to [`Request::Day`]: that day's newest entry, if it has one.
+    Day {
+        day: NaiveDate,
+        entry: Option<Box<Entry>>,
+    },
+    /// The answer to [`Request::Month`].
+    Month {
+        month: NaiveDate,
+        days: Vec<DayTotals>,
+    },
     Search {
         generation: u64,
         outcome: SearchOutcome,

@@ -25,7 +25,7 @@ use mindsage_core::db::audio;
 use mindsage_core::db::chats;
 use mindsage_core::db::entries::{self, ListFilter, NewEntry};
 use mindsage_core::db::gallery::{self, GalleryItem};
-use mindsage_core::db::stats::StatsCache;
+use mindsage_core::db::stats::{self, StatsCache};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions};
@@ -237,6 +237,14 @@ impl Reader {
             Request::Count => entries::count(conn, USER).map(Response::Count),
             Request::Entry(id) => entries::get(conn, USER, id).map(|e| Response::Entry(Box::new(e))),
             Request::Refresh(id) => entries::get(conn, USER, id).map(|e| Response::Refreshed(Box::new(e))),
+            Request::Day(day) => entries::newest_on(conn, USER, day).map(|entry| Response::Day {
+                day,
+                entry: entry.map(Box::new),
+            }),
+            Request::Month(month) => {
+                let last = (month + chrono::Months::new(1)).pred_opt().unwrap_or(month);
+                stats::days_between(conn, USER, month, last).map(|days| Response::Month { month, days })
+            }
             Request::Search {
                 generation,
                 text,

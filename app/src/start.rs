@@ -24,6 +24,7 @@ pub fn run(args: &Args) -> Result<()> {
     let mut startup = Startup::on_view(data_dir.clone(), args.view.unwrap_or_default());
     startup.demo = args.demo;
     startup.entry = args.entry;
+    startup.today = true;
     startup.profiler = args.profiler;
     startup.import = args.import.clone();
     startup.offer_encryption = !args.demo && matches!(cipher::file_kind(&path), Ok(cipher::FileKind::New));
@@ -60,12 +61,13 @@ pub fn run(args: &Args) -> Result<()> {
             }
             signals::install(cc.egui_ctx.clone());
             // The command line's asks go with the first opening; an unlock after a lock
-            // opens the journal screen.
+            // opens today's page.
             let mut first = Some(startup);
             let starts = Box::new(move || {
-                first
-                    .take()
-                    .unwrap_or_else(|| Startup::on_view(data_dir.clone(), View::Journal))
+                first.take().unwrap_or_else(|| Startup {
+                    today: true,
+                    ..Startup::on_view(data_dir.clone(), View::Journal)
+                })
             });
             let mut shell = Shell::new(&cc.egui_ctx, path, options, starts);
             if let (Some(exercise_views), Some(app)) = (report, shell.app_mut()) {

@@ -1,6 +1,6 @@
 //! How the window and the command line word what they show of the journal: an entry's
-//! name when it has no title, a list row of an untitled entry, a count of entries. One
-//! place, so a screen and `mindsage list` call an entry the same.
+//! name when it has no title, a list row of an untitled entry, a count of entries or
+//! words. One place, so a screen and `mindsage list` call an entry the same.
 
 use std::borrow::Cow;
 
@@ -23,11 +23,81 @@ pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
     }
 }
 
+/// Text shown in the list and by the command line without its Markdown marks: "## A
+/// **big** day" reads "A big day", a link reads as its words. Heading and quote marks
+/// go where they stand alone between spaces (a preview joins lines with spaces); a `*`
+/// between spaces ("5 * 3") is not a mark and stays.
+pub fn plain(text: &str) -> Cow<'_, str> {
+    if !text.contains(['#', '*', '_', '`', '[', '>']) {
+        return Cow::Borrowed(text);
+    }
+    let text = without_link_addresses(text);
+    let mut out = String::with_capacity(text.len());
+    for (i, token) in text.split(' ').enumerate() {
+        let block_mark = (1..=6).contains(&token.len()) && token.bytes().all(|b| b == b'#') || token == ">";
+        if block_mark {
+            continue;
+        }
+        if i > 0 && !out.is_empty() {
+            out.push(' ');
+        }
+        plain_token(token, &mut out);
+    }
+    Cow::Owned(out)
+}
+
+/// `[words](address)` as its words alone.
+fn without_link_addresses(text: &str) -> Cow<'_, str> {
+    if !text.contains("](") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let link = rest[open..]
+            .find("](")
+            .and_then(|close| Some((close, rest[open + close..].find(')')?)));
+        let Some((close, end)) = link else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&rest[open + 1..open + close]);
+        rest = &rest[open + close + end + 1..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// One space-free run of text without its emphasis and code marks.
+fn plain_token(token: &str, out: &mut String) {
+    let mut rest = token;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("**").or_else(|| rest.strip_prefix("__")) {
+            rest = after;
+            continue;
+        }
+        if c == '`' || (c == '*' && token.len() > 1) {
+            rest = &rest[1..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+}
+
 /// `n` entries, in words ("1 entry").
 pub fn entries(n: usize) -> String {
     match n {
         1 => "1 entry".to_string(),
         n => format!("{n} entries"),
+    }
+}
+
+/// `n` words, in words ("1 word").
+pub fn words(n: u32) -> String {
+    match n {
+        1 => "1 word".to_string(),
+        n => format!("{n} words"),
     }
 }
 
@@ -47,7 +117,25 @@ pub fn untitled_row(preview: &str) -> (&str, &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{entry_title, untitled_row};
+    use super::{entry_title, plain, untitled_row};
+
+    #[test]
+    fn markdown_marks_are_not_shown_in_the_list() {
+        assert_eq!(
+            plain("## A slow Sunday Woke to **rain** on the window"),
+            "A slow Sunday Woke to rain on the window"
+        );
+        assert_eq!(plain("> said she, *quietly*"), "said she, quietly");
+        assert_eq!(
+            plain("Read [the essay](https://example.org) twice."),
+            "Read the essay twice."
+        );
+        assert_eq!(
+            plain("`notes.md` and snake_case and 5 * 3 and #hashtag"),
+            "notes.md and snake_case and 5 * 3 and #hashtag"
+        );
+        assert_eq!(plain("Plain words."), "Plain words.");
+    }
 
     #[test]
     fn an_untitled_row_is_split_after_its_first_sentence() {

@@ -351,6 +351,7 @@ fn the_first_start_on_a_new_journal_offers_encryption() {
             )
         });
     wait_until(&mut harness, "the offer", |h| shows(h, "Encrypt your journal?"));
+    click(&mut harness, "Encrypt with a passphrase…");
     type_into(&mut harness, Role::PasswordInput, "New passphrase", PASSPHRASE);
     type_into(&mut harness, Role::PasswordInput, "Type it again", PASSPHRASE);
     click(&mut harness, "Encrypt");

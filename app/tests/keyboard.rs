@@ -28,10 +28,11 @@ mod app_harness;
 use app_harness::{app_from, keep_running, shows, type_into, wait_until};
 
 /// The window on the journal in `data_dir`, no model reachable; `first_start` as on a
-/// new journal, which opens on the offer to encrypt it.
+/// new journal, which opens on today's page with the offer to encrypt it above.
 fn window(data_dir: &Path, first_start: bool) -> Harness<'static, MindSageApp> {
     let mut startup = Startup::on_view(data_dir.to_path_buf(), View::Journal);
     startup.offer_encryption = first_start;
+    startup.today = first_start;
     window_from(startup)
 }
 
@@ -145,14 +146,18 @@ fn dialog_keeps_the_keyboard(
         focused(harness, focus.0, focus.1),
         "the keyboard starts on {focus:?}"
     );
+    let page = |h: &Harness<'_, MindSageApp>| {
+        h.query_by_role_and_label(Role::MultilineTextInput, "Entry")
+            .map(|text| text.value())
+    };
+    let behind = page(harness);
     keys_at_a_dialog(harness);
     assert!(shows(harness, question), "still asking");
     assert_eq!(harness.state().view(), view, "Ctrl+2 and Ctrl+N stayed unheard");
-    assert!(
-        harness
-            .query_by_role_and_label(Role::MultilineTextInput, "Entry")
-            .is_none(),
-        "Ctrl+N opened no editor behind the dialog"
+    assert_eq!(
+        page(harness),
+        behind,
+        "Ctrl+N and the typing left the page behind the dialog as it was"
     );
 }
 
@@ -162,17 +167,32 @@ fn escape_from(harness: &mut Harness<'_, MindSageApp>, question: &str) {
     wait_until(harness, "the dialog gone", |h| !shows(h, question));
 }
 
+/// The first start opens on today's page with the cursor in it and the offer to
+/// encrypt in a bar above: what the person types before reading the offer is their
+/// entry, not a passphrase. Once they choose to encrypt, the passphrase dialog has the
+/// keyboard, and Esc is "Not now".
 #[test]
-fn the_first_start_asks_before_anything_else_can_be_typed() {
+fn the_first_start_keeps_what_is_typed_before_the_offer_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let mut harness = window(dir.path(), true);
     let offer = "Encrypt your journal?";
+    wait_until(&mut harness, "the page with the offer above", |h| {
+        shows(h, offer) && focused(h, Role::MultilineTextInput, "Entry")
+    });
+    harness.event(Event::Text("Typed before reading the offer.".to_owned()));
+    wait_until(&mut harness, "the entry written", |h| {
+        row_shown(h, "Typed before reading the offer.")
+    });
+    assert!(shows(&harness, offer), "the offer waits");
+
+    app_harness::click(&mut harness, "Encrypt with a passphrase…");
     let passphrase = (Role::PasswordInput, "New passphrase");
     dialog_keeps_the_keyboard(&mut harness, offer, passphrase, View::Journal);
     // What was typed went into the dialog's field, which now holds enough characters.
     assert!(shows(&harness, "The two do not match yet."));
 
-    // Esc is "Not now": the journal stays plain, and the keyboard is the window's again.
+    // Esc is "Not now": the journal stays plain, the offer is gone, and the keyboard is
+    // the window's again.
     escape_from(&mut harness, offer);
     harness.key_press_modifiers(Modifiers::COMMAND, Key::N);
     harness.run_steps(2);
@@ -184,8 +204,8 @@ fn the_first_start_asks_before_anything_else_can_be_typed() {
     assert!(!cipher::is_encrypted(&paths::database_path(dir.path())));
     assert_eq!(
         journal_state(dir.path()),
-        (vec![String::new()], 0),
-        "only the entry typed after it"
+        (vec![String::new(), String::new()], 0),
+        "the entries typed before and after it, and nothing else"
     );
 }
 
@@ -393,4 +413,79 @@ fn esc_closes_the_import_window() {
     });
     press(&mut harness, Key::Escape, 1);
     assert!(!shows(&harness, "This could not be imported"));
+}
+
+/// Ctrl+K (Ctrl+Shift+P in the page's text) opens the command palette with the keyboard
+/// in it: a few letters of any action and Enter run it, Up and Down choose among the
+/// matches, Esc closes it having done nothing. F1 (or Ctrl+/) shows every shortcut,
+/// from the same table.
+#[test]
+fn the_command_palette_runs_an_action_by_name_and_f1_lists_the_shortcuts() {
+    let dir = tempfile::tempdir().unwrap();
+    days(dir.path(), 3);
+    let mut harness = window(dir.path(), false);
+    wait_until(&mut harness, "the list", |h| row_shown(h, &day(0)));
+    let palette_open = |h: &Harness<'_, MindSageApp>| {
+        h.query_by_role_and_label(Role::TextInput, "Command")
+            .is_some_and(|field| field.is_focused())
+    };
+    let choose = |harness: &mut Harness<'_, MindSageApp>, typed: &str, downs: usize| {
+        harness.key_press_modifiers(Modifiers::COMMAND, Key::K);
+        wait_until(harness, "the palette", palette_open);
+        harness.event(Event::Text(typed.to_owned()));
+        harness.run_steps(1);
+        press(harness, Key::ArrowDown, downs);
+        harness.key_press(Key::Enter);
+        harness.run_steps(3);
+    };
+
+    choose(&mut harness, "dash", 0);
+    assert_eq!(harness.state().view(), View::Dashboard, "\"dash\" and Enter");
+    assert!(!palette_open(&harness), "the palette closed");
+
+    // "go day" matches today, the day before and the day after: the second is chosen.
+    choose(&mut harness, "go day", 1);
+    assert_eq!(harness.state().view(), View::Journal);
+    wait_until(&mut harness, "yesterday's entry on the page", |h| {
+        h.query_by_role_and_label(Role::MultilineTextInput, "Entry")
+            .is_some_and(|text| text.value().as_deref() == Some(&*format!("{}.", day(1))))
+    });
+
+    // The cursor is in that entry's text, where Ctrl+K makes a link: Ctrl+Shift+P
+    // opens the palette there.
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::P);
+    wait_until(&mut harness, "the palette", palette_open);
+    harness.event(Event::Text("xyzzy".to_owned()));
+    harness.run_steps(2);
+    assert!(shows(&harness, "No command has those words."));
+    harness.key_press(Key::Escape);
+    harness.run_steps(3);
+    assert!(
+        !palette_open(&harness) && harness.state().view() == View::Journal,
+        "Esc did nothing else"
+    );
+
+    for opens in [
+        |h: &mut Harness<'_, MindSageApp>| h.key_press(Key::F1),
+        |h: &mut Harness<'_, MindSageApp>| h.key_press_modifiers(Modifiers::COMMAND, Key::Slash),
+    ] {
+        opens(&mut harness);
+        wait_until(&mut harness, "the shortcut sheet", |h| {
+            shows(h, "Keyboard shortcuts")
+        });
+        for words in [
+            "Ctrl+N",
+            "New entry",
+            "Alt+Left",
+            "Go to the day before",
+            "F11",
+            "Focus mode",
+        ] {
+            assert!(shows(&harness, words), "the sheet lists {words}");
+        }
+        harness.key_press(Key::Escape);
+        wait_until(&mut harness, "the sheet closed", |h| {
+            !shows(h, "Keyboard shortcuts")
+        });
+    }
 }

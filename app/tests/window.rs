@@ -252,9 +252,9 @@ fn typing_at_a_persons_pace_in_the_real_window_saves_exactly_what_was_typed() {
     std::thread::sleep(Duration::from_secs(1));
     let pause = Duration::from_millis(1100);
     type_like_a_person(&display, "Rain on the window all day", 4, pause);
-    click(&display, &window, 740, 84); // Title
+    click(&display, &window, 560, 117); // Title, the page's first line
     type_like_a_person(&display, "Walk by the sea, then tea", 4, pause);
-    click(&display, &window, 536, 109); // Tags
+    click(&display, &window, 540, 147); // Tags, under it
     type_like_a_person(&display, "red, green, blue, yellow", 3, pause);
     // Closed as the system closes it: the app saves, then exits.
     terminate(&child);

@@ -30,11 +30,16 @@ use std::time::Duration;
 
 use egui::RichText;
 
+use chrono::{DateTime, FixedOffset, NaiveDate};
+
+use mindsage_core::clock;
 use mindsage_core::db::EntryId;
 use mindsage_core::db::audio::Segment;
-use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normalise_tags};
+use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normalise_tags, word_count};
 
 use super::history::History;
+use super::markdown;
+use super::page::{self, PageStyle};
 use super::player::RecordingPlayer;
 use super::{Action, display_lived};
 use crate::protocol::KeptDraft;
@@ -257,8 +262,14 @@ struct Doc {
     sent_over_other: bool,
     /// The draft file holding this text, removed once it is saved.
     kept: Option<KeptDraft>,
-    /// Move the keyboard focus to the text on the next frame.
+    /// Move the keyboard focus to the end of the text on the next frame.
     focus_body: bool,
+    /// The day the page was opened: a draft's heading (a saved entry's is its own day).
+    opened_on: NaiveDate,
+    /// Words in the text on screen, counted once after each change (`None`: changed).
+    words: Option<u32>,
+    /// When a draft is to be dated, when not now: a page opened on another day.
+    dated: Option<DateTime<FixedOffset>>,
 }
 
 impl Doc {
@@ -275,6 +286,9 @@ impl Doc {
             sent_over_other: false,
             kept: None,
             focus_body: true,
+            opened_on: clock::now_here().date_naive(),
+            words: None,
+            dated: None,
         }
     }
 
@@ -291,6 +305,9 @@ impl Doc {
             sent_over_other: false,
             kept: None,
             focus_body: false,
+            opened_on: clock::now_here().date_naive(),
+            words: None,
+            dated: None,
         }
     }
 
@@ -345,6 +362,7 @@ impl Doc {
                 }
                 copy_field(name, &journal, &mut self.fields);
                 copy_field(name, &journal, &mut self.agreed);
+                self.words = None;
                 outcome = outcome.max(Reconciled::Adopted);
             } else {
                 copy_field(name, &journal, &mut self.agreed);
@@ -476,6 +494,43 @@ impl Editor {
         self.leave(actions);
         actions.push(Action::Send(Request::Recording(entry.id)));
         self.doc = Some(Doc::entry(entry));
+    }
+
+    /// Starts a new entry for `day` (the calendar's): dated that day at this time of
+    /// day, where this computer is; now when `day` is today.
+    pub fn new_draft_on(&mut self, day: NaiveDate, actions: &mut Vec<Action>) {
+        self.new_draft(actions);
+        let now = clock::now_here();
+        if let Some(doc) = self.doc.as_mut().filter(|_| day != now.date_naive()) {
+            doc.opened_on = day;
+            doc.dated = Some(clock::local_instant(day.and_time(now.time())));
+        }
+    }
+
+    /// The page's day: the open entry's, a new page's, or today's when none is open.
+    pub fn page_day(&self) -> NaiveDate {
+        self.doc.as_ref().map_or_else(
+            || clock::now_here().date_naive(),
+            |doc| {
+                let lived = doc.stored.as_ref().and_then(Entry::lived);
+                lived.map_or(doc.opened_on, |t| t.date_naive())
+            },
+        )
+    }
+
+    /// Shows `entry` to write in, the cursor at the end of its text (a day's page).
+    pub fn load_to_write(&mut self, entry: Entry, actions: &mut Vec<Action>) {
+        self.load(entry, actions);
+        if let Some(doc) = &mut self.doc {
+            doc.focus_body = true;
+        }
+    }
+
+    /// Whether a new page is on screen with nothing typed in it yet.
+    pub fn blank_draft(&self) -> bool {
+        self.doc
+            .as_ref()
+            .is_some_and(|d| matches!(d.which, Which::Draft(_)) && !d.save.unsaved() && d.fields.blank())
     }
 
     /// An entry's earlier versions, read when the person opened them.
@@ -723,7 +778,7 @@ impl Editor {
                         body: edit.body,
                         tags: edit.tags,
                         mood_score: edit.mood_score,
-                        created_at: None,
+                        created_at: doc.dated,
                     },
                 }
             }
@@ -802,14 +857,29 @@ impl Editor {
         actions.push(Action::Send(Request::Trash(id)));
     }
 
-    /// The editor: a header, the title, tags and mood with the model's suggestions for
-    /// them, the model's summary, the text.
-    pub fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+    /// The page: its date, the title as its first line, tags and mood with the model's
+    /// suggestions for them, the model's summary, the text, in the page's column; the
+    /// whole page scrolls as one.
+    pub fn ui(&mut self, ui: &mut egui::Ui, style: &PageStyle, actions: &mut Vec<Action>) {
         let Some(doc) = &self.doc else {
             return;
         };
         let status = self.status(doc);
-        if let Some(id) = self.header_ui(ui, &status) {
+        egui::ScrollArea::vertical()
+            .id_salt("page")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.add_space(12.0);
+                page::column(ui, style, |ui| self.page_ui(ui, style, &status, actions));
+            });
+    }
+
+    fn page_ui(&mut self, ui: &mut egui::Ui, style: &PageStyle, status: &str, actions: &mut Vec<Action>) {
+        let Some(doc) = &mut self.doc else {
+            return;
+        };
+        let words = *doc.words.get_or_insert_with(|| word_count(&doc.fields.body));
+        if let Some(id) = self.header_ui(ui, style, status, words) {
             self.trash(id, actions);
         }
         if let Some(notice) = &self.notice {
@@ -825,29 +895,37 @@ impl Editor {
             .filter(|stored| !stored.title_by_user)
             .map(|stored| stored.title.as_str())
             .filter(|title| !title.is_empty());
-        let mut changed = title_ui(ui, &mut doc.fields.title, suggested_title, &mut focused);
-        changed |= tags_and_mood_ui(ui, &mut doc.fields, &mut focused);
-        let choice = doc
-            .stored
-            .as_ref()
-            .and_then(|stored| suggestions_ui(ui, &doc.fields, stored));
-        changed |= doc.take_suggestion(choice, actions);
-        if let Some(summary) = doc.stored.as_ref().and_then(|s| s.summary.as_ref()) {
-            summary_ui(ui, summary);
+        let mut changed = title_ui(ui, style, &mut doc.fields.title, suggested_title, &mut focused);
+        // Focus mode: the page alone, its date, title and text.
+        if !style.focus {
+            changed |= tags_and_mood_ui(ui, &mut doc.fields, &mut focused);
+            let choice = doc
+                .stored
+                .as_ref()
+                .and_then(|stored| suggestions_ui(ui, &doc.fields, stored));
+            changed |= doc.take_suggestion(choice, actions);
+            if let Some(summary) = doc.stored.as_ref().and_then(|s| s.summary.as_ref()) {
+                summary_ui(ui, summary);
+            }
+            if let Some(recording) = self.recording.as_mut().filter(|r| doc.id() == Some(r.entry)) {
+                recording.ui(ui, actions);
+            }
+            if let Some(id) = doc.id() {
+                self.history.ui(ui, id, !doc.save.unsaved(), actions);
+            }
         }
-        if let Some(recording) = self.recording.as_mut().filter(|r| doc.id() == Some(r.entry)) {
-            recording.ui(ui, actions);
-        }
-        if let Some(id) = doc.id() {
-            self.history.ui(ui, id, !doc.save.unsaved(), actions);
-        }
-        ui.separator();
-        changed |= body_ui(
+        ui.add_space(8.0);
+        let typed = body_ui(
             ui,
+            style,
             &mut doc.fields.body,
             std::mem::take(&mut doc.focus_body),
             &mut focused,
         );
+        if typed {
+            doc.words = None;
+        }
+        changed |= typed;
         doc.focused = focused;
         if changed {
             doc.save.typed(ui.input(|i| i.time));
@@ -855,20 +933,33 @@ impl Editor {
         }
     }
 
-    /// The entry's date and length, the save status, and Move to trash; returns the entry
-    /// to trash when the person asked.
-    fn header_ui(&self, ui: &mut egui::Ui, status: &str) -> Option<EntryId> {
+    /// The page's day as its heading; under it, the time, the length (against the
+    /// day's goal on today's page) and the save status, and Move to trash. Returns the
+    /// entry to trash when the person asked.
+    fn header_ui(&self, ui: &mut egui::Ui, style: &PageStyle, status: &str, words: u32) -> Option<EntryId> {
         let doc = self.doc.as_ref()?;
+        let today = clock::now_here().date_naive();
+        let day = self.page_day();
+        ui.label(
+            RichText::new(page::day_heading(day, today))
+                .font(style.date_font())
+                .strong(),
+        );
         let mut trash = None;
         ui.horizontal(|ui| {
-            if let Some(stored) = &doc.stored {
-                ui.label(RichText::new(display_lived(&stored.created_at, stored.utc_offset)).weak());
-                ui.label(RichText::new(format!("{} words", stored.word_count)).weak());
+            if let Some(stored) = doc.stored.as_ref().filter(|_| !style.focus) {
+                ui.label(
+                    RichText::new(display_lived(&stored.created_at, stored.utc_offset))
+                        .weak()
+                        .small(),
+                );
             }
+            let goal = (day == today).then_some(style.word_goal);
+            ui.label(RichText::new(page::length(words, goal)).weak().small());
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if let Some(id) = doc.id()
+                if let Some(id) = doc.id().filter(|_| !style.focus)
                     && ui
-                        .button("Move to trash")
+                        .small_button("Move to trash")
                         .on_hover_text("You can restore it from the trash")
                         .clicked()
                 {
@@ -888,24 +979,33 @@ fn note_focus(response: &egui::Response, name: FieldName, focused: &mut Option<F
     }
 }
 
-/// The title the person types. The model's title is never put in the field: it shows
-/// greyed in the empty field (`suggested`), and is taken with Use ([`suggestions_ui`]).
+/// Names a field for screen readers (and the tests) with no label on screen: the page
+/// shows its fields as the page's own lines, not as a form.
+fn name_field(ui: &egui::Ui, field: &egui::Response, name: &str) {
+    ui.ctx()
+        .accesskit_node_builder(field.id, |node| node.set_label(name));
+}
+
+/// The title the person types, as the page's first line. The model's title is never
+/// put in the field: it shows greyed in the empty field (`suggested`), and is taken
+/// with Use ([`suggestions_ui`]).
 fn title_ui(
     ui: &mut egui::Ui,
+    style: &PageStyle,
     title: &mut String,
     suggested: Option<&str>,
     focused: &mut Option<FieldName>,
 ) -> bool {
-    let label = ui.label("Title");
-    let field = ui
-        .add(
-            egui::TextEdit::singleline(title)
-                .id_salt("entry_title")
-                .hint_text(suggested.unwrap_or("Optional"))
-                .font(egui::TextStyle::Heading)
-                .desired_width(f32::INFINITY),
-        )
-        .labelled_by(label.id);
+    let field = ui.add(
+        egui::TextEdit::singleline(title)
+            .id_salt("entry_title")
+            .hint_text(suggested.unwrap_or("Title"))
+            .font(style.title_font())
+            .frame(false)
+            .margin(egui::Margin::ZERO)
+            .desired_width(f32::INFINITY),
+    );
+    name_field(ui, &field, "Title");
     note_focus(&field, FieldName::Title, focused);
     field.changed()
 }
@@ -913,15 +1013,16 @@ fn title_ui(
 fn tags_and_mood_ui(ui: &mut egui::Ui, fields: &mut Fields, focused: &mut Option<FieldName>) -> bool {
     let mut changed = false;
     ui.horizontal(|ui| {
-        let tags_label = ui.label("Tags");
-        let tags = ui
-            .add(
-                egui::TextEdit::singleline(&mut fields.tags)
-                    .id_salt("entry_tags")
-                    .hint_text("walks, family")
-                    .desired_width(220.0),
-            )
-            .labelled_by(tags_label.id);
+        let tags = ui.add(
+            egui::TextEdit::singleline(&mut fields.tags)
+                .id_salt("entry_tags")
+                .hint_text("Add tags, with commas between")
+                .frame(false)
+                .margin(egui::Margin::ZERO)
+                .text_color(ui.visuals().weak_text_color())
+                .desired_width(240.0),
+        );
+        name_field(ui, &tags, "Tags");
         note_focus(&tags, FieldName::Tags, focused);
         changed |= tags.changed();
         let mut has_mood = fields.mood.is_some();
@@ -998,27 +1099,67 @@ fn suggestion_button(ui: &mut egui::Ui, verb: &str, text: &str) -> egui::Respons
     button
 }
 
-/// The entry's text, filling the rest of the editor; `focus` puts the cursor in it.
-fn body_ui(ui: &mut egui::Ui, body: &mut String, focus: bool, focused: &mut Option<FieldName>) -> bool {
-    let label = ui.label(RichText::new("Entry").small().weak());
-    egui::ScrollArea::vertical()
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            let text = ui
-                .add_sized(
-                    ui.available_size(),
-                    egui::TextEdit::multiline(body)
-                        .id_salt("entry_body")
-                        .hint_text("What happened today?"),
-                )
-                .labelled_by(label.id);
-            if focus {
-                text.request_focus();
-            }
-            note_focus(&text, FieldName::Body, focused);
-            text.changed()
-        })
-        .inner
+/// The page's text field, one per window.
+pub fn body_id() -> egui::Id {
+    egui::Id::new("entry_body")
+}
+
+/// The entry's text in the reading face, its Markdown styled as typed, filling at least
+/// the rest of the window; `focus` puts the cursor in it, at the end of the text.
+fn body_ui(
+    ui: &mut egui::Ui,
+    style: &PageStyle,
+    body: &mut String,
+    focus: bool,
+    focused: &mut Option<FieldName>,
+) -> bool {
+    // The page scrolls as one: the space left on its first screen, measured from the
+    // page's top, which scrolls with it.
+    let above = ui.cursor().top() - ui.min_rect().top();
+    let rest = (ui.clip_rect().height() - above - 24.0).max(120.0);
+    let id = body_id();
+    let ctx = ui.ctx().clone();
+    let mut changed = markdown::keys_before(&ctx, id, body);
+    let enter = ctx.memory(|m| m.has_focus(id))
+        && ui.input(|i| i.modifiers.is_none() && i.key_pressed(egui::Key::Enter));
+    // Tab stays in the text on a list item (it indents there), and moves on elsewhere.
+    let cursor = egui::TextEdit::load_state(&ctx, id)
+        .and_then(|state| state.cursor.char_range())
+        .map(|range| range.primary.index);
+    let in_list = cursor.is_some_and(|at| markdown::in_list(body, at));
+    let mut layouter =
+        |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| style.lay_out(ui, text, wrap_width);
+    let output = egui::TextEdit::multiline(body)
+        .id(id)
+        .hint_text("What happened today?")
+        .font(style.body_font())
+        .layouter(&mut layouter)
+        .frame(false)
+        .margin(egui::Margin::ZERO)
+        .lock_focus(in_list)
+        .desired_width(f32::INFINITY)
+        .min_size(egui::vec2(0.0, rest))
+        .show(ui);
+    let text = &output.response;
+    name_field(ui, text, "Entry");
+    changed |= text.changed();
+    if enter
+        && text.changed()
+        && let Some(range) = output.cursor_range
+    {
+        markdown::after_enter_in(&ctx, id, body, range.primary.index);
+    }
+    if focus {
+        text.request_focus();
+        let end = egui::text::CCursor::new(body.chars().count());
+        let mut state = egui::TextEdit::load_state(&ctx, id).unwrap_or_default();
+        state
+            .cursor
+            .set_char_range(Some(egui::text::CCursorRange::one(end)));
+        state.store(&ctx, id);
+    }
+    note_focus(text, FieldName::Body, focused);
+    changed
 }
 
 #[cfg(test)]

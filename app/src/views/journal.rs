@@ -6,20 +6,25 @@
 //! the entries of one tag. Its width is the person's to choose: rows truncate their
 //! title rather than widen the panel.
 
+use chrono::NaiveDate;
 use egui::{RichText, ScrollArea};
+
+use mindsage_core::clock;
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
 use mindsage_core::search::snippet;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOutcome};
 
+use super::calendar::Calendar;
 use super::dialog;
 use super::editor::{DraftToKeep, Editor};
+use super::page::PageStyle;
 use super::paged::Paged;
 use super::{Action, Screen, display_lived, display_time};
 use crate::protocol::KeptDraft;
 use crate::protocol::{AiRequest, Request};
-use crate::wording::{entry_title, untitled_row};
+use crate::wording::{entry_title, plain, untitled_row};
 
 /// Largest page asked for at once when the person jumps far down the list.
 const MAX_CATCH_UP_ROWS: u32 = 5_000;
@@ -79,6 +84,16 @@ struct ListView {
     height: f32,
 }
 
+/// Who asked for a day's page.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum AskedBy {
+    /// The window opening on today: its entry replaces the new page only if nothing was
+    /// typed there yet.
+    Opening,
+    /// The person (the calendar, Alt+arrows): the day's entry, or a new page dated that day.
+    Person,
+}
+
 #[derive(Default)]
 pub struct JournalView {
     filter: ListFilter,
@@ -95,6 +110,14 @@ pub struct JournalView {
     /// The cursor moved: the list scrolls to it on the next frame it draws.
     scroll_to_cursor: bool,
     shown: ListView,
+    /// The day whose newest entry was asked for, to open as the page ([`Request::Day`]),
+    /// and who asked.
+    awaiting_day: Option<(NaiveDate, AskedBy)>,
+    calendar: Calendar,
+    /// The person hid the list: the page has the whole window.
+    list_hidden: bool,
+    /// How the page is set (Settings → Appearance).
+    style: PageStyle,
 }
 
 impl JournalView {
@@ -170,6 +193,96 @@ impl JournalView {
         self.show_list(ListFilter::default(), actions);
         self.trashed = None;
         self.editor.new_draft(actions);
+    }
+
+    /// Opens today's page: its newest entry, with the cursor at the end of its text, or
+    /// a new page when today has none. Until the journal answers, the new page is on
+    /// screen with the cursor in it, so what is typed at once is kept (as a new entry).
+    pub fn open_today(&mut self, actions: &mut Vec<Action>) {
+        let today = clock::now_here().date_naive();
+        self.new_entry(actions);
+        self.awaiting_day = Some((today, AskedBy::Opening));
+        actions.push(Action::Send(Request::Day(today)));
+    }
+
+    /// Opens `day`'s page, as the calendar does: its newest entry, or a new page dated
+    /// that day. A day after today has no page yet.
+    pub fn open_day(&mut self, day: NaiveDate, actions: &mut Vec<Action>) {
+        if day > clock::now_here().date_naive() {
+            return;
+        }
+        self.trashed = None;
+        self.calendar.follow(day);
+        self.awaiting_day = Some((day, AskedBy::Person));
+        actions.push(Action::Send(Request::Day(day)));
+    }
+
+    /// Opens the page `days` days and `months` months after the page's day (before it
+    /// when negative), on the same day of the month or the month's last; never after
+    /// today (Alt+arrows).
+    pub fn step_page(&mut self, days: i64, months: i32, actions: &mut Vec<Action>) {
+        let from = self
+            .awaiting_day
+            .map_or_else(|| self.editor.page_day(), |(day, _)| day);
+        let step = chrono::Months::new(months.unsigned_abs());
+        let moved = if months < 0 {
+            from.checked_sub_months(step)
+        } else {
+            from.checked_add_months(step)
+        };
+        let Some(day) = moved.and_then(|d| d.checked_add_signed(chrono::Duration::days(days))) else {
+            return;
+        };
+        let day = day.min(clock::now_here().date_naive());
+        if day != from {
+            self.open_day(day, actions);
+        }
+    }
+
+    /// The newest entry of a day asked for ([`JournalView::open_today`],
+    /// [`JournalView::open_day`]).
+    pub fn on_day(&mut self, day: NaiveDate, entry: Option<Entry>, actions: &mut Vec<Action>) {
+        let Some((_, asked_by)) = self.awaiting_day.filter(|(awaited, _)| *awaited == day) else {
+            return;
+        };
+        self.awaiting_day = None;
+        match (entry, asked_by) {
+            (Some(entry), AskedBy::Person) => {
+                self.put_cursor_on(entry.id);
+                self.editor.load_to_write(entry, actions);
+            }
+            (Some(entry), AskedBy::Opening) if self.editor.blank_draft() => {
+                self.put_cursor_on(entry.id);
+                self.editor.load_to_write(entry, actions);
+            }
+            (None, AskedBy::Person) => self.editor.new_draft_on(day, actions),
+            _ => {}
+        }
+    }
+
+    /// The days of a month arrived, for the calendar.
+    pub fn on_month(&mut self, month: NaiveDate, days: Vec<mindsage_core::db::stats::DayTotals>) {
+        self.calendar.on_month(month, days);
+    }
+
+    /// The journal changed: the calendar's figures are read again.
+    pub fn mark_stale(&mut self) {
+        self.calendar.mark_stale();
+    }
+
+    /// Hides the list, or shows it again.
+    pub fn toggle_list(&mut self) {
+        self.list_hidden = !self.list_hidden;
+    }
+
+    /// Whether the list is hidden (the menu words its item by it).
+    pub fn list_hidden(&self) -> bool {
+        self.list_hidden
+    }
+
+    /// How the page is set from now on.
+    pub fn set_style(&mut self, style: PageStyle) {
+        self.style = style;
     }
 
     pub fn rows_loaded(&self) -> usize {
@@ -437,19 +550,22 @@ impl JournalView {
 
 impl Screen for JournalView {
     fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
-        egui::SidePanel::left("entry_list")
-            .resizable(true)
-            .default_width(380.0)
-            .min_width(300.0)
-            .show_inside(ui, |ui| {
-                self.list_header_ui(ui, actions);
-                self.list_ui(ui, actions);
-            });
+        if !self.list_hidden && !self.style.focus {
+            egui::SidePanel::left("entry_list")
+                .resizable(true)
+                .default_width(380.0)
+                .min_width(300.0)
+                .show_inside(ui, |ui| {
+                    self.calendar_ui(ui, actions);
+                    self.list_header_ui(ui, actions);
+                    self.list_ui(ui, actions);
+                });
+        }
         egui::CentralPanel::default().show_inside(ui, |ui| {
             if let Some(entry) = &self.trashed {
                 trashed_entry_ui(ui, entry, actions, &mut self.confirm_purge);
             } else if self.editor.is_open() {
-                self.editor.ui(ui, actions);
+                self.editor.ui(ui, &self.style, actions);
             } else {
                 ui.centered_and_justified(|ui| {
                     ui.label("Select an entry to read it, or press Ctrl+N to write one.")
@@ -461,6 +577,19 @@ impl Screen for JournalView {
 }
 
 impl JournalView {
+    /// The calendar, following the page's day; a day chosen opens its page.
+    fn calendar_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        let page_day = self
+            .awaiting_day
+            .map_or_else(|| self.editor.page_day(), |(day, _)| day);
+        let today = clock::now_here().date_naive();
+        ui.add_space(4.0);
+        if let Some(day) = self.calendar.ui(ui, page_day, today, actions) {
+            self.open_day(day, actions);
+        }
+        ui.separator();
+    }
+
     fn list_header_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
@@ -773,11 +902,12 @@ fn trashed_entry_ui(
 /// a link to the entries carrying it. The row's own click is registered first, so the
 /// tag links drawn over it take their clicks.
 fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, look: RowLook, height: f32, actions: &mut Vec<Action>) {
+    let shown = plain(&row.preview);
     let (title, preview) = if row.title.trim().is_empty() {
-        let (first, rest) = untitled_row(&row.preview);
+        let (first, rest) = untitled_row(&shown);
         (entry_title("", first), rest)
     } else {
-        (entry_title(&row.title, ""), row.preview.as_str())
+        (entry_title(&row.title, ""), shown.as_ref())
     };
     let rect = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(ui.available_width(), height));
     if clickable(ui, rect, ui.id().with(("row", row.id)), &title, look).clicked() {

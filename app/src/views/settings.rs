@@ -13,6 +13,7 @@ use mindsage_core::settings::{Settings, Theme};
 use mindsage_core::voice::recordings;
 
 use super::dialog;
+use super::page::{self, PageStyle};
 use super::unlock::PassphraseForm;
 use super::{Action, Screen, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
@@ -734,6 +735,44 @@ impl SettingsView {
                 }
             }
         });
+        // The page follows at once, as the theme does; saved with the rest.
+        let sliders = [
+            (
+                "Text size on the page",
+                &mut self.settings.page_text_size,
+                page::TEXT_SIZES,
+                " pt",
+            ),
+            (
+                "Line length",
+                &mut self.settings.page_line_length,
+                page::LINE_LENGTHS,
+                " characters",
+            ),
+        ];
+        for (name, value, range, unit) in sliders {
+            ui.horizontal(|ui| {
+                let label = ui.label(name);
+                let slider = ui
+                    .add(egui::Slider::new(value, range).suffix(unit))
+                    .labelled_by(label.id);
+                self.dirty |= slider.changed();
+            });
+        }
+        ui.horizontal(|ui| {
+            let label = ui.label("Daily word goal");
+            let goal = egui::DragValue::new(&mut self.settings.daily_word_goal)
+                .range(0..=100_000)
+                .speed(10)
+                .suffix(" words");
+            self.dirty |= ui.add(goal).labelled_by(label.id).changed();
+            ui.label(RichText::new("0 for none; shown on today's page").weak());
+        });
+    }
+
+    /// How the page is set now (Appearance applies before it is saved).
+    pub fn page_style(&self) -> PageStyle {
+        PageStyle::of(&self.settings)
     }
 
     fn about_ui(&self, ui: &mut egui::Ui) {

@@ -154,6 +154,12 @@ pub const LONGEST_REAL_WAIT: Duration = Duration::from_millis(120);
 pub fn type_slowly<S>(harness: &mut Harness<'_, S>, rng: &mut impl Rng, role: Role, label: &str, text: &str) {
     harness.get_by_role_and_label(role, label).focus();
     harness.run_steps(2);
+    type_where_the_cursor_is(harness, rng, text);
+}
+
+/// Types `text` wherever the keyboard is, as [`type_slowly`] does, without choosing a
+/// field first: what a person does who starts typing as soon as the window opens.
+pub fn type_where_the_cursor_is<S>(harness: &mut Harness<'_, S>, rng: &mut impl Rng, text: &str) {
     for ch in text.chars() {
         harness.event(egui::Event::Text(ch.to_string()));
         harness.step();

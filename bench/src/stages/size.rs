@@ -16,6 +16,7 @@
 //! defines. On Linux libcrypto is the system's shared library, so none of its bytes are
 //! in the binary; `linked.<library>` records the size of the one it loads (from the
 //! binary's `DT_NEEDED` and `ldd`), which the system provides, outside the download.
+//! `asset.fonts` is the embedded fonts' bytes, which no function holds.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -81,6 +82,7 @@ impl Stage for Size {
 
         push_crates(out, "crate", &data, &BTreeSet::new())?;
         push_linked_crypto(out, &binary, &data);
+        push_fonts(out)?;
 
         match windows_build()? {
             Some(windows) => {
@@ -140,6 +142,25 @@ fn push_crates(
         let rest = format!("{note}; every crate after the largest {TOP_CRATES}");
         out.push(value(&format!("{prefix}.(others)"), others, Some(rest)));
     }
+    Ok(())
+}
+
+/// `asset.fonts`: the fonts embedded in the exe (the page's reading face, `assets/fonts/`),
+/// whose bytes are in the binary's, the exe's and the installer's, but in no function's.
+fn push_fonts(out: &mut Recorder) -> anyhow::Result<()> {
+    let dir = crate::paths::workspace_root().join("assets").join("fonts");
+    let mut bytes = 0;
+    for file in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = file?.path();
+        if path.extension().is_some_and(|e| e == "ttf" || e == "otf") {
+            bytes += std::fs::metadata(&path)?.len();
+        }
+    }
+    out.push(value(
+        "asset.fonts",
+        bytes,
+        Some("embedded font files (assets/fonts)".to_owned()),
+    ));
     Ok(())
 }
 

@@ -1,0 +1,372 @@
+//! Today's page, in the real window (egui_kittest) with its real threads on a real
+//! journal: MindSage opens on today, the cursor in the text, so a person who launches
+//! it and types finds their words in the journal without a click or a key first; a day
+//! that has an entry opens on it with the cursor at the end of its text; the list hides
+//! and comes back with one shortcut; the page is a centred column whose line length is
+//! the person's.
+
+use std::path::Path;
+
+use egui::accesskit::Role;
+use egui::{Event, Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use rand::SeedableRng;
+
+use mindsage::app::{MindSageApp, Startup};
+use mindsage::views::View;
+use mindsage_core::ai::AiSettings;
+use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions};
+use mindsage_core::paths;
+
+#[path = "../../core/tests/ollama_server/mod.rs"]
+mod ollama_server;
+
+mod app_harness;
+
+use app_harness::{app_from, entries_in_journal, shows, type_where_the_cursor_is, wait_until};
+
+/// The window as the `mindsage` command opens it (today's page), no model reachable.
+fn window(
+    data_dir: &Path,
+    settings: impl FnOnce(&mut mindsage_core::settings::Settings),
+) -> Harness<'static, MindSageApp> {
+    let mut startup = Startup::on_view(data_dir.to_path_buf(), View::Journal);
+    startup.today = true;
+    settings(&mut startup.settings);
+    let offline = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..AiSettings::default()
+    };
+    app_from(startup, offline, 800.0)
+}
+
+/// An entry written `days_ago` days ago at this hour, before the window opens.
+fn written(data_dir: &Path, days_ago: u64, body: &str) -> EntryId {
+    let mut conn = db::open(&paths::database_path(data_dir), &StorageOptions::default()).unwrap();
+    let at = chrono::Utc::now() - chrono::Days::new(days_ago);
+    let entry = NewEntry {
+        body: body.to_owned(),
+        created_at: Some(mindsage_core::clock::here(at)),
+        ..NewEntry::default()
+    };
+    entries::create(&mut conn, DEFAULT_USER, &entry).unwrap()
+}
+
+fn text_on_page(harness: &Harness<'_, MindSageApp>) -> Option<String> {
+    harness
+        .query_by_role_and_label(Role::MultilineTextInput, "Entry")
+        .and_then(|field| field.value())
+}
+
+fn cursor_in_text(harness: &Harness<'_, MindSageApp>) -> bool {
+    harness
+        .query_by_role_and_label(Role::MultilineTextInput, "Entry")
+        .is_some_and(|field| field.is_focused())
+}
+
+/// Today as the page's heading says it (either side of a midnight the test ran across).
+fn today_heading() -> String {
+    chrono::Local::now().format("%A, %-d %B").to_string()
+}
+
+#[test]
+fn a_person_who_launches_mindsage_and_types_finds_the_words_in_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    written(dir.path(), 1, "Yesterday's entry.");
+    let heading = today_heading();
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's page with the cursor in it", |h| {
+        cursor_in_text(h) && (shows(h, &heading) || shows(h, &today_heading()))
+    });
+    assert_eq!(
+        text_on_page(&harness).as_deref(),
+        Some(""),
+        "a new page: yesterday has the only entry"
+    );
+
+    // No click and no key first: the typing goes into the page, with pauses longer
+    // than the autosave's wait between some of the letters.
+    let sentence = "Woke early and walked to the river.";
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    type_where_the_cursor_is(&mut harness, &mut rng, sentence);
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "the page saved", |h| shows(h, "Saved"));
+    drop(harness);
+
+    let journal = entries_in_journal(dir.path());
+    let bodies: Vec<&str> = journal.iter().map(|e| e.body.as_str()).collect();
+    assert_eq!(
+        bodies,
+        [sentence, "Yesterday's entry."],
+        "one new entry, yesterday's untouched"
+    );
+    let lived = journal[0].lived().unwrap().date_naive();
+    assert_eq!(lived, chrono::Local::now().date_naive(), "dated today");
+}
+
+#[test]
+fn today_with_an_entry_opens_on_it_with_the_cursor_at_the_end_of_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    written(dir.path(), 1, "Yesterday's entry.");
+    let id = written(dir.path(), 0, "Ran five kilometres.");
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's entry on the page", |h| {
+        text_on_page(h).as_deref() == Some("Ran five kilometres.") && cursor_in_text(h)
+    });
+    harness.run_steps(2);
+    harness.event(Event::Text(" The knee held up.".to_owned()));
+    harness.run_steps(1);
+    assert_eq!(
+        text_on_page(&harness).as_deref(),
+        Some("Ran five kilometres. The knee held up."),
+        "typed at the end of the text"
+    );
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "the edit saved", |h| shows(h, "Saved"));
+    drop(harness);
+
+    let journal = entries_in_journal(dir.path());
+    assert_eq!(journal.len(), 2, "no new entry: today's was written in");
+    let today = journal.iter().find(|e| e.id == id).unwrap();
+    assert_eq!(today.body, "Ran five kilometres. The knee held up.");
+}
+
+#[test]
+fn the_list_hides_and_comes_back_with_ctrl_backslash_and_the_text_keeps_the_keyboard() {
+    let dir = tempfile::tempdir().unwrap();
+    written(dir.path(), 1, "Yesterday's entry.");
+    let mut harness = window(dir.path(), |_| {});
+    let search =
+        |h: &Harness<'_, MindSageApp>| h.query_by_role_and_label(Role::TextInput, "Search").is_some();
+    wait_until(&mut harness, "the page and the list", |h| {
+        cursor_in_text(h) && search(h)
+    });
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Backslash);
+    harness.run_steps(2);
+    assert!(!search(&harness), "the list is hidden");
+    assert!(cursor_in_text(&harness), "the cursor stays in the text");
+    harness.event(Event::Text("Still writing".to_owned()));
+    harness.run_steps(1);
+    assert_eq!(text_on_page(&harness).as_deref(), Some("Still writing"));
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Backslash);
+    harness.run_steps(2);
+    assert!(search(&harness), "the list is back");
+    // Ctrl+F brings the list back too, with the cursor in the search box.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Backslash);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    harness.run_steps(2);
+    assert!(
+        harness
+            .get_by_role_and_label(Role::TextInput, "Search")
+            .is_focused(),
+        "Ctrl+F shows the list and moves to its search box"
+    );
+}
+
+/// The text's column: where it starts and how wide it is, in points.
+fn column_of(harness: &Harness<'_, MindSageApp>) -> (f64, f64) {
+    let field = harness.get_by_role_and_label(Role::MultilineTextInput, "Entry");
+    let rect = field
+        .accesskit_node()
+        .bounding_box()
+        .expect("the text is on screen");
+    (rect.x0, rect.width())
+}
+
+#[test]
+fn the_page_is_a_centred_column_as_long_as_settings_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let column = |line_length: u32| {
+        let mut harness = window(dir.path(), |settings| settings.page_line_length = line_length);
+        wait_until(&mut harness, "the page", cursor_in_text);
+        harness.key_press_modifiers(Modifiers::COMMAND, Key::Backslash);
+        harness.run_steps(3);
+        column_of(&harness)
+    };
+    let (short_x, short) = column(50);
+    let (long_x, long) = column(100);
+    // Twice the characters, twice the width (the window, 1200 points, holds both).
+    assert!((long / short - 2.0).abs() < 0.1, "{short} and {long} points");
+    // Centred: the margins either side are equal, and the shorter column's are wider.
+    for (x, width) in [(short_x, short), (long_x, long)] {
+        let right = 1200.0 - (x + width);
+        assert!((x - right).abs() < 24.0, "margins {x} and {right}");
+    }
+    assert!(short_x > long_x);
+}
+
+#[test]
+fn focus_mode_shows_the_page_alone_with_its_length_against_the_days_goal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = window(dir.path(), |settings| settings.daily_word_goal = 10);
+    wait_until(&mut harness, "today's page", cursor_in_text);
+    let chrome = |h: &Harness<'_, MindSageApp>| {
+        ["Menu", "Entries", "Search", "Tags", "Mood"]
+            .into_iter()
+            .filter(|label| h.query_all_by_label(label).next().is_some())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(chrome(&harness), ["Menu", "Entries", "Search", "Tags", "Mood"]);
+
+    harness.key_press(Key::F11);
+    harness.run_steps(2);
+    assert_eq!(chrome(&harness), Vec::<&str>::new(), "only the page");
+    assert!(shows(&harness, &today_heading()) || shows(&harness, "0 of 10 words"));
+    assert!(cursor_in_text(&harness), "the cursor stays in the text");
+    harness.event(Event::Text("One two three".to_owned()));
+    harness.run_steps(2);
+    assert!(shows(&harness, "3 of 10 words"), "the length follows the typing");
+
+    // Esc leaves the text, a second Esc leaves focus mode.
+    harness.key_press(Key::Escape);
+    harness.run_steps(2);
+    harness.key_press(Key::Escape);
+    harness.run_steps(2);
+    assert_eq!(chrome(&harness), ["Menu", "Entries", "Search", "Tags", "Mood"]);
+    harness.key_press(Key::F11);
+    harness.run_steps(2);
+    assert!(chrome(&harness).is_empty(), "F11 from anywhere");
+    harness.key_press(Key::F11);
+    harness.run_steps(2);
+    assert!(!chrome(&harness).is_empty(), "F11 again leaves it");
+}
+
+/// The calendar's square for `day`, whose name starts with the day ("5 December" or
+/// "5 December: 1 entry, 3 words").
+fn day_square<'h>(
+    harness: &'h Harness<'_, MindSageApp>,
+    day: chrono::NaiveDate,
+) -> Option<egui_kittest::Node<'h>> {
+    let name = day.format("%-d %B").to_string();
+    harness.query_all_by_role(Role::Button).find(|b| {
+        let label = b.accesskit_node().label().unwrap_or_default();
+        label == name || label.starts_with(&format!("{name}:"))
+    })
+}
+
+fn heading_of(day: chrono::NaiveDate) -> String {
+    day.format("%A, %-d %B").to_string()
+}
+
+#[test]
+fn the_calendar_and_alt_arrows_open_a_days_page_and_its_new_entry_is_dated_that_day() {
+    let dir = tempfile::tempdir().unwrap();
+    written(dir.path(), 2, "Two days ago.");
+    let today = chrono::Local::now().date_naive();
+    let yesterday = today.pred_opt().unwrap();
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's page", |h| {
+        cursor_in_text(h) && day_square(h, today).is_some()
+    });
+
+    // Alt+Left: yesterday, which has no entry: a new page under its date.
+    harness.key_press_modifiers(Modifiers::ALT, Key::ArrowLeft);
+    wait_until(&mut harness, "yesterday's page", |h| {
+        shows(h, &heading_of(yesterday))
+    });
+    assert_eq!(text_on_page(&harness).as_deref(), Some(""));
+    harness.run_steps(2);
+    harness.event(Event::Text("Late for yesterday.".to_owned()));
+    harness.run_steps(1);
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "it is saved and the calendar counts it", |h| {
+        shows(h, "Saved") && shows(h, &format!("{}: 1 entry, 3 words", yesterday.format("%-d %B")))
+    });
+
+    // Alt+Left again: the day before has an entry, opened with the cursor at its end.
+    harness.key_press_modifiers(Modifiers::ALT, Key::ArrowLeft);
+    wait_until(&mut harness, "the entry of two days ago", |h| {
+        text_on_page(h).as_deref() == Some("Two days ago.") && cursor_in_text(h)
+    });
+
+    // A click on today's square comes back to today; after today nothing opens.
+    harness.key_press_modifiers(Modifiers::ALT, Key::ArrowDown);
+    wait_until(&mut harness, "today's page again", |h| {
+        shows(h, &heading_of(today))
+    });
+    let square = day_square(&harness, yesterday).expect("yesterday in the calendar");
+    square.click();
+    wait_until(&mut harness, "yesterday's entry", |h| {
+        text_on_page(h).as_deref() == Some("Late for yesterday.")
+    });
+    day_square(&harness, today).unwrap().click();
+    wait_until(&mut harness, "today's page", |h| shows(h, &heading_of(today)));
+    harness.key_press_modifiers(Modifiers::ALT, Key::ArrowRight);
+    harness.run_steps(3);
+    assert!(shows(&harness, &heading_of(today)), "no page after today");
+    drop(harness);
+
+    let journal = entries_in_journal(dir.path());
+    let days: Vec<(&str, chrono::NaiveDate)> = journal
+        .iter()
+        .map(|e| (e.body.as_str(), e.lived().unwrap().date_naive()))
+        .collect();
+    assert_eq!(
+        days,
+        [
+            ("Late for yesterday.", yesterday),
+            ("Two days ago.", today - chrono::Days::new(2))
+        ],
+        "the late entry is dated yesterday; today's blank page left nothing"
+    );
+}
+
+/// Markdown as a person writes it: Enter continues a list and ends it on an empty
+/// item, Tab indents an item, Ctrl+B and Ctrl+K go around the selection; what is saved
+/// is the Markdown typed.
+#[test]
+fn lists_continue_on_enter_and_ctrl_b_bolds_the_selection() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's page", cursor_in_text);
+    let typed = |harness: &mut Harness<'_, MindSageApp>, text: &str| {
+        harness.event(Event::Text(text.to_owned()));
+        harness.run_steps(2);
+    };
+    let key = |harness: &mut Harness<'_, MindSageApp>, modifiers: Modifiers, key: Key| {
+        harness.key_press_modifiers(modifiers, key);
+        harness.run_steps(2);
+    };
+    typed(&mut harness, "Shopping");
+    key(&mut harness, Modifiers::NONE, Key::Enter);
+    typed(&mut harness, "- milk");
+    key(&mut harness, Modifiers::NONE, Key::Enter);
+    typed(&mut harness, "eggs");
+    key(&mut harness, Modifiers::NONE, Key::Tab);
+    key(&mut harness, Modifiers::NONE, Key::Enter);
+    typed(&mut harness, "brown");
+    key(&mut harness, Modifiers::NONE, Key::Enter);
+    key(&mut harness, Modifiers::NONE, Key::Enter);
+    typed(&mut harness, "A big day");
+    for _ in 0..3 {
+        key(&mut harness, Modifiers::SHIFT, Key::ArrowLeft);
+    }
+    key(&mut harness, Modifiers::COMMAND, Key::B);
+    assert_eq!(
+        text_on_page(&harness).as_deref(),
+        Some("Shopping\n- milk\n  - eggs\n  - brown\n\nA big **day**"),
+        "the list continued, indented and ended; the selection in bold"
+    );
+    assert!(cursor_in_text(&harness), "Tab on a list item stayed in the text");
+    // Ctrl+K in the text makes a link, not the command palette.
+    key(&mut harness, Modifiers::COMMAND, Key::K);
+    assert!(text_on_page(&harness).unwrap().ends_with("A big **[day]()**"));
+    assert!(
+        harness
+            .query_by_role_and_label(Role::TextInput, "Command")
+            .is_none()
+    );
+
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "the page saved", |h| shows(h, "Saved"));
+    drop(harness);
+    assert_eq!(
+        entries_in_journal(dir.path())[0].body,
+        "Shopping\n- milk\n  - eggs\n  - brown\n\nA big **[day]()**"
+    );
+}
