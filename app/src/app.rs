@@ -25,7 +25,7 @@ use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
 use crate::backend::Backend;
 use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
-use crate::fonts;
+use crate::fonts::{self, SystemFonts};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
@@ -179,6 +179,8 @@ pub struct MindSageApp {
     palette: Option<Palette>,
     /// Whether the shortcut sheet is open.
     shortcut_sheet: bool,
+    /// This computer's fonts for other scripts, added when read.
+    system_fonts: SystemFonts,
 }
 
 impl MindSageApp {
@@ -234,6 +236,7 @@ impl MindSageApp {
             focus_mode: false,
             palette: None,
             shortcut_sheet: false,
+            system_fonts: SystemFonts::read(ctx),
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -294,6 +297,16 @@ impl MindSageApp {
     }
 
     /// Journal rows fetched so far (the bench waits for the first page).
+    /// Whether the page's text has the keyboard.
+    pub fn writing(&self) -> bool {
+        self.ctx.memory(|m| m.has_focus(editor::body_id()))
+    }
+
+    /// The saved entry on the journal's page, if one.
+    pub fn page_entry(&self) -> Option<EntryId> {
+        self.journal.entry_id()
+    }
+
     pub fn journal_rows(&self) -> usize {
         self.journal.rows_loaded()
     }
@@ -333,6 +346,10 @@ impl MindSageApp {
                 Action::OpenEntry(id) => {
                     self.view = View::Journal;
                     self.backend.send(Request::Entry(id));
+                }
+                Action::OpenDay(day) => {
+                    self.view = View::Journal;
+                    self.journal.open_day(day, &mut more);
                 }
                 Action::ShowTag(tag) => {
                     self.view = View::Journal;
@@ -405,7 +422,10 @@ impl MindSageApp {
             Response::BroughtBack { entry, versions } => self.on_brought_back(*entry, versions),
             Response::Refreshed(entry) => self.journal.on_refreshed(*entry),
             Response::Day { day, entry } => self.journal.on_day(day, entry.map(|e| *e), actions),
-            Response::Month { month, days } => self.journal.on_month(month, days),
+            Response::Days { first, last, days } => {
+                self.journal.on_days(first, last, &days);
+                self.dashboard.on_days(first, last, days);
+            }
             Response::Search { generation, outcome } => self.journal.on_search(generation, outcome),
             Response::MeaningUnavailable { generation, reason } => {
                 self.journal.on_meaning_unavailable(generation, reason)
@@ -1071,6 +1091,7 @@ impl MindSageApp {
         let started = Instant::now();
         self.overlay.begin_frame();
         puffin::profile_function!();
+        self.system_fonts.install_when_read(ctx);
         let mut actions = Vec::new();
         self.handle_responses(&mut actions);
         self.follow_sound(ctx, &mut actions);

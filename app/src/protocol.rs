@@ -52,9 +52,12 @@ pub enum Request {
     /// The newest entry lived on a day, for that day's page: answered with
     /// [`Response::Day`].
     Day(NaiveDate),
-    /// The days with entries of the month starting on this day, for the calendar:
-    /// answered with [`Response::Month`].
-    Month(NaiveDate),
+    /// The days with entries from `first` to `last`, for the calendar's month and the
+    /// year in pixels: answered with [`Response::Days`].
+    Days {
+        first: NaiveDate,
+        last: NaiveDate,
+    },
     /// Hybrid search for the search box; keyword-only when `embedding` is `None`.
     Search {
         generation: u64,
@@ -275,9 +278,10 @@ pub enum Response {
         day: NaiveDate,
         entry: Option<Box<Entry>>,
     },
-    /// The answer to [`Request::Month`].
-    Month {
-        month: NaiveDate,
+    /// The answer to [`Request::Days`].
+    Days {
+        first: NaiveDate,
+        last: NaiveDate,
         days: Vec<DayTotals>,
     },
     Search {

@@ -241,9 +241,8 @@ impl Reader {
                 day,
                 entry: entry.map(Box::new),
             }),
-            Request::Month(month) => {
-                let last = (month + chrono::Months::new(1)).pred_opt().unwrap_or(month);
-                stats::days_between(conn, USER, month, last).map(|days| Response::Month { month, days })
+            Request::Days { first, last } => {
+                stats::days_between(conn, USER, first, last).map(|days| Response::Days { first, last, days })
             }
             Request::Search {
                 generation,

@@ -370,3 +370,91 @@ fn lists_continue_on_enter_and_ctrl_b_bolds_the_selection() {
         "Shopping\n- milk\n  - eggs\n  - brown\n\nA big **[day]()**"
     );
 }
+
+#[test]
+fn the_year_in_pixels_shows_each_days_mood_and_opens_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let today = chrono::Local::now().date_naive();
+    {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        for (days_ago, mood, body) in [(3, 8, "A good day."), (10, 2, "A hard one.")] {
+            let at = chrono::Utc::now() - chrono::Days::new(days_ago);
+            let entry = NewEntry {
+                body: body.to_owned(),
+                mood_score: Some(mood),
+                created_at: Some(mindsage_core::clock::here(at)),
+                ..NewEntry::default()
+            };
+            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+        }
+    }
+    let mut startup = Startup::on_view(dir.path().to_path_buf(), View::Dashboard);
+    startup.today = true;
+    let offline = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..AiSettings::default()
+    };
+    let mut harness = app_from(startup, offline, 900.0);
+    let good_day = today - chrono::Days::new(3);
+    let square = format!("{}: mood 8, 1 entry, 3 words", good_day.format("%-d %B %Y"));
+    wait_until(&mut harness, "the year's squares", |h| shows(h, "Year in pixels"));
+    if chrono::Datelike::year(&good_day) != chrono::Datelike::year(&today) {
+        app_harness::click(&mut harness, "The year before");
+    }
+    wait_until(&mut harness, "the good day's square", |h| shows(h, &square));
+    let hard_day = today - chrono::Days::new(10);
+    if chrono::Datelike::year(&hard_day) == chrono::Datelike::year(&good_day) {
+        let hard = format!("{}: mood 2, 1 entry, 3 words", hard_day.format("%-d %B %Y"));
+        assert!(shows(&harness, &hard), "each day has its own square");
+    }
+    harness.get_by_label("By words").click();
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, &square).click();
+    wait_until(&mut harness, "that day's page", |h| {
+        shows(h, &heading_of(good_day)) && text_on_page(h).as_deref() == Some("A good day.")
+    });
+    assert_eq!(harness.state().view(), View::Journal);
+}
+
+/// Text in scripts the embedded fonts lack shows in this computer's fonts for them, read
+/// off the UI thread after the window opens (here fontconfig's; DejaVu Sans, on every
+/// new machine, has Hebrew and Arabic; Chinese shows where a font for it is installed).
+#[test]
+fn text_in_other_scripts_shows_once_the_computers_fonts_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    written(dir.path(), 0, "שלום עולם, 你好, नमस्ते");
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's entry on the page", |h| {
+        text_on_page(h).is_some_and(|text| text.starts_with("שלום"))
+    });
+    let shows_glyphs = |harness: &Harness<'_, MindSageApp>, text: &str| {
+        harness
+            .ctx
+            .fonts_mut(|fonts| fonts.has_glyphs(&mindsage::fonts::reading(18.0), text))
+    };
+    wait_until(&mut harness, "the Hebrew letters drawn", |h| {
+        shows_glyphs(h, "שלום עולם")
+    });
+    let has_font_for = |language: &str| {
+        std::process::Command::new("fc-match")
+            .args(["--format=%{lang}", &format!(":lang={language}")])
+            .output()
+            .is_ok_and(|out| {
+                String::from_utf8_lossy(&out.stdout)
+                    .split('|')
+                    .any(|l| l == language)
+            })
+    };
+    if has_font_for("zh-cn") {
+        assert!(
+            shows_glyphs(&harness, "你好"),
+            "a Chinese font is installed: its letters show"
+        );
+    }
+    if has_font_for("hi") {
+        assert!(
+            shows_glyphs(&harness, "नमस्ते"),
+            "a Devanagari font is installed: its letters show"
+        );
+    }
+}

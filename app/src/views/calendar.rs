@@ -44,10 +44,10 @@ impl Calendar {
         self.asked = None;
     }
 
-    /// The days of `month` arrived.
-    pub fn on_month(&mut self, month: NaiveDate, days: Vec<DayTotals>) {
-        if self.asked == Some(month) && self.month == Some(month) {
-            self.days = Some(days);
+    /// Days with entries arrived: the month's, if they are the days asked for last.
+    pub fn on_days(&mut self, first: NaiveDate, last: NaiveDate, days: &[DayTotals]) {
+        if self.asked == Some(first) && self.month == Some(first) && last == last_of_month(first) {
+            self.days = Some(days.to_vec());
         }
     }
 
@@ -63,7 +63,10 @@ impl Calendar {
         let month = *self.month.get_or_insert_with(|| first_of_month(page_day));
         if self.days.is_none() && self.asked != Some(month) {
             self.asked = Some(month);
-            actions.push(Action::Send(Request::Month(month)));
+            actions.push(Action::Send(Request::Days {
+                first: month,
+                last: last_of_month(month),
+            }));
         }
         self.month_header_ui(ui, month);
         let days = self.days.as_deref().unwrap_or_default();
@@ -84,7 +87,8 @@ impl Calendar {
                             ui.label("");
                             continue;
                         }
-                        let totals = days.iter().find(|d| d.date == day);
+                        // The days come oldest first.
+                        let totals = days.binary_search_by_key(&day, |d| d.date).ok().map(|i| &days[i]);
                         let look = DayLook {
                             totals,
                             page: day == page_day,
@@ -177,4 +181,9 @@ fn day_ui(ui: &mut egui::Ui, day: NaiveDate, look: &DayLook) -> egui::Response {
 /// The first day of `day`'s month.
 pub fn first_of_month(day: NaiveDate) -> NaiveDate {
     day.with_day(1).unwrap_or(day)
+}
+
+/// The last day of the month starting on `first`.
+fn last_of_month(first: NaiveDate) -> NaiveDate {
+    (first + Months::new(1)).pred_opt().unwrap_or(first)
 }

@@ -1,4 +1,5 @@
-//! The dashboard: totals, streaks, two charts and "on this day".
+//! The dashboard: totals, streaks, the year in pixels ([`YearInPixels`]), two charts
+//! and "on this day".
 //!
 //! The figures come from the reader's cached [`DashboardStats`], recomputed only after
 //! a write, so opening the dashboard costs nothing when nothing changed.
@@ -10,8 +11,9 @@ use egui::RichText;
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 
 use mindsage_core::db::entries::EntryRow;
-use mindsage_core::db::stats::DashboardStats;
+use mindsage_core::db::stats::{DashboardStats, DayTotals};
 
+use super::year::YearInPixels;
 use super::{Action, Screen, display_lived};
 use crate::protocol::Request;
 use crate::wording::entry_title;
@@ -25,12 +27,19 @@ pub struct DashboardView {
     /// Something was written since the figures were read.
     stale: bool,
     requested: bool,
+    year: YearInPixels,
 }
 
 impl DashboardView {
     /// The journal changed: read the figures again when the dashboard is next shown.
     pub fn mark_stale(&mut self) {
         self.stale = true;
+        self.year.mark_stale();
+    }
+
+    /// Days with entries arrived: the year in pixels', if it asked.
+    pub fn on_days(&mut self, first: NaiveDate, last: NaiveDate, days: Vec<DayTotals>) {
+        self.year.on_days(first, last, days);
     }
 
     pub fn on_dashboard(&mut self, stats: Arc<DashboardStats>, on_this_day: Vec<EntryRow>) {
@@ -58,6 +67,9 @@ impl Screen for DashboardView {
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
                     figures(ui, &stats);
+                    ui.add_space(12.0);
+                    let today = mindsage_core::clock::now_here().date_naive();
+                    self.year.ui(ui, today, actions);
                     ui.add_space(12.0);
                     charts(ui, &stats, &self.mood_per_week);
                     ui.add_space(12.0);

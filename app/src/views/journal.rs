@@ -260,9 +260,14 @@ impl JournalView {
         }
     }
 
-    /// The days of a month arrived, for the calendar.
-    pub fn on_month(&mut self, month: NaiveDate, days: Vec<mindsage_core::db::stats::DayTotals>) {
-        self.calendar.on_month(month, days);
+    /// Days with entries arrived: the calendar's month, if it asked.
+    pub fn on_days(
+        &mut self,
+        first: NaiveDate,
+        last: NaiveDate,
+        days: &[mindsage_core::db::stats::DayTotals],
+    ) {
+        self.calendar.on_days(first, last, days);
     }
 
     /// The journal changed: the calendar's figures are read again.

@@ -35,6 +35,7 @@ pub mod player;
 pub mod recorder;
 pub mod settings;
 pub mod unlock;
+pub mod year;
 
 /// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+5.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -83,6 +84,8 @@ pub enum Action {
     SendAi(AiRequest),
     /// Show entry `id` in the journal, from whichever screen.
     OpenEntry(EntryId),
+    /// Show a day's page in the journal (its newest entry, or a new one dated that day).
+    OpenDay(chrono::NaiveDate),
     /// Show the journal's entries carrying this tag.
     ShowTag(String),
     /// Start a new entry in the journal.
