@@ -191,6 +191,20 @@ fn run_change(
             Err(DbError::InUse { .. }) if started.elapsed() < THREADS_PATIENCE => {
                 std::thread::sleep(Duration::from_millis(100));
             }
+            Err(e @ DbError::InUse { .. }) => {
+                // Past the patience: say whether it is this window's own work (a bug to
+                // report, by the threads' names) or another program.
+                let ours = crate::threads::others_running();
+                if ours.is_empty() {
+                    return Err(e.to_string());
+                }
+                tracing::warn!(threads = ?ours, "the app's own threads kept the journal open");
+                return Err(format!(
+                    "Nothing was changed: this window's own work still had the journal open ({}); \
+                     try again in a moment",
+                    ours.join(", ")
+                ));
+            }
             Err(e) => return Err(e.to_string()),
             Ok(changed) => {
                 for problem in &changed.followed.backups_left {

@@ -30,6 +30,17 @@ pub(crate) fn spawn(what: &str, work: impl FnOnce() + Send + 'static) -> std::io
     Ok(())
 }
 
+/// The names of the threads [`spawn`] started that still run, the calling one aside:
+/// what still has the journal open when a change of encryption cannot take it whole.
+pub(crate) fn others_running() -> Vec<String> {
+    let me = std::thread::current().id();
+    running()
+        .iter()
+        .filter(|thread| !thread.is_finished() && thread.thread().id() != me)
+        .map(|thread| thread.thread().name().unwrap_or("unnamed").to_owned())
+        .collect()
+}
+
 /// Ends the window's threads before the process ends: the long copies stop between
 /// steps, and each thread is joined, those started meanwhile too. The window calls it
 /// when it closes; a test whose process ends with the window's end calls it likewise.
