@@ -5,7 +5,9 @@
 #                                     Windows exe under Wine where the cross toolchain is
 #                                     installed (scripts/install-deps.sh windows-check)
 #   scripts/screenshots.sh windows    only the Windows one (docs/screenshots/windows.png)
-# Needs: xvfb, xauth, ImageMagick's `import` (installed below when missing).
+# The page's shots (today, markdown, focus, calendar) and the year in pixels are taken
+# at 1280x800, the others at the window's own 1100x720.
+# Needs: xvfb, xauth, xdotool, ImageMagick's `import` (installed below when missing).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,7 +15,7 @@ out="$root/docs/screenshots"
 mkdir -p "$out"
 
 "$root/scripts/install-deps.sh" screenshots
-for tool in Xvfb import; do
+for tool in Xvfb import xdotool; do
   command -v "$tool" >/dev/null || { echo "[screenshots] $tool is missing: scripts/install-deps.sh test" >&2; exit 1; }
 done
 
@@ -22,7 +24,7 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release/mindsage"
 
 work="$(mktemp -d)"
 source "$root/scripts/display.sh"
-start_display "${SCREENSHOT_DISPLAY:-117}"
+start_display "${SCREENSHOT_DISPLAY:-117}" 1280x800
 cleanup() {
   stop_display
   rm -rf "$work"
@@ -34,14 +36,50 @@ trap cleanup EXIT
 "$bin" --data-dir "$work" seed --entries 3000 --seed 7 >/dev/null
 newest=$("$bin" --data-dir "$work" --json list --limit 1 | sed -n 's/.*"id": *\([0-9]*\).*/\1/p' | head -n 1)
 
-# shoot NAME ARGS...: opens the app with ARGS, waits for it to settle, saves NAME.png.
+# Today's entry, written in Markdown, for the page's shots.
+"$bin" --data-dir "$work" add --title "A slow Sunday" --tag rain --tag reading --mood 7 --body "$(cat <<'ENTRY'
+Woke to **rain** on the window and stayed in with *coffee* and the essay Maya sent, [on keeping a diary](https://example.org/diary). Read it twice.
+
+## What stayed with me
+
+> Nothing is lost that was written down.
+
+- [x] call mum about Saturday
+- [ ] water the plants
+- [ ] finish `notes.md` for the book club
+
+It is strange how a grey day can feel so full. I want to remember the sound of the gutters and the way the kettle clicked off just as the rain stopped.
+ENTRY
+)" >/dev/null
+
+# shoot NAME [--keys "KEY…"] ARGS...: opens the app with ARGS, waits for it to settle,
+# presses KEYs (xdotool names) in it if given, saves NAME.png. The window is as large as
+# the display; the shots of the other screens keep its usual 1100x720.
 shoot() {
-  local name=$1
+  local name=$1 keys=""
   shift
+  if [ "${1:-}" = --keys ]; then
+    keys=$2
+    shift 2
+  fi
   "$bin" --data-dir "$work" "$@" &
   local app_pid=$!
   sleep "${SCREENSHOT_WAIT:-4}"
-  import -window root "$out/$name.png"
+  local window
+  window=$(xdotool search --onlyvisible --name '^MindSage$' | head -n 1)
+  case $name in
+    today | markdown | focus | calendar | year) xdotool windowsize "$window" 1280 800 ;;
+    *) xdotool windowsize "$window" 1100 720 ;;
+  esac
+  for key in $keys; do
+    xdotool windowfocus --sync "$window" key "$key"
+    sleep 1
+  done
+  sleep 1
+  case $name in
+    today | markdown | focus | calendar | year) import -window root "$out/$name.png" ;;
+    *) import -window root -crop 1100x720+0+0 +repage "$out/$name.png" ;;
+  esac
   kill "$app_pid"
   wait "$app_pid" 2>/dev/null || true
   echo "[screenshots] $out/$name.png"
@@ -73,6 +111,11 @@ if [ "${1:-all}" = windows ]; then
   exit 0
 fi
 
+shoot today
+shoot markdown --keys "ctrl+backslash"
+shoot focus --keys "F11"
+shoot calendar --keys "alt+Up alt+Left alt+Left"
+shoot year --view dashboard
 shoot journal --view journal --entry "$newest"
 shoot dashboard --view dashboard
 shoot gallery --view gallery

@@ -150,7 +150,7 @@ impl Stage for App {
 }
 
 /// Runs `f` on a fresh thread (it becomes the app's UI thread) and returns its result.
-fn on_own_thread<T: Send + 'static>(
+pub(super) fn on_own_thread<T: Send + 'static>(
     path: PathBuf,
     f: impl FnOnce(PathBuf) -> anyhow::Result<T> + Send + 'static,
 ) -> anyhow::Result<T> {
@@ -160,9 +160,9 @@ fn on_own_thread<T: Send + 'static>(
 }
 
 /// The app on a headless context.
-struct Headless {
+pub(super) struct Headless {
     ctx: egui::Context,
-    app: MindSageApp,
+    pub(super) app: MindSageApp,
     /// Simulated time, advanced by a 60 Hz frame each frame.
     time: f64,
 }
@@ -178,9 +178,21 @@ impl Headless {
     }
 
     fn open_with(path: &Path, view: View, ai: AiSettings) -> Headless {
-        let ctx = egui::Context::default();
         let data_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let startup = Startup::on_view(data_dir, view);
+        Headless::open_as(path, Startup::on_view(data_dir, view), ai)
+    }
+
+    /// The app as `startup` opens it, with no model.
+    pub(super) fn open_startup(path: &Path, startup: Startup) -> Headless {
+        let ai = AiSettings {
+            host: "http://127.0.0.1:9".to_owned(),
+            ..AiSettings::default()
+        };
+        Headless::open_as(path, startup, ai)
+    }
+
+    fn open_as(path: &Path, startup: Startup, ai: AiSettings) -> Headless {
+        let ctx = egui::Context::default();
         let backend = Backend::spawn(
             path.to_path_buf(),
             StorageOptions::default(),
@@ -193,7 +205,7 @@ impl Headless {
     }
 
     /// One frame with `events`, laid out and tessellated; returns its CPU time.
-    fn frame(&mut self, events: Vec<Event>) -> Duration {
+    pub(super) fn frame(&mut self, events: Vec<Event>) -> Duration {
         self.time += 1.0 / 60.0;
         let input = RawInput {
             screen_rect: Some(Rect::from_min_size(Pos2::ZERO, WINDOW.into())),
@@ -209,7 +221,7 @@ impl Headless {
     }
 
     /// Frames until the journal shows rows.
-    fn until_rows(&mut self) -> anyhow::Result<()> {
+    pub(super) fn until_rows(&mut self) -> anyhow::Result<()> {
         let started = Instant::now();
         while self.app.journal_rows() == 0 {
             anyhow::ensure!(started.elapsed() < PATIENCE, "no journal rows after {PATIENCE:?}");

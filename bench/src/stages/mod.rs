@@ -10,6 +10,7 @@ mod ai;
 pub mod app;
 mod backfill;
 mod db;
+mod editor;
 mod embeddings;
 pub(crate) mod encryption;
 mod import;
@@ -311,6 +312,7 @@ pub fn registry() -> Vec<Box<dyn Stage>> {
         Box::new(backfill::Backfill),
         Box::new(stt::Stt),
         Box::new(app::App),
+        Box::new(editor::Editor),
         Box::new(size::Size),
     ]
 }
