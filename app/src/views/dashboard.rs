@@ -1,5 +1,5 @@
-//! The dashboard: totals, streaks, the year in pixels ([`YearInPixels`]), two charts
-//! and "on this day".
+//! The dashboard: totals, streaks, "on this day", the year in pixels
+//! ([`YearInPixels`]) and two charts.
 //!
 //! The figures come from the reader's cached [`DashboardStats`], recomputed only after
 //! a write, so opening the dashboard costs nothing when nothing changed.
@@ -68,12 +68,12 @@ impl Screen for DashboardView {
                 .show(ui, |ui| {
                     figures(ui, &stats);
                     ui.add_space(12.0);
+                    on_this_day(ui, &self.on_this_day, actions);
+                    ui.add_space(12.0);
                     let today = mindsage_core::clock::now_here().date_naive();
                     self.year.ui(ui, today, actions);
                     ui.add_space(12.0);
                     charts(ui, &stats, &self.mood_per_week);
-                    ui.add_space(12.0);
-                    on_this_day(ui, &self.on_this_day, actions);
                 });
         });
     }
