@@ -458,3 +458,42 @@ fn text_in_other_scripts_shows_once_the_computers_fonts_are_read() {
         );
     }
 }
+
+/// An empty page shows the day's question greyed in its text, with Another and Hide;
+/// typing replaces it, and Settings turns the questions off.
+#[test]
+fn an_empty_page_offers_a_question_to_start_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's page", cursor_in_text);
+    let offered = |h: &Harness<'_, MindSageApp>| shows(h, "A question to start from");
+    assert!(offered(&harness));
+    let hint = |h: &Harness<'_, MindSageApp>| {
+        h.get_by_role_and_label(Role::MultilineTextInput, "Entry")
+            .accesskit_node()
+            .placeholder()
+            .map(str::to_owned)
+    };
+    let first = hint(&harness).expect("the question in the empty text");
+    assert!(first.ends_with('?') || first.ends_with('.'), "{first}");
+    app_harness::click(&mut harness, "Another");
+    let second = hint(&harness).unwrap();
+    assert_ne!(first, second, "another question");
+    harness.event(Event::Text("Not about that.".to_owned()));
+    harness.run_steps(2);
+    assert!(!offered(&harness), "typing puts it away");
+    drop(harness);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "today's page", cursor_in_text);
+    app_harness::click(&mut harness, "Hide");
+    assert!(!offered(&harness));
+    assert_eq!(hint(&harness).as_deref(), Some("What happened today?"));
+    drop(harness);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = window(dir.path(), |settings| settings.daily_prompt = false);
+    wait_until(&mut harness, "today's page", cursor_in_text);
+    assert!(!offered(&harness), "off in Settings");
+}

@@ -70,6 +70,8 @@ pub struct Settings {
     pub page_line_length: u32,
     /// Words a day the person means to write, shown on today's page; 0 for no goal.
     pub daily_word_goal: u32,
+    /// A question to start from, greyed in an empty page.
+    pub daily_prompt: bool,
 }
 
 impl Default for Settings {
@@ -91,6 +93,7 @@ impl Default for Settings {
             page_text_size: 18,
             page_line_length: 70,
             daily_word_goal: 0,
+            daily_prompt: true,
         }
     }
 }

@@ -41,6 +41,7 @@ use super::history::History;
 use super::markdown;
 use super::page::{self, PageStyle};
 use super::player::RecordingPlayer;
+use super::prompts;
 use super::{Action, display_lived};
 use crate::protocol::KeptDraft;
 use crate::protocol::Request;
@@ -463,6 +464,15 @@ pub struct Editor {
     recording: Option<RecordingPlayer>,
     /// The open entry's earlier versions.
     history: History,
+    /// The daily prompt, as the person left it.
+    prompt: Prompt,
+}
+
+/// The daily prompt's state: how many the person skipped, whether they hid it.
+#[derive(Default)]
+struct Prompt {
+    skipped: usize,
+    hidden: bool,
 }
 
 impl Editor {
@@ -479,6 +489,7 @@ impl Editor {
     pub fn new_draft(&mut self, actions: &mut Vec<Action>) {
         self.leave(actions);
         self.doc = Some(Doc::draft());
+        self.prompt = Prompt::default();
     }
 
     /// Shows an entry read from the database. The one on screen takes it as a new
@@ -915,10 +926,17 @@ impl Editor {
             }
         }
         ui.add_space(8.0);
+        let empty_page = matches!(doc.which, Which::Draft(_)) && doc.fields.body.is_empty();
+        let hint = if style.prompts && empty_page && !style.focus {
+            prompt_ui(ui, &mut self.prompt, doc.opened_on)
+        } else {
+            None
+        };
         let typed = body_ui(
             ui,
             style,
             &mut doc.fields.body,
+            hint.unwrap_or("What happened today?"),
             std::mem::take(&mut doc.focus_body),
             &mut focused,
         );
@@ -1104,12 +1122,45 @@ pub fn body_id() -> egui::Id {
     egui::Id::new("entry_body")
 }
 
+/// The day's prompt over an empty page, with Another and Hide; the prompt, to show
+/// greyed in the empty text, unless hidden.
+fn prompt_ui(ui: &mut egui::Ui, prompt: &mut Prompt, day: NaiveDate) -> Option<&'static str> {
+    if prompt.hidden {
+        return None;
+    }
+    let (theme, text) = prompts::for_day(day, prompt.skipped);
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new(format!("A question to start from · {theme}"))
+                .small()
+                .weak(),
+        );
+        if ui
+            .small_button("Another")
+            .on_hover_text("Another question")
+            .clicked()
+        {
+            prompt.skipped += 1;
+        }
+        if ui
+            .small_button("Hide")
+            .on_hover_text("No question on this page (Settings turns them off)")
+            .clicked()
+        {
+            prompt.hidden = true;
+        }
+    });
+    Some(text)
+}
+
 /// The entry's text in the reading face, its Markdown styled as typed, filling at least
-/// the rest of the window; `focus` puts the cursor in it, at the end of the text.
+/// the rest of the window, `hint` greyed in it while empty; `focus` puts the cursor in
+/// it, at the end of the text.
 fn body_ui(
     ui: &mut egui::Ui,
     style: &PageStyle,
     body: &mut String,
+    hint: &str,
     focus: bool,
     focused: &mut Option<FieldName>,
 ) -> bool {
@@ -1131,7 +1182,7 @@ fn body_ui(
         |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| style.lay_out(ui, text, wrap_width);
     let output = egui::TextEdit::multiline(body)
         .id(id)
-        .hint_text("What happened today?")
+        .hint_text(hint)
         .font(style.body_font())
         .layouter(&mut layouter)
         .frame(false)

@@ -32,6 +32,7 @@ pub mod page;
 pub mod paged;
 pub mod palette;
 pub mod player;
+pub mod prompts;
 pub mod recorder;
 pub mod settings;
 pub mod unlock;

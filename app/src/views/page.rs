@@ -37,6 +37,8 @@ pub struct PageStyle {
     pub word_goal: u32,
     /// Focus mode: the page alone, its date, title and text; no list, bars or fields.
     pub focus: bool,
+    /// The daily prompt in an empty page ([`super::prompts`]).
+    pub prompts: bool,
 }
 
 impl Default for PageStyle {
@@ -55,6 +57,7 @@ impl PageStyle {
             line_chars: clamp(settings.page_line_length, LINE_LENGTHS),
             word_goal: settings.daily_word_goal,
             focus: false,
+            prompts: settings.daily_prompt,
         }
     }
 

@@ -768,6 +768,12 @@ impl SettingsView {
             self.dirty |= ui.add(goal).labelled_by(label.id).changed();
             ui.label(RichText::new("0 for none; shown on today's page").weak());
         });
+        self.dirty |= ui
+            .checkbox(
+                &mut self.settings.daily_prompt,
+                "A question to start from on an empty page",
+            )
+            .changed();
     }
 
     /// How the page is set now (Appearance applies before it is saved).
