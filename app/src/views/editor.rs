@@ -1019,6 +1019,7 @@ fn title_ui(
             .id_salt("entry_title")
             .hint_text(suggested.unwrap_or("Title"))
             .font(style.title_font())
+            .text_color(ui.visuals().strong_text_color())
             .frame(false)
             .margin(egui::Margin::ZERO)
             .desired_width(f32::INFINITY),
