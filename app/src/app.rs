@@ -179,8 +179,9 @@ pub struct MindSageApp {
     palette: Option<Palette>,
     /// Whether the shortcut sheet is open.
     shortcut_sheet: bool,
-    /// This computer's fonts for other scripts, added when read.
-    system_fonts: SystemFonts,
+    /// This computer's fonts for other scripts, read once the journal is on screen and
+    /// added when read (`None` until then).
+    system_fonts: Option<SystemFonts>,
 }
 
 impl MindSageApp {
@@ -236,7 +237,7 @@ impl MindSageApp {
             focus_mode: false,
             palette: None,
             shortcut_sheet: false,
-            system_fonts: SystemFonts::read(ctx),
+            system_fonts: None,
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -695,6 +696,8 @@ impl MindSageApp {
             self.backend.send(Request::StartModelWork);
             self.model_work_started = true;
             self.backup_checked = None;
+            // Reading them starts processes and files: after the first rows, not before.
+            self.system_fonts = Some(SystemFonts::read(&self.ctx));
         }
         // The automatic backup: once the journal is on screen, then hourly while the
         // window stays open (the reader decides whether one is due).
@@ -1091,7 +1094,9 @@ impl MindSageApp {
         let started = Instant::now();
         self.overlay.begin_frame();
         puffin::profile_function!();
-        self.system_fonts.install_when_read(ctx);
+        if let Some(fonts) = &mut self.system_fonts {
+            fonts.install_when_read(ctx);
+        }
         let mut actions = Vec::new();
         self.handle_responses(&mut actions);
         self.follow_sound(ctx, &mut actions);

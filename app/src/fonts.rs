@@ -70,6 +70,8 @@ pub fn install(ctx: &egui::Context) {
 
 /// This computer's fonts for the scripts the window's own fonts lack, read on the
 /// `mindsage-fonts` thread once per process and added to the window's fonts when read.
+/// The window starts reading them once the journal is on screen: `fc-match` runs a
+/// process per language, which must not compete with the first rows for the CPU.
 #[derive(Default)]
 pub struct SystemFonts {
     /// Whether the window's fonts hold them already.
