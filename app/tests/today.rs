@@ -42,6 +42,16 @@ fn window(
     app_from(startup, offline, 800.0)
 }
 
+/// A new journal's window on today's page, once the cursor is in it.
+fn on_todays_page(
+    settings: impl FnOnce(&mut mindsage_core::settings::Settings),
+) -> (tempfile::TempDir, Harness<'static, MindSageApp>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = window(dir.path(), settings);
+    wait_until(&mut harness, "today's page", cursor_in_text);
+    (dir, harness)
+}
+
 /// An entry written `days_ago` days ago at this hour, before the window opens.
 fn written(data_dir: &Path, days_ago: u64, body: &str) -> EntryId {
     let mut conn = db::open(&paths::database_path(data_dir), &StorageOptions::default()).unwrap();
@@ -202,9 +212,7 @@ fn the_page_is_a_centred_column_as_long_as_settings_says() {
 
 #[test]
 fn focus_mode_shows_the_page_alone_with_its_length_against_the_days_goal() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = window(dir.path(), |settings| settings.daily_word_goal = 10);
-    wait_until(&mut harness, "today's page", cursor_in_text);
+    let (_dir, mut harness) = on_todays_page(|settings| settings.daily_word_goal = 10);
     let chrome = |h: &Harness<'_, MindSageApp>| {
         ["Menu", "Entries", "Search", "Tags", "Mood"]
             .into_iter()
@@ -321,9 +329,7 @@ fn the_calendar_and_alt_arrows_open_a_days_page_and_its_new_entry_is_dated_that_
 /// is the Markdown typed.
 #[test]
 fn lists_continue_on_enter_and_ctrl_b_bolds_the_selection() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = window(dir.path(), |_| {});
-    wait_until(&mut harness, "today's page", cursor_in_text);
+    let (dir, mut harness) = on_todays_page(|_| {});
     let typed = |harness: &mut Harness<'_, MindSageApp>, text: &str| {
         harness.event(Event::Text(text.to_owned()));
         harness.run_steps(2);
@@ -463,9 +469,7 @@ fn text_in_other_scripts_shows_once_the_computers_fonts_are_read() {
 /// typing replaces it, and Settings turns the questions off.
 #[test]
 fn an_empty_page_offers_a_question_to_start_from() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = window(dir.path(), |_| {});
-    wait_until(&mut harness, "today's page", cursor_in_text);
+    let (_dir, mut harness) = on_todays_page(|_| {});
     let offered = |h: &Harness<'_, MindSageApp>| shows(h, "A question to start from");
     assert!(offered(&harness));
     let hint = |h: &Harness<'_, MindSageApp>| {
@@ -484,16 +488,12 @@ fn an_empty_page_offers_a_question_to_start_from() {
     assert!(!offered(&harness), "typing puts it away");
     drop(harness);
 
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = window(dir.path(), |_| {});
-    wait_until(&mut harness, "today's page", cursor_in_text);
+    let (_dir, mut harness) = on_todays_page(|_| {});
     app_harness::click(&mut harness, "Hide");
     assert!(!offered(&harness));
     assert_eq!(hint(&harness).as_deref(), Some("What happened today?"));
     drop(harness);
 
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = window(dir.path(), |settings| settings.daily_prompt = false);
-    wait_until(&mut harness, "today's page", cursor_in_text);
+    let (_dir, harness) = on_todays_page(|settings| settings.daily_prompt = false);
     assert!(!offered(&harness), "off in Settings");
 }
