@@ -18,6 +18,12 @@ const CELL: f32 = 30.0;
 /// Words above which a day is shaded fullest: a long entry.
 const FULL_DAY_WORDS: f64 = 1_000.0;
 
+/// How much of a full day `words` words are, for shading a day by what was written
+/// (here and in the year in pixels): a few words still show, a long day is full.
+pub fn share_of_a_full_day(words: u64) -> f32 {
+    (words as f64 / FULL_DAY_WORDS).clamp(0.15, 1.0) as f32
+}
+
 #[derive(Default)]
 pub struct Calendar {
     /// The first day of the month shown; `None` until the page's day sets it.
@@ -148,7 +154,7 @@ fn day_ui(ui: &mut egui::Ui, day: NaiveDate, look: &DayLook) -> egui::Response {
         visuals.selection.bg_fill
     } else if let Some(totals) = look.totals {
         // Shaded by words: a few words show, a long day is full.
-        let share = (totals.words as f64 / FULL_DAY_WORDS).clamp(0.15, 1.0) as f32;
+        let share = share_of_a_full_day(totals.words);
         visuals.selection.bg_fill.gamma_multiply(0.25 + 0.6 * share)
     } else {
         Color32::TRANSPARENT

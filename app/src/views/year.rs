@@ -9,14 +9,12 @@ use egui::{Color32, RichText, Sense, Stroke, vec2};
 use mindsage_core::db::stats::DayTotals;
 
 use super::Action;
+use super::calendar::share_of_a_full_day;
 use crate::protocol::Request;
 
 /// Side of a day's square, in points.
 const SQUARE: f32 = 15.0;
 const GAP: f32 = 3.0;
-
-/// Words above which a day is coloured fullest.
-const FULL_DAY_WORDS: f64 = 1_000.0;
 
 /// What the squares are coloured by.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -146,10 +144,7 @@ impl YearInPixels {
             (ColourBy::Mood, Some(mood)) => mood_colour(mood),
             // A day with entries but no mood: present, in the theme's grey.
             (ColourBy::Mood, None) => Color32::from_gray(128),
-            (ColourBy::Words, _) => {
-                let share = (totals.words as f64 / FULL_DAY_WORDS).clamp(0.15, 1.0) as f32;
-                accent.gamma_multiply(0.25 + 0.75 * share)
-            }
+            (ColourBy::Words, _) => accent.gamma_multiply(0.25 + 0.75 * share_of_a_full_day(totals.words)),
         }
     }
 }
