@@ -422,6 +422,10 @@ impl MindSageApp {
             Response::History { entry, versions } => self.journal.on_versions(entry, versions),
             Response::BroughtBack { entry, versions } => self.on_brought_back(*entry, versions),
             Response::Refreshed(entry) => self.journal.on_refreshed(*entry),
+            Response::Redated(entry) => {
+                self.journal_changed();
+                self.journal.on_redated(*entry, actions);
+            }
             Response::Day { day, entry } => self.journal.on_day(day, entry.map(|e| *e), actions),
             Response::Days { first, last, days } => {
                 self.journal.on_days(first, last, &days);
@@ -832,6 +836,10 @@ impl MindSageApp {
                 self.journal.toggle_list();
             }
             Command::FocusMode => self.set_focus_mode(!self.focus_mode),
+            Command::ChangeDate => {
+                self.view = View::Journal;
+                self.journal.change_date();
+            }
             Command::Show(view) => self.view = view,
             Command::ImportFile => self.pick_files(FileChoice::ImportFile),
             Command::ImportFolder => self.pick_files(FileChoice::ImportFolder),

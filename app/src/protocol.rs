@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, FixedOffset, NaiveDate};
 
 use mindsage_core::ai::ask::{AskAnswer, AskEvent};
 use mindsage_core::ai::runner::QueueStatus;
@@ -82,6 +82,12 @@ pub enum Request {
     DismissSuggestion {
         id: EntryId,
         which: Suggestion,
+    },
+    /// The person moved an entry to another date and time (where it was written);
+    /// answered with [`Response::Redated`].
+    Redate {
+        id: EntryId,
+        lived: DateTime<FixedOffset>,
     },
     Trash(EntryId),
     Restore(EntryId),
@@ -273,6 +279,8 @@ pub enum Response {
     Entry(Box<Entry>),
     /// The answer to [`Request::Refresh`].
     Refreshed(Box<Entry>),
+    /// The answer to [`Request::Redate`]: the entry at its new date.
+    Redated(Box<Entry>),
     /// The answer to [`Request::Day`]: that day's newest entry, if it has one.
     Day {
         day: NaiveDate,

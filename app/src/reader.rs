@@ -285,6 +285,12 @@ impl Reader {
             Request::DismissSuggestion { id, which } => return self.dismiss_suggestion(id, which),
             Request::Flush => return self.write_or(|_| Ok(Response::Flushed), |_| Response::Flushed),
             Request::HistoryDays(Some(days)) => return self.set_history_days(days),
+            Request::Redate { id, lived } => {
+                return self.write(move |conn| {
+                    entries::redate(conn, USER, id, lived)?;
+                    entries::get(conn, USER, id).map(|e| Response::Redated(Box::new(e)))
+                });
+            }
             Request::Trash(id) => {
                 return self
                     .write(move |conn| entries::soft_delete(conn, USER, id).map(|()| Response::Trashed(id)));

@@ -497,3 +497,104 @@ fn an_empty_page_offers_a_question_to_start_from() {
     let (_dir, harness) = on_todays_page(|settings| settings.daily_prompt = false);
     assert!(!offered(&harness), "off in Settings");
 }
+
+/// The page's date and time, as a button that changes them (its words: the day as
+/// the list shows it).
+fn when_button<'h>(
+    harness: &'h Harness<'_, MindSageApp>,
+    day: chrono::NaiveDate,
+) -> Option<egui_kittest::Node<'h>> {
+    let shown = day.format("%a %e %b %Y, ").to_string();
+    harness
+        .query_all_by_role(Role::Button)
+        .find(|b| b.accesskit_node().label().unwrap_or_default().starts_with(&shown))
+}
+
+/// Replaces what a field holds with `text`, as a person does: Ctrl+A, then typing.
+fn retype(harness: &mut Harness<'_, MindSageApp>, label: &str, text: &str) {
+    harness.get_by_role_and_label(Role::TextInput, label).focus();
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    harness.run_steps(1);
+    harness.event(Event::Text(text.to_owned()));
+    harness.run_steps(1);
+}
+
+/// An entry written after midnight belongs to the evening before: from a new page,
+/// *Yesterday* dates what is then typed yesterday, and the saved entry's time is typed
+/// in; a date still to come or not a date is refused with a reason, and Esc leaves the
+/// entry as it was.
+#[test]
+fn a_page_is_moved_to_yesterday_and_its_time_typed_in() {
+    let today = chrono::Local::now().date_naive();
+    let yesterday = today.pred_opt().unwrap();
+    let (dir, mut harness) = on_todays_page(|_| {});
+    wait_until(&mut harness, "the page's date and time", |h| {
+        when_button(h, today).is_some()
+    });
+    when_button(&harness, today).unwrap().click();
+    wait_until(&mut harness, "the date and time fields", |h| {
+        shows(h, "Yesterday")
+    });
+    app_harness::click(&mut harness, "Yesterday");
+    app_harness::click(&mut harness, "Done");
+    wait_until(&mut harness, "yesterday's page", |h| {
+        shows(h, &heading_of(yesterday)) && when_button(h, yesterday).is_some()
+    });
+
+    // Typed with pauses past the autosave's wait: saved on yesterday's page.
+    harness
+        .get_by_role_and_label(Role::MultilineTextInput, "Entry")
+        .focus();
+    harness.run_steps(2);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    type_where_the_cursor_is(&mut harness, &mut rng, "Late for the gig.");
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "it is saved and the calendar counts it", |h| {
+        shows(h, "Saved") && shows(h, &format!("{}: 1 entry", yesterday.format("%-d %B")))
+    });
+
+    // The saved entry's time, typed in; Enter is Done.
+    when_button(&harness, yesterday).unwrap().click();
+    wait_until(&mut harness, "the date and time fields", |h| {
+        shows(h, "Yesterday")
+    });
+    retype(&mut harness, "Time", "21:30");
+    harness.key_press(Key::Enter);
+    wait_until(&mut harness, "the entry at half past nine", |h| {
+        when_button(h, yesterday)
+            .is_some_and(|b| b.accesskit_node().label().unwrap_or_default().ends_with("21:30"))
+    });
+
+    // Still to come, or not a date: refused, and Esc leaves it.
+    when_button(&harness, yesterday).unwrap().click();
+    wait_until(&mut harness, "the date and time fields", |h| {
+        shows(h, "Yesterday")
+    });
+    retype(&mut harness, "Date", "2999-01-01");
+    app_harness::click(&mut harness, "Done");
+    assert!(
+        shows(&harness, "still to come"),
+        "{}",
+        app_harness::on_screen(&harness)
+    );
+    retype(&mut harness, "Date", "the 5th");
+    app_harness::click(&mut harness, "Done");
+    assert!(shows(&harness, "write it as 2026-12-05"));
+    harness.key_press(Key::Escape);
+    wait_until(&mut harness, "the fields closed", |h| !shows(h, "Yesterday"));
+    assert!(shows(&harness, &heading_of(yesterday)));
+    drop(harness);
+
+    let journal = entries_in_journal(dir.path());
+    let lived: Vec<(&str, String)> = journal
+        .iter()
+        .map(|e| {
+            (
+                e.body.as_str(),
+                e.lived().unwrap().format("%Y-%m-%d %H:%M").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(lived, [("Late for the gig.", format!("{yesterday} 21:30"))]);
+}

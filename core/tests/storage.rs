@@ -375,6 +375,66 @@ fn the_newest_entry_of_a_day_is_the_one_lived_last_that_day() {
     );
 }
 
+/// An entry written after midnight about the day before is moved to that day: its
+/// lived date and time, its day's totals, its tag's list and the day's page follow, its
+/// text and history do not; a time still to come and a missing entry are refused.
+#[test]
+fn an_entry_moved_to_another_day_counts_for_that_day_everywhere() {
+    use chrono::{FixedOffset, NaiveDate, TimeZone};
+    use mindsage_core::db::stats;
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let tokyo = FixedOffset::east_opt(9 * 3600).unwrap();
+    let late = NewEntry {
+        created_at: Some(tokyo.with_ymd_and_hms(2026, 3, 15, 0, 40, 0).unwrap()),
+        ..entry("The gig", "We stayed until the very end", &["music"])
+    };
+    let id = entries::create(&mut conn, USER, &late).unwrap();
+    let before = entries::get(&conn, USER, id).unwrap();
+    let (the_14th, the_15th) = (
+        NaiveDate::from_ymd_opt(2026, 3, 14).unwrap(),
+        NaiveDate::from_ymd_opt(2026, 3, 15).unwrap(),
+    );
+
+    let evening = tokyo.with_ymd_and_hms(2026, 3, 14, 23, 15, 0).unwrap();
+    entries::redate(&conn, USER, id, evening).unwrap();
+
+    let after = entries::get(&conn, USER, id).unwrap();
+    assert_eq!(after.lived(), Some(evening));
+    assert_eq!(
+        (after.body.as_str(), after.revision),
+        (before.body.as_str(), before.revision)
+    );
+    assert!(after.updated_at >= before.updated_at);
+    assert_eq!(entries::newest_on(&conn, USER, the_14th).unwrap().unwrap().id, id);
+    assert_eq!(entries::newest_on(&conn, USER, the_15th).unwrap(), None);
+    let days = stats::days_between(&conn, USER, the_14th, the_15th).unwrap();
+    assert_eq!(
+        days.iter()
+            .map(|d| (d.date, d.entries, d.words))
+            .collect::<Vec<_>>(),
+        [(the_14th, 1, u64::from(before.word_count))]
+    );
+    let on_the_14th = ListFilter {
+        tag: Some("music".into()),
+        from: Some(the_14th),
+        to: Some(the_14th),
+        ..Default::default()
+    };
+    let rows = entries::list(&conn, USER, &on_the_14th, None, 10).unwrap().rows;
+    assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), [id]);
+    assert!(db::history::versions(&conn, id).unwrap().is_empty());
+
+    let tomorrow = chrono::Local::now().fixed_offset() + chrono::Duration::days(1);
+    let refused = entries::redate(&conn, USER, id, tomorrow).unwrap_err();
+    assert!(refused.to_string().contains("still to come"), "{refused}");
+    assert_eq!(entries::get(&conn, USER, id).unwrap().lived(), Some(evening));
+    assert!(matches!(
+        entries::redate(&conn, USER, id + 1, evening),
+        Err(DbError::EntryNotFound(_))
+    ));
+}
+
 #[test]
 fn trash_restore_and_errors() {
     let journal = TempJournal::new();

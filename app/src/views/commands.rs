@@ -13,6 +13,8 @@ pub enum Command {
     /// Starts a voice entry, or stops the one recording.
     Record,
     Today,
+    /// Opens the page's date and time to change them.
+    ChangeDate,
     DayBefore,
     DayAfter,
     MonthBefore,
@@ -60,6 +62,7 @@ pub const COMMANDS: &[Named] = &[
     named(Command::NewEntry, "New entry", keys(CTRL, Key::N)),
     named(Command::Record, "New voice entry", keys(CTRL, Key::R)),
     named(Command::Today, "Go to today", keys(Modifiers::ALT, Key::Home)),
+    named(Command::ChangeDate, "Change the page's date and time…", None),
     named(
         Command::DayBefore,
         "Go to the day before",

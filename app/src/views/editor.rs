@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use egui::RichText;
 
-use chrono::{DateTime, FixedOffset, NaiveDate};
+use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone};
 
 use mindsage_core::clock;
 use mindsage_core::db::EntryId;
@@ -42,7 +42,8 @@ use super::markdown;
 use super::page::{self, PageStyle};
 use super::player::RecordingPlayer;
 use super::prompts;
-use super::{Action, display_lived};
+use super::when::{Chosen, When};
+use super::{Action, display_at};
 use crate::protocol::KeptDraft;
 use crate::protocol::Request;
 use crate::sound::Playing;
@@ -466,6 +467,8 @@ pub struct Editor {
     history: History,
     /// The daily prompt, as the person left it.
     prompt: Prompt,
+    /// The page's date and time being changed, while they are.
+    when: Option<When>,
 }
 
 /// The daily prompt's state: how many the person skipped, whether they hid it.
@@ -610,6 +613,10 @@ impl Editor {
             && doc.which == Which::Draft(draft)
         {
             doc.which = Which::Entry(id);
+            if let Some(dated) = doc.dated.filter(|dated| entry.lived() != Some(*dated)) {
+                // Redated while its first save was on its way with the date before.
+                actions.push(Action::Send(Request::Redate { id, lived: dated }));
+            }
         }
         self.on_saved(entry, actions);
     }
@@ -720,9 +727,10 @@ impl Editor {
     /// on its way, an existing entry's edits are sent behind it (the writer applies saves
     /// in order); a draft's are kept until its id comes back.
     fn leave(&mut self, actions: &mut Vec<Action>) {
-        // The recording and the notice belong to the entry being left.
+        // The recording, the notice and a date being changed belong to the entry left.
         self.recording = None;
         self.notice = None;
+        self.when = None;
         let Some(doc) = self.doc.as_mut().filter(|d| d.save.unsaved()) else {
             return;
         };
@@ -890,8 +898,19 @@ impl Editor {
             return;
         };
         let words = *doc.words.get_or_insert_with(|| word_count(&doc.fields.body));
-        if let Some(id) = self.header_ui(ui, style, status, words) {
-            self.trash(id, actions);
+        match self.header_ui(ui, style, status, words) {
+            Some(HeaderAsk::Trash(id)) => self.trash(id, actions),
+            Some(HeaderAsk::ChangeWhen) => self.change_when(),
+            None => {}
+        }
+        let now = self.now_where_written();
+        if let Some(when) = &mut self.when
+            && let Some(chosen) = when.ui(ui, now)
+        {
+            self.when = None;
+            if let Chosen::At(at) = chosen {
+                self.redate(at, actions);
+            }
         }
         if let Some(notice) = &self.notice {
             ui.label(RichText::new(notice).small());
@@ -951,10 +970,58 @@ impl Editor {
         }
     }
 
-    /// The page's day as its heading; under it, the time, the length (against the
-    /// day's goal on today's page) and the save status, and Move to trash. Returns the
-    /// entry to trash when the person asked.
-    fn header_ui(&self, ui: &mut egui::Ui, style: &PageStyle, status: &str, words: u32) -> Option<EntryId> {
+    /// Opens the page's date and time to be changed, the keyboard in the date.
+    pub fn change_when(&mut self) {
+        if let Some(lived) = self.lived() {
+            self.when = Some(When::of(lived.naive_local()));
+        }
+    }
+
+    /// When the page's text was lived: a saved entry's date and time where it was
+    /// written, a new page's date, else now here.
+    fn lived(&self) -> Option<DateTime<FixedOffset>> {
+        let doc = self.doc.as_ref()?;
+        match &doc.stored {
+            Some(stored) => stored.lived(),
+            None => Some(doc.dated.unwrap_or_else(clock::now_here)),
+        }
+    }
+
+    /// Now, on the clock of the place the page's entry was written (a new page's: here).
+    fn now_where_written(&self) -> chrono::NaiveDateTime {
+        let now = clock::now_here();
+        self.lived()
+            .map_or(now, |lived| now.with_timezone(lived.offset()))
+            .naive_local()
+    }
+
+    /// Dates the page at `at`, local time where it was written: a saved entry is moved
+    /// by the journal, a new page is dated so when it is saved.
+    fn redate(&mut self, at: chrono::NaiveDateTime, actions: &mut Vec<Action>) {
+        let Some(lived) = self.lived() else {
+            return;
+        };
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        match doc.which {
+            Which::Entry(id) => {
+                let Some(moved) = lived.offset().from_local_datetime(&at).single() else {
+                    return;
+                };
+                actions.push(Action::Send(Request::Redate { id, lived: moved }));
+            }
+            Which::Draft(_) => {
+                doc.dated = Some(clock::local_instant(at));
+                doc.opened_on = at.date();
+            }
+        }
+    }
+
+    /// The page's day as its heading; under it, the date and time (a click changes
+    /// them), the length (against the day's goal on today's page) and the save status,
+    /// and Move to trash. Returns what the person asked for.
+    fn header_ui(&self, ui: &mut egui::Ui, style: &PageStyle, status: &str, words: u32) -> Option<HeaderAsk> {
         let doc = self.doc.as_ref()?;
         let today = clock::now_here().date_naive();
         let day = self.page_day();
@@ -963,14 +1030,15 @@ impl Editor {
                 .font(style.date_font())
                 .strong(),
         );
-        let mut trash = None;
+        let mut asked = None;
         ui.horizontal(|ui| {
-            if let Some(stored) = doc.stored.as_ref().filter(|_| !style.focus) {
-                ui.label(
-                    RichText::new(display_lived(&stored.created_at, stored.utc_offset))
-                        .weak()
-                        .small(),
-                );
+            if let Some(lived) = self.lived().filter(|_| !style.focus && self.when.is_none()) {
+                let change = ui
+                    .add(egui::Button::new(RichText::new(display_at(&lived)).weak().small()).frame(false))
+                    .on_hover_text("Change the date and time");
+                if change.clicked() {
+                    asked = Some(HeaderAsk::ChangeWhen);
+                }
             }
             let goal = (day == today).then_some(style.word_goal);
             ui.label(RichText::new(page::length(words, goal)).weak().small());
@@ -981,13 +1049,19 @@ impl Editor {
                         .on_hover_text("You can restore it from the trash")
                         .clicked()
                 {
-                    trash = Some(id);
+                    asked = Some(HeaderAsk::Trash(id));
                 }
                 ui.label(RichText::new(status).weak().small());
             });
         });
-        trash
+        asked
     }
+}
+
+/// What the person asked for in the page's header.
+enum HeaderAsk {
+    Trash(EntryId),
+    ChangeWhen,
 }
 
 /// Notes the field whose widget has the keyboard focus.

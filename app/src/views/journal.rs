@@ -380,6 +380,18 @@ impl JournalView {
         self.editor.refresh(entry);
     }
 
+    /// Opens the page's date and time to be changed (the palette's command).
+    pub fn change_date(&mut self) {
+        self.editor.change_when();
+    }
+
+    /// An entry moved to another date: the list is read again in its new order, and the
+    /// page (and the calendar with it) follows the entry to its day.
+    pub fn on_redated(&mut self, entry: Entry, actions: &mut Vec<Action>) {
+        self.reload(actions);
+        self.editor.refresh(entry);
+    }
+
     /// Another program wrote to the journal: the list and the count are read again, and
     /// so is the entry in the editor, whose answer goes the way of every entry read
     /// again ([`JournalView::on_refreshed`]).

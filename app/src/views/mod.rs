@@ -36,6 +36,7 @@ pub mod prompts;
 pub mod recorder;
 pub mod settings;
 pub mod unlock;
+pub mod when;
 pub mod year;
 
 /// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+5.
@@ -131,9 +132,14 @@ pub fn display_time(stored: &str) -> String {
 /// with that place's UTC offset when it is not this computer's at that moment (an entry
 /// imported from Tokyo reads "Fri  5 Jan 2024, 08:30 (UTC+09:00)").
 pub fn display_lived(created_at: &str, utc_offset: i32) -> String {
-    let Some(lived) = mindsage_core::clock::lived(created_at, utc_offset) else {
-        return created_at.to_owned();
-    };
+    match mindsage_core::clock::lived(created_at, utc_offset) {
+        Some(lived) => display_at(&lived),
+        None => created_at.to_owned(),
+    }
+}
+
+/// A local date and time as [`display_lived`] shows it.
+pub fn display_at(lived: &chrono::DateTime<chrono::FixedOffset>) -> String {
     let shown = lived.format(SHOWN);
     let here = mindsage_core::clock::here(lived.to_utc());
     if here.offset() == lived.offset() {

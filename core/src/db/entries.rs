@@ -752,6 +752,31 @@ pub(crate) fn update_in(
     Ok(())
 }
 
+/// Dates entry `id` at `lived`: the date and time it belongs to, at the offset of the
+/// place it was written (an entry written after midnight about the day before belongs to
+/// that day). Its day's totals, its tags' order and the lists follow; its text and
+/// history do not change. A time still to come is refused: the journal is of days lived.
+pub fn redate(conn: &Connection, user: UserId, id: EntryId, lived: DateTime<FixedOffset>) -> Result<()> {
+    if lived.to_utc() > chrono::Utc::now() {
+        return Err(DbError::Invalid(
+            "that date and time are still to come: an entry can be dated now or earlier".to_owned(),
+        ));
+    }
+    // One statement: its triggers (the day's totals, the tags' copy) are part of it.
+    let changed = conn.prepare_cached(WRITE_REDATE.sql)?.execute(params![
+        user,
+        id,
+        clock::format_utc(lived.to_utc()),
+        clock::utc_offset_of(&lived),
+        clock::format_date(lived.date_naive()),
+        clock::now_utc(),
+    ])?;
+    if changed == 0 {
+        return Err(DbError::EntryNotFound(id));
+    }
+    Ok(())
+}
+
 /// An entry's text as stored, before an edit replaces it.
 struct StoredText {
     title: String,

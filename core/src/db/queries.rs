@@ -185,6 +185,14 @@ pub const WRITE_UPDATE: NamedQuery = q(
      WHERE id = ?2 AND user_id = ?1",
 );
 
+/// Moves an entry to another date and time: ?3 its instant (UTC), ?4 its offset, ?5
+/// its day lived, ?6 now. The daily-stats and entry-tags triggers follow the row.
+pub const WRITE_REDATE: NamedQuery = q(
+    "write.redate",
+    "UPDATE journal_entries SET created_at = ?3, utc_offset = ?4, local_date = ?5, updated_at = ?6 \
+     WHERE id = ?2 AND user_id = ?1",
+);
+
 /// Creates a tag if new (names compare case-insensitively). ?1 user, ?2 name.
 pub const WRITE_TAG_UPSERT: NamedQuery = q(
     "write.tag_upsert",
@@ -877,6 +885,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &TAGS_ALL,
     &WRITE_CREATE,
     &WRITE_UPDATE,
+    &WRITE_REDATE,
     &WRITE_TAG_UPSERT,
     &WRITE_TAG_ID,
     &WRITE_TAGS_CLEAR,
