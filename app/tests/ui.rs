@@ -629,6 +629,65 @@ fn an_earlier_version_of_an_entry_is_brought_back_from_its_history() {
     assert_eq!(kept, ["Harbour at noon", "Harbour"]);
 }
 
+/// Show on an earlier version reads what it said, compared with the page: a word
+/// replaced since reads as the version's word then the new one (highlighted and struck
+/// through on screen), and the preview follows what is typed meanwhile; Hide closes it.
+#[test]
+fn an_earlier_version_shows_what_it_said_against_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        let new = entries::NewEntry {
+            title: "Harbour".into(),
+            body: "Boats at dawn.".into(),
+            ..Default::default()
+        };
+        entries::create(&mut conn, DEFAULT_USER, &new).unwrap();
+    }
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the entry", |h| {
+        h.query_by_role_and_label(Role::Button, "Harbour").is_some()
+    });
+    harness.get_by_role_and_label(Role::Button, "Harbour").click();
+    wait_until(&mut harness, "the entry open", |h| {
+        h.query_by_role_and_label(Role::MultilineTextInput, "Entry")
+            .and_then(|e| e.value())
+            .as_deref()
+            == Some("Boats at dawn.")
+    });
+    harness
+        .get_by_role_and_label(Role::MultilineTextInput, "Entry")
+        .focus();
+    harness.run_steps(2);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.run_steps(1);
+    harness.event(egui::Event::Text("Ships at dawn. Gulls overhead.".into()));
+    harness.run_steps(1);
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "the edit saved", |h| {
+        h.query_by_label("Saved").is_some()
+    });
+
+    harness.get_by_label("Earlier versions").click();
+    wait_until(&mut harness, "the versions", |h| {
+        h.query_by_role_and_label(Role::Button, "Show").is_some()
+    });
+    harness.get_by_role_and_label(Role::Button, "Show").click();
+    wait_until(&mut harness, "the version's text", |h| {
+        shows(h, "struck-through words were written since")
+    });
+    let preview = |h: &Harness<'_, MindSageApp>| shows(h, "Boats\u{2009}Ships at dawn.");
+    assert!(preview(&harness), "{}", app_harness::on_screen(&harness));
+
+    // Typing goes on: the preview compares with the page as it is now.
+    type_into(&mut harness, Role::MultilineTextInput, "Entry", " Rain later.");
+    wait_until(&mut harness, "the preview compared again", |h| {
+        shows(h, "Boats\u{2009}Ships at dawn. Gulls overhead. Rain later.")
+    });
+    harness.get_by_role_and_label(Role::Button, "Hide").click();
+    wait_until(&mut harness, "the preview closed", |h| !preview(h));
+}
+
 #[test]
 fn shortening_the_history_in_settings_erases_the_versions_it_no_longer_keeps() {
     let dir = tempfile::tempdir().unwrap();

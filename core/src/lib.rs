@@ -26,6 +26,7 @@
 
 pub mod ai;
 pub mod clock;
+pub mod compare;
 pub mod db;
 pub mod demo;
 pub mod drafts;

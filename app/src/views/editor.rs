@@ -941,7 +941,8 @@ impl Editor {
                 recording.ui(ui, actions);
             }
             if let Some(id) = doc.id() {
-                self.history.ui(ui, id, !doc.save.unsaved(), actions);
+                self.history
+                    .ui(ui, id, &doc.fields.body, !doc.save.unsaved(), actions);
             }
         }
         ui.add_space(8.0);
