@@ -426,6 +426,7 @@ impl MindSageApp {
                 self.journal_changed();
                 self.journal.on_redated(*entry, actions);
             }
+            Response::Around { day, around } => self.journal.on_around(day, around),
             Response::Day { day, entry } => self.journal.on_day(day, entry.map(|e| *e), actions),
             Response::Days { first, last, days } => {
                 self.journal.on_days(first, last, &days);

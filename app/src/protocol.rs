@@ -52,6 +52,9 @@ pub enum Request {
     /// The newest entry lived on a day, for that day's page: answered with
     /// [`Response::Day`].
     Day(NaiveDate),
+    /// What is shown around a day's page: the streak, the entry of a year before;
+    /// answered with [`Response::Around`].
+    Around(NaiveDate),
     /// The days with entries from `first` to `last`, for the calendar's month and the
     /// year in pixels: answered with [`Response::Days`].
     Days {
@@ -281,6 +284,11 @@ pub enum Response {
     Refreshed(Box<Entry>),
     /// The answer to [`Request::Redate`]: the entry at its new date.
     Redated(Box<Entry>),
+    /// The answer to [`Request::Around`].
+    Around {
+        day: NaiveDate,
+        around: Around,
+    },
     /// The answer to [`Request::Day`]: that day's newest entry, if it has one.
     Day {
         day: NaiveDate,
@@ -465,4 +473,15 @@ pub struct KeptDraft {
     pub file: PathBuf,
     /// Where it is, in the person's words.
     pub described: String,
+}
+
+/// What is shown around a day's page, beside its date.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Around {
+    /// Consecutive days written, ending today (or yesterday, until today is over).
+    pub streak: u32,
+    /// Whether today has an entry.
+    pub written_today: bool,
+    /// The newest entry of the same day a year before, by its name and day.
+    pub year_before: Option<(NaiveDate, String)>,
 }

@@ -34,7 +34,7 @@ use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher, SharedVectors};
 use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
-use crate::protocol::{Fault, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
+use crate::protocol::{Around, Fault, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
@@ -241,6 +241,7 @@ impl Reader {
                 day,
                 entry: entry.map(Box::new),
             }),
+            Request::Around(day) => self.around(day),
             Request::Days { first, last } => {
                 stats::days_between(conn, USER, first, last).map(|days| Response::Days { first, last, days })
             }
@@ -580,6 +581,30 @@ impl Reader {
             on_this_day.extend(entries::list(&self.conn, USER, &filter, None, ON_THIS_DAY_PER_YEAR)?.rows);
         }
         Ok(Response::Dashboard { stats, on_this_day })
+    }
+
+    /// The streak as of today and the entry of `day` a year before (the 28th for a
+    /// 29 February).
+    fn around(&mut self, day: NaiveDate) -> db::Result<Response> {
+        let today = Local::now().date_naive();
+        let stats = self.stats.get(&self.conn, USER, today)?;
+        let year_before = match day.checked_sub_months(chrono::Months::new(12)) {
+            Some(then) => entries::newest_on(&self.conn, USER, then)?.map(|e| {
+                (
+                    then,
+                    crate::wording::plain(&crate::wording::entry_title(&e.title, &e.body)).into_owned(),
+                )
+            }),
+            None => None,
+        };
+        Ok(Response::Around {
+            day,
+            around: Around {
+                streak: stats.current_streak,
+                written_today: stats.last_day == Some(today),
+                year_before,
+            },
+        })
     }
 
     /// Runs an import on a thread of its own with its own connection: batches of

@@ -598,3 +598,42 @@ fn a_page_is_moved_to_yesterday_and_its_time_typed_in() {
         .collect();
     assert_eq!(lived, [("Late for the gig.", format!("{yesterday} 21:30"))]);
 }
+
+/// Beside today's date: the streak it would keep going, then the day it makes once
+/// written; the entry of a year before, whose name opens its day.
+#[test]
+fn todays_page_speaks_of_the_streak_and_of_a_year_ago() {
+    let dir = tempfile::tempdir().unwrap();
+    let today = chrono::Local::now().date_naive();
+    let year_before = today.checked_sub_months(chrono::Months::new(12)).unwrap();
+    written(dir.path(), 1, "Yesterday's entry.");
+    written(dir.path(), 2, "The day before.");
+    let days_back = (today - year_before).num_days() as u64;
+    written(dir.path(), days_back, "# The new flat\nBoxes everywhere.");
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(&mut harness, "the streak and a year ago", |h| {
+        cursor_in_text(h)
+            && shows(h, "Write today to make it 3 days in a row")
+            && shows(h, "A year ago: The new flat")
+    });
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    type_where_the_cursor_is(&mut harness, &mut rng, "Third day.");
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "today in the streak", |h| {
+        shows(h, "Saved") && shows(h, "Day 3 of your streak")
+    });
+
+    // The year before's entry, by its name without its Markdown marks, opens its day.
+    harness
+        .get_by_role_and_label(Role::Button, "A year ago: The new flat")
+        .click();
+    wait_until(&mut harness, "the page of a year before", |h| {
+        text_on_page(h).as_deref() == Some("# The new flat\nBoxes everywhere.")
+            && shows(h, &day_heading_of(year_before))
+    });
+}
+
+fn day_heading_of(day: chrono::NaiveDate) -> String {
+    mindsage::views::page::day_heading(day, chrono::Local::now().date_naive())
+}

@@ -44,8 +44,8 @@ use super::player::RecordingPlayer;
 use super::prompts;
 use super::when::{Chosen, When};
 use super::{Action, display_at};
-use crate::protocol::KeptDraft;
 use crate::protocol::Request;
+use crate::protocol::{Around, KeptDraft};
 use crate::sound::Playing;
 
 /// Pause in typing after which the entry is saved.
@@ -469,6 +469,10 @@ pub struct Editor {
     prompt: Prompt,
     /// The page's date and time being changed, while they are.
     when: Option<When>,
+    /// What is around the page, by the day it was read for, and the day last asked
+    /// about (`None`: to be asked again, the journal changed).
+    around: Option<(NaiveDate, Around)>,
+    around_asked: Option<NaiveDate>,
 }
 
 /// The daily prompt's state: how many the person skipped, whether they hid it.
@@ -545,6 +549,17 @@ impl Editor {
         self.doc
             .as_ref()
             .is_some_and(|d| matches!(d.which, Which::Draft(_)) && !d.save.unsaved() && d.fields.blank())
+    }
+
+    /// What is around a day's page, as read.
+    pub fn on_around(&mut self, day: NaiveDate, around: Around) {
+        self.around = Some((day, around));
+    }
+
+    /// The journal changed: what is around the page is read again (the old shown
+    /// meanwhile).
+    pub fn mark_around_stale(&mut self) {
+        self.around_asked = None;
     }
 
     /// An entry's earlier versions, read when the person opened them.
@@ -898,9 +913,15 @@ impl Editor {
             return;
         };
         let words = *doc.words.get_or_insert_with(|| word_count(&doc.fields.body));
+        let day = self.page_day();
+        if self.around_asked != Some(day) {
+            self.around_asked = Some(day);
+            actions.push(Action::Send(Request::Around(day)));
+        }
         match self.header_ui(ui, style, status, words) {
             Some(HeaderAsk::Trash(id)) => self.trash(id, actions),
             Some(HeaderAsk::ChangeWhen) => self.change_when(),
+            Some(HeaderAsk::OpenDay(day)) => actions.push(Action::OpenDay(day)),
             None => {}
         }
         let now = self.now_where_written();
@@ -1032,6 +1053,13 @@ impl Editor {
                 .strong(),
         );
         let mut asked = None;
+        if let Some((_, around)) = self
+            .around
+            .as_ref()
+            .filter(|(shown, _)| *shown == day && !style.focus)
+        {
+            asked = around_ui(ui, around, day == today);
+        }
         ui.horizontal(|ui| {
             if let Some(lived) = self.lived().filter(|_| !style.focus && self.when.is_none()) {
                 let change = ui
@@ -1063,6 +1091,38 @@ impl Editor {
 enum HeaderAsk {
     Trash(EntryId),
     ChangeWhen,
+    OpenDay(NaiveDate),
+}
+
+/// Quiet words beside the page's date: on today's page the streak, on every page the
+/// entry of a year before (a click opens its day). Returns the day to open.
+fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAsk> {
+    let streak = if today {
+        page::streak(around.streak, around.written_today)
+    } else {
+        None
+    };
+    if streak.is_none() && around.year_before.is_none() {
+        return None;
+    }
+    let mut asked = None;
+    ui.horizontal_wrapped(|ui| {
+        if let Some(streak) = streak {
+            ui.label(RichText::new(streak).weak().small());
+        }
+        if let Some((then, name)) = &around.year_before {
+            let words = RichText::new(format!("A year ago: {name}"))
+                .small()
+                .color(ui.visuals().hyperlink_color);
+            let link = ui
+                .add(egui::Button::new(words).frame(false))
+                .on_hover_text(page::day_heading(*then, clock::now_here().date_naive()));
+            if link.clicked() {
+                asked = Some(HeaderAsk::OpenDay(*then));
+            }
+        }
+    });
+    asked
 }
 
 /// Notes the field whose widget has the keyboard focus.

@@ -270,9 +270,16 @@ impl JournalView {
         self.calendar.on_days(first, last, days);
     }
 
-    /// The journal changed: the calendar's figures are read again.
+    /// The journal changed: the calendar's figures and what is around the page are
+    /// read again.
     pub fn mark_stale(&mut self) {
         self.calendar.mark_stale();
+        self.editor.mark_around_stale();
+    }
+
+    /// What is around a day's page arrived: the editor shows it if it is the page's.
+    pub fn on_around(&mut self, day: NaiveDate, around: crate::protocol::Around) {
+        self.editor.on_around(day, around);
     }
 
     /// Hides the list, or shows it again.

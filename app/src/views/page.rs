@@ -132,6 +132,16 @@ pub fn length(words: u32, goal: Option<u32>) -> String {
     }
 }
 
+/// Today's place in the streak of days written, when there is one to speak of: a day
+/// in it once today is written, else the streak today would keep going.
+pub fn streak(days: u32, written_today: bool) -> Option<String> {
+    match (days, written_today) {
+        (0, _) | (1, true) => None,
+        (days, true) => Some(format!("Day {days} of your streak")),
+        (days, false) => Some(format!("Write today to make it {} days in a row", days + 1)),
+    }
+}
+
 /// A day as a page's heading: "Sunday, 6 December", with the year when it is not this
 /// year's.
 pub fn day_heading(day: NaiveDate, today: NaiveDate) -> String {
@@ -154,6 +164,17 @@ mod tests {
         assert_eq!(day_heading(today, today), "Sunday, 6 December");
         assert_eq!(day_heading(day(2026, 1, 1), today), "Thursday, 1 January");
         assert_eq!(day_heading(day(2025, 12, 6), today), "Saturday, 6 December 2025");
+    }
+
+    #[test]
+    fn the_streak_is_spoken_of_from_two_days() {
+        assert_eq!(streak(0, false), None);
+        assert_eq!(streak(1, true), None);
+        assert_eq!(
+            streak(1, false).as_deref(),
+            Some("Write today to make it 2 days in a row")
+        );
+        assert_eq!(streak(12, true).as_deref(), Some("Day 12 of your streak"));
     }
 
     #[test]
