@@ -198,6 +198,27 @@ fn a_new_entry_is_found_by_search_and_opens() {
     });
 }
 
+/// A Japanese word inside a run of text, written in the window and typed into the
+/// search box as an input method commits it, finds its entry, highlighted where it
+/// stands.
+#[test]
+fn a_word_inside_a_run_of_japanese_is_found_by_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = app(dir.path(), View::Journal);
+    wait_until(&mut harness, "the empty journal", |h| shows(h, "No entries yet."));
+    write_entry(&mut harness, "旅行", "今日は東京に行った。雨だった。");
+    write_entry(&mut harness, "京都", "京都でお寺を見た。");
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    harness.run_steps(2);
+    type_into(&mut harness, Role::TextInput, "Search", "東京");
+    wait_until(&mut harness, "the search hit", |h| {
+        h.query_by_role_and_label(Role::Button, "旅行").is_some()
+    });
+    assert!(harness.query_by_role_and_label(Role::Button, "京都").is_none());
+    assert!(shows(&harness, "今日は東京に行った"), "its snippet");
+}
+
 #[test]
 fn dashboard_counts_follow_the_journal() {
     let dir = tempfile::tempdir().unwrap();

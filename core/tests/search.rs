@@ -619,3 +619,64 @@ fn edits_reindex_title_body_and_tags_once() {
     entries::restore(&mut conn, USER, id).unwrap();
     assert_eq!(found(&conn, "plums"), [id]);
 }
+
+/// Words of scripts written without spaces are found where they stand in a run:
+/// Japanese and Chinese by two characters or one, Korean before its particle, Thai;
+/// typed into the box (a phrase) and asked as a question (its pairs); highlighted
+/// alone; and the index follows trash, restore and purge.
+#[test]
+fn words_of_unspaced_scripts_are_found_inside_runs() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let tokyo = add(&mut conn, "旅行", "今日は東京に行った。雨だった。", &["旅"]);
+    let beijing = add(&mut conn, "", "我们昨天在北京吃了烤鸭。", &[]);
+    let seoul = add(&mut conn, "", "주말에 서울에서 친구를 만났다.", &[]);
+    let bangkok = add(&mut conn, "", "วันนี้ไปกรุงเทพกับแม่", &[]);
+    let english = add(&mut conn, "Tokyo", "Flew to Tokyo for the conference.", &[]);
+    let typed = |conn: &rusqlite::Connection, text: &str| {
+        ids(&search::hybrid_knn(conn, USER, &SearchQuery::new(text, 5).typed(), None).unwrap())
+    };
+    assert_eq!(typed(&conn, "東京"), [tokyo]);
+    assert_eq!(typed(&conn, "東京に行"), [tokyo]);
+    assert_eq!(
+        typed(&conn, "京都"),
+        Vec::<i64>::new(),
+        "the pair 京に is not 京都"
+    );
+    assert_eq!(typed(&conn, "雨"), [tokyo], "one character");
+    assert_eq!(typed(&conn, "た"), [tokyo], "one character ending a run");
+    assert_eq!(typed(&conn, "北京"), [beijing]);
+    assert_eq!(typed(&conn, "서울"), [seoul], "before its particle");
+    assert_eq!(typed(&conn, "กรุงเทพ"), [bangkok]);
+    assert_eq!(typed(&conn, "旅"), [tokyo], "a tag");
+    assert_eq!(typed(&conn, "tokyo"), [english]);
+
+    let asked = search::hybrid_knn(&conn, USER, &SearchQuery::new("北京で何を食べた？", 5), None).unwrap();
+    assert_eq!(
+        ids(&asked).first(),
+        Some(&beijing),
+        "the question's pairs rank it first"
+    );
+    let shown = search::hybrid_knn(&conn, USER, &SearchQuery::new("東京", 5).typed(), None).unwrap();
+    assert_eq!(
+        shown.hits[0].snippet,
+        format!("今日は{HIGHLIGHT_START}東京{HIGHLIGHT_END}に行った。雨だった。")
+    );
+
+    entries::soft_delete(&mut conn, USER, tokyo).unwrap();
+    assert_eq!(typed(&conn, "東京"), Vec::<i64>::new());
+    entries::restore(&mut conn, USER, tokyo).unwrap();
+    assert_eq!(typed(&conn, "東京"), [tokyo], "restored, found again");
+    entries::purge(&mut conn, USER, tokyo, Duration::from_secs(1)).unwrap();
+    assert_eq!(typed(&conn, "東京"), Vec::<i64>::new());
+    conn.execute_batch("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, entries_fts, 'row')")
+        .unwrap();
+    let terms: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM temp.terms WHERE term IN ('東京', '京に')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(terms, 0, "no pair of the purged entry is left in the index");
+}

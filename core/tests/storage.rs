@@ -65,7 +65,7 @@ fn every_earlier_version_upgrades_and_keeps_its_entries() {
                 conn.execute_batch(
                     "INSERT INTO journal_entries (id, user_id, created_at, updated_at, local_date, title, body, \
                      preview, word_count) VALUES (1, 1, '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:00.000Z', \
-                     '2026-01-01', 'Before the upgrade', 'otters in the canal', 'otters in the canal', 4);
+                     '2026-01-01', 'Before the upgrade', 'otters in the canal 東京に', 'otters in the canal 東京に', 5);
                      INSERT INTO tags (id, user_id, name) VALUES (1, 1, 'nature');
                      INSERT INTO entry_tags (entry_id, tag_id, entry_created_at) \
                      VALUES (1, 1, '2026-01-01T10:00:00.000Z');",
@@ -76,7 +76,7 @@ fn every_earlier_version_upgrades_and_keeps_its_entries() {
                 // From version 4 the saving code, not a trigger, writes the index row.
                 conn.execute_batch(
                     "INSERT INTO entries_fts (rowid, title, body, tags) \
-                     VALUES (1, 'Before the upgrade', 'otters in the canal', 'nature')",
+                     VALUES (1, 'Before the upgrade', 'otters in the canal 東京に', 'nature')",
                 )
                 .unwrap();
             }
@@ -102,6 +102,15 @@ fn every_earlier_version_upgrades_and_keeps_its_entries() {
                 )
                 .unwrap();
             assert_eq!(hits, 1, "from version {start}");
+            // Words in unspaced scripts, indexed whole before version 17, are found.
+            let hits: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '\"東京\"'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(hits, 1, "東京, from version {start}");
         }
     }
 }

@@ -633,8 +633,19 @@ pub fn index_for_search(
     body: &str,
     tags: &[String],
 ) -> Result<()> {
-    conn.prepare_cached(SEARCH_INDEX_INSERT.sql)?
-        .execute(params![id, title, body, tags.join(" ")])?;
+    index_text(conn, id, title, body, &tags.join(" "))
+}
+
+/// Writes an entry's full-text row, unspaced scripts as the index takes them
+/// ([`crate::search::scripts`]).
+fn index_text(conn: &Connection, id: EntryId, title: &str, body: &str, tags: &str) -> Result<()> {
+    use crate::search::scripts::for_index;
+    conn.prepare_cached(SEARCH_INDEX_INSERT.sql)?.execute(params![
+        id,
+        for_index(title),
+        for_index(body),
+        for_index(tags)
+    ])?;
     Ok(())
 }
 
@@ -814,10 +825,11 @@ pub fn soft_delete(conn: &mut Connection, user: UserId, id: EntryId) -> Result<(
     })
 }
 
-/// Brings an entry back from the trash and queues its embedding again (trashing
-/// removed its vectors).
+/// Brings an entry back from the trash, with its full-text row, and queues its
+/// embedding again (trashing removed both).
 pub fn restore(conn: &mut Connection, user: UserId, id: EntryId) -> Result<()> {
     set_trashed(conn, user, id, &WRITE_RESTORE, |tx| {
+        reindex_for_search(tx, id)?;
         jobs::enqueue(tx, user, id, JobKind::Embed)
     })
 }
@@ -895,8 +907,13 @@ pub fn purge(
 pub(crate) fn reindex_for_search(conn: &Connection, id: EntryId) -> Result<()> {
     conn.prepare_cached(SEARCH_INDEX_DELETE.sql)?
         .execute(params![id])?;
-    conn.prepare_cached(SEARCH_INDEX_ENTRY.sql)?
-        .execute(params![id])?;
+    let source: Option<(String, String, String)> = conn
+        .prepare_cached(SEARCH_INDEX_SOURCE.sql)?
+        .query_row(params![id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .optional()?;
+    if let Some((title, body, tags)) = source {
+        index_text(conn, id, &title, &body, &tags)?;
+    }
     Ok(())
 }
 

@@ -101,6 +101,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0016_lived_offset",
         sql: include_str!("../../../migrations/0016_lived_offset.sql"),
     },
+    Migration {
+        version: 17,
+        name: "0017_unspaced_scripts",
+        sql: include_str!("../../../migrations/0017_unspaced_scripts.sql"),
+    },
 ];
 
 /// The schema version this build writes.
@@ -130,8 +135,18 @@ pub fn migrate_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
 /// The app's own rules a migration's SQL calls, so a backfill follows the same rule as
 /// the code that writes new rows: `lived_offset(created_at, local_date)`, the UTC
 /// offset an entry stored before version 16 was most likely written at
-/// ([`clock::lived_on`]).
+/// ([`clock::lived_on`]); `search_text(text)`, text as the full-text index takes it
+/// ([`crate::search::scripts::for_index`]).
 fn register_functions(conn: &Connection) -> Result<()> {
+    conn.create_scalar_function(
+        "search_text",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let text: String = ctx.get(0)?;
+            Ok(crate::search::scripts::for_index(&text).into_owned())
+        },
+    )?;
     conn.create_scalar_function("lived_offset", 2, FunctionFlags::SQLITE_UTF8, |ctx| {
         let created_at: String = ctx.get(0)?;
         let day: String = ctx.get(1)?;

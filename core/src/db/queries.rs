@@ -585,12 +585,11 @@ pub const SEARCH_INDEX_INSERT: NamedQuery = q(
     "INSERT INTO entries_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)",
 );
 
-/// Writes a live entry's full-text row from what is stored (after changes made
-/// elsewhere, such as enrichment's title and mood tags). ?1 id.
-pub const SEARCH_INDEX_ENTRY: NamedQuery = q(
-    "search.index_entry",
-    "INSERT INTO entries_fts (rowid, title, body, tags) \
-     SELECT e.id, e.title, e.body, coalesce((SELECT group_concat(t.name, ' ') FROM entry_tags AS et \
+/// What a live entry's full-text row is written from, as stored (after changes made
+/// elsewhere, such as enrichment's title and mood tags, or a restore). ?1 id.
+pub const SEARCH_INDEX_SOURCE: NamedQuery = q(
+    "search.index_source",
+    "SELECT e.title, e.body, coalesce((SELECT group_concat(t.name, ' ') FROM entry_tags AS et \
      JOIN tags AS t ON t.id = et.tag_id WHERE et.entry_id = e.id), '') \
      FROM journal_entries AS e WHERE e.id = ?1 AND e.is_deleted = 0",
 );
@@ -935,7 +934,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &ENTRY_TEXT,
     &SEARCH_INDEX_INSERT,
     &SEARCH_INDEX_DELETE,
-    &SEARCH_INDEX_ENTRY,
+    &SEARCH_INDEX_SOURCE,
     &ENTRY_ID_RANGE,
     &SEARCH_KEYWORD_TOP,
     &SEARCH_KEYWORD,

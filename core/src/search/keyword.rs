@@ -5,12 +5,18 @@
 //! and the words are joined with OR so that BM25 ranks entries matching more of them
 //! higher instead of requiring all of them. No input can therefore produce an FTS
 //! syntax error (quotes, `NEAR(`, `*`, `-`, column filters are all just text).
+//!
+//! A word in a script written without spaces is matched as the index holds it
+//! ([`super::scripts`]): typed into the search box, as the phrase of its pairs of
+//! characters (where it stands in the text, as Find does); in a question, whose words
+//! run together, as each of its pairs, so entries sharing more of them rank higher.
 
 use std::ops::RangeInclusive;
 
 use rusqlite::{Connection, params};
 
 use super::SearchFilter;
+use super::scripts;
 use crate::db::queries::{ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_OCCURS, SEARCH_KEYWORD_TOP};
 use crate::db::{EntryId, Result, UserId};
 use crate::timing;
@@ -178,6 +184,13 @@ impl QueryWords {
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
+            .flat_map(|w| match last {
+                // A question's unspaced words run together: each pair is a word.
+                LastWord::Whole if scripts::has_unspaced(&w) => {
+                    scripts::for_query(&w).split(' ').map(str::to_owned).collect()
+                }
+                _ => vec![w],
+            })
             .collect();
         let ends_mid_word = text.chars().last().is_some_and(char::is_alphanumeric);
         let last_kept = all.last().is_some_and(|w| !STOPWORDS.contains(&w.as_str()));
@@ -201,7 +214,9 @@ impl QueryWords {
     }
 
     /// The FTS5 query matching any of the words: each word quoted (only letters and
-    /// digits remain, so quoting cannot be escaped out of), joined with OR.
+    /// digits remain, and the spaces between an unspaced word's pairs, so quoting
+    /// cannot be escaped out of), joined with OR. A lone unspaced character is a prefix:
+    /// it is indexed as the pairs it begins.
     pub fn fts_query(&self) -> String {
         self.joined(" OR ")
     }
@@ -217,8 +232,9 @@ impl QueryWords {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                let prefix = self.last_is_prefix && i == last;
-                format!("\"{w}\"{}", if prefix { "*" } else { "" })
+                let lone = scripts::has_unspaced(w) && w.chars().count() == 1;
+                let prefix = (self.last_is_prefix && i == last) || lone;
+                format!("\"{}\"{}", scripts::for_query(w), if prefix { "*" } else { "" })
             })
             .collect::<Vec<_>>()
             .join(operator)

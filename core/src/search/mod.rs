@@ -25,6 +25,7 @@ pub mod nearest;
 pub mod quality;
 pub mod quantize;
 pub mod relevance;
+pub mod scripts;
 pub mod snippet;
 
 use std::sync::{Arc, Mutex, MutexGuard};

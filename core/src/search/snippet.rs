@@ -10,7 +10,9 @@
 //! Words are compared the way the index compares them, closely enough for highlighting:
 //! lowercased, and reduced to their stem (English Snowball, where the index uses the
 //! original Porter stemmer; the two agree on nearly all words), so "knees" lights up for
-//! "knee". A half-typed last word matches any word it begins.
+//! "knee". A half-typed last word matches any word it begins. A word of a script
+//! written without spaces matches wherever it stands inside a run of text
+//! ([`super::scripts`]), and only that stretch is highlighted.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use rust_stemmers::{Algorithm, Stemmer};
@@ -74,13 +76,19 @@ pub fn load_hit(
 /// words wrapped in the highlight marks, on one line, with "…" where text was cut.
 /// `None` when no word matches.
 pub fn highlight(text: &str, matcher: &Matcher) -> Option<String> {
-    let tokens: Vec<Token> = tokens(text)
-        .map(|(start, end)| Token {
-            start,
-            end,
-            word: matcher.word_of(&text[start..end]),
-        })
-        .collect();
+    let mut tokens: Vec<Token> = Vec::new();
+    for (start, end) in self::tokens(text) {
+        let word = &text[start..end];
+        if matcher.unspaced.is_empty() || !super::scripts::has_unspaced(word) {
+            tokens.push(Token {
+                start,
+                end,
+                word: matcher.word_of(word),
+            });
+        } else {
+            matcher.split_unspaced(text, start, end, &mut tokens);
+        }
+    }
     let first = best_window(&tokens)?;
     let window = tokens.get(first..tokens.len().min(first.saturating_add(WINDOW_WORDS)))?;
     let mut out = String::new();
@@ -168,6 +176,8 @@ pub struct Matcher {
     /// word's ending, so a text word can match only a query word it begins like;
     /// checking that first spares stemming nearly every word of the text.
     heads: Vec<String>,
+    /// The query words of unspaced scripts, by their place, matched inside runs.
+    unspaced: Vec<(usize, String)>,
 }
 
 /// Letters compared before stemming (see `Matcher::heads`).
@@ -189,11 +199,64 @@ impl Matcher {
             .then(|| words.words.last().cloned())
             .flatten();
         let heads = stems.iter().chain(&prefix).map(|w| head(w)).collect();
+        let unspaced = words
+            .words
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| super::scripts::has_unspaced(w))
+            .map(|(i, w)| (i, w.clone()))
+            .collect();
         Matcher {
             stemmer,
             stems,
             prefix,
             heads,
+            unspaced,
+        }
+    }
+
+    /// The run `text[start..end]` as tokens: each stretch covered by unspaced query
+    /// words standing there (a question's overlapping pairs make one stretch), and the
+    /// stretches between.
+    fn split_unspaced(&self, text: &str, start: usize, end: usize, tokens: &mut Vec<Token>) {
+        let run = &text[start..end];
+        let mut found: Vec<(usize, usize, usize)> = Vec::new();
+        for (index, word) in &self.unspaced {
+            found.extend(
+                run.match_indices(word.as_str())
+                    .map(|(at, w)| (at, at + w.len(), *index)),
+            );
+        }
+        found.sort_unstable();
+        let mut plain_from = 0;
+        let mut found = found.into_iter().peekable();
+        while let Some((from, mut to, index)) = found.next() {
+            if from < plain_from {
+                continue; // inside the stretch before
+            }
+            while let Some(&(_, next_to, _)) = found.peek().filter(|(f, _, _)| *f < to) {
+                to = to.max(next_to);
+                found.next();
+            }
+            let mut push = |from: usize, to: usize, word: Option<usize>| {
+                tokens.push(Token {
+                    start: start + from,
+                    end: start + to,
+                    word,
+                })
+            };
+            if plain_from < from {
+                push(plain_from, from, None);
+            }
+            push(from, to, Some(index));
+            plain_from = to;
+        }
+        if plain_from < run.len() {
+            tokens.push(Token {
+                start: start + plain_from,
+                end,
+                word: None,
+            });
         }
     }
 
@@ -261,6 +324,22 @@ mod tests {
             "{shown}"
         );
         assert_eq!(shown.split_whitespace().count(), WINDOW_WORDS);
+    }
+
+    #[test]
+    fn an_unspaced_word_is_highlighted_where_it_stands_in_a_run() {
+        let typed = matcher("東京", LastWord::Prefix);
+        assert_eq!(
+            highlight("今日は東京に行った。", &typed).unwrap(),
+            "今日は\u{2}東京\u{3}に行った。"
+        );
+        // A question's pairs: where they overlap, one stretch.
+        let asked = matcher("東京で何を", LastWord::Whole);
+        assert_eq!(
+            highlight("昨日東京で寿司", &asked).unwrap(),
+            "昨日\u{2}東京で\u{3}寿司"
+        );
+        assert_eq!(highlight("大阪に行った", &typed), None);
     }
 
     #[test]
