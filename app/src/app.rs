@@ -472,7 +472,18 @@ impl MindSageApp {
             } => self
                 .gallery
                 .on_thumbnails(&self.ctx, generation, thumbnails, next),
-            Response::PhotosAdded { added, failures, .. } => self.on_photos_added(added, failures),
+            Response::PhotosAdded {
+                entry,
+                added,
+                failures,
+            } => {
+                self.journal.photos().on_added(entry, actions);
+                self.on_photos_added(added, failures);
+            }
+            Response::Photos { entry, thumbnails } => {
+                self.journal.photos().on_photos(&self.ctx, entry, thumbnails)
+            }
+            Response::Photo { media_id, image } => self.journal.photos().on_photo(&self.ctx, media_id, image),
             Response::Recording {
                 entry,
                 samples,
@@ -917,12 +928,8 @@ impl MindSageApp {
         if photos.is_empty() {
             return;
         }
-        match self.journal.entry_id() {
-            Some(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, paths: photos })),
-            None => {
-                self.status =
-                    Some("Open an entry first: dropped photos are added to the open entry.".to_owned())
-            }
+        if !self.journal.add_photos(photos, actions) {
+            self.status = Some("Open a page first: dropped photos are added to the page open.".to_owned());
         }
     }
 

@@ -158,6 +158,10 @@ pub enum Request {
     },
     /// An entry's recording, to play.
     Recording(EntryId),
+    /// An entry's photos, for its page: answered with [`Response::Photos`].
+    Photos(EntryId),
+    /// One photo decoded to be shown large: answered with [`Response::Photo`].
+    Photo(i64),
     Pragmas,
     SaveSettings(Settings),
     /// Read (`None`) or set the days in which entry history keeps every version (a
@@ -263,6 +267,21 @@ pub struct Thumbnail {
     pub entry_id: EntryId,
     pub created_at: String,
     pub image: egui::ColorImage,
+}
+
+/// A photo decoded to be shown large (at most [`LargePhoto::SIDE`] pixels a side).
+pub struct LargePhoto(pub egui::ColorImage);
+
+impl LargePhoto {
+    /// The longest side a photo is shown at: sharper than any window, and a texture
+    /// every graphics card takes.
+    pub const SIDE: u32 = 2048;
+}
+
+impl std::fmt::Debug for LargePhoto {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LargePhoto({}x{})", self.0.size[0], self.0.size[1])
+    }
 }
 
 impl std::fmt::Debug for Thumbnail {
@@ -372,6 +391,16 @@ pub enum Response {
     BackupRestored(Result<(db::backup::BackupReport, PathBuf), String>),
     /// An export ended: what it wrote, or why it could not.
     Exported(Result<export::ExportReport, String>),
+    /// The answer to [`Request::Photos`].
+    Photos {
+        entry: EntryId,
+        thumbnails: Vec<Thumbnail>,
+    },
+    /// The answer to [`Request::Photo`], or why it cannot be shown.
+    Photo {
+        media_id: i64,
+        image: Result<LargePhoto, String>,
+    },
     PhotosAdded {
         entry: EntryId,
         added: usize,

@@ -34,7 +34,7 @@ use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher, SharedVectors};
 use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
-use crate::protocol::{Around, Fault, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
+use crate::protocol::{Around, Fault, LargePhoto, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
@@ -270,6 +270,11 @@ impl Reader {
                 })
             }
             Request::Recording(id) => recording_of(conn, id),
+            Request::Photos(entry) => gallery::of_entry(conn, USER, entry).map(|items| Response::Photos {
+                entry,
+                thumbnails: decode_thumbnails(items),
+            }),
+            Request::Photo(media_id) => return self.photo(media_id),
             Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),
             Request::HistoryDays(None) => db::history::days(conn, USER).map(Response::HistoryDays),
             Request::History(entry) => {
@@ -703,6 +708,26 @@ impl Reader {
         }
     }
 
+    /// Reads photo `media_id`'s bytes here and decodes them on a thread of its own (a
+    /// large photo takes a while, and must not hold up the reads behind it).
+    fn photo(&self, media_id: i64) {
+        let image = match gallery::photo_data(&self.conn, USER, media_id) {
+            Ok(Some(data)) => data,
+            Ok(None) => {
+                let image = Err("this photo is no longer in the journal".to_owned());
+                return self.reply.send(Response::Photo { media_id, image });
+            }
+            Err(e) => return self.reply.result(Err(e)),
+        };
+        let reply = self.reply.clone();
+        self.spawn_file_thread("photo viewer", move || {
+            reply.send(Response::Photo {
+                media_id,
+                image: decode_large(&image),
+            });
+        });
+    }
+
     /// Reads and thumbnails the files on an import thread (decoding a large photo takes
     /// a while and must hold up neither reads nor other writes), then attaches them all
     /// in one transaction on the writer.
@@ -838,6 +863,21 @@ fn demo_options() -> DemoOptions {
 
 /// Decodes stored JPEG thumbnails into pixels here, on the reader, so the UI thread
 /// only uploads ready textures. A thumbnail that fails to decode is left out.
+/// A photo's bytes decoded for showing large: at most [`LargePhoto::SIDE`] a side.
+fn decode_large(data: &[u8]) -> Result<LargePhoto, String> {
+    puffin::profile_function!();
+    let mut decoded = image::load_from_memory(data).map_err(|e| format!("this photo cannot be read: {e}"))?;
+    if decoded.width().max(decoded.height()) > LargePhoto::SIDE {
+        decoded = decoded.thumbnail(LargePhoto::SIDE, LargePhoto::SIDE);
+    }
+    let rgba = decoded.to_rgba8();
+    let size = [rgba.width() as usize, rgba.height() as usize];
+    Ok(LargePhoto(egui::ColorImage::from_rgba_unmultiplied(
+        size,
+        rgba.as_raw(),
+    )))
+}
+
 fn decode_thumbnails(items: Vec<GalleryItem>) -> Vec<Thumbnail> {
     puffin::profile_function!();
     items

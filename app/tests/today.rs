@@ -637,3 +637,37 @@ fn todays_page_speaks_of_the_streak_and_of_a_year_ago() {
 fn day_heading_of(day: chrono::NaiveDate) -> String {
     mindsage::views::page::day_heading(day, chrono::Local::now().date_naive())
 }
+
+/// A photo dropped on a new page makes it an entry, with the photo in its strip; the
+/// entry and its photo are in the journal.
+#[test]
+fn a_photo_dropped_on_a_new_page_makes_an_entry_with_it() {
+    let (dir, mut harness) = on_todays_page(|_| {});
+    let photo = dir.path().join("harbour.png");
+    image::RgbImage::from_fn(80, 60, |x, y| image::Rgb([x as u8 * 3, y as u8 * 4, 120]))
+        .save(&photo)
+        .unwrap();
+    harness.input_mut().dropped_files.push(egui::DroppedFile {
+        path: Some(photo),
+        ..Default::default()
+    });
+    wait_until(&mut harness, "the photo on the page", |h| {
+        shows(h, "Added 1 photo.") && h.query_by_role_and_label(Role::Button, "Photo 1 of 1").is_some()
+    });
+    drop(harness);
+
+    let journal = entries_in_journal(dir.path());
+    assert_eq!(journal.len(), 1, "the page became an entry");
+    // Read off the test's thread, which the window made its UI thread.
+    let (path, id) = (paths::database_path(dir.path()), journal[0].id);
+    let photos = std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        mindsage_core::db::gallery::of_entry(&conn, DEFAULT_USER, id).unwrap()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(
+        photos.iter().map(|p| (p.width, p.height)).collect::<Vec<_>>(),
+        [(80, 60)]
+    );
+}

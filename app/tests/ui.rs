@@ -369,6 +369,8 @@ fn edits_typed_while_a_save_is_on_its_way_survive_opening_another_entry() {
     });
 }
 
+/// A photo dropped on the page is in the gallery, and the gallery opens its entry, whose
+/// page shows it in its strip; a click shows it large, Esc closes it.
 #[test]
 fn a_dropped_photo_appears_in_the_gallery_and_opens_its_entry() {
     let dir = tempfile::tempdir().unwrap();
@@ -393,8 +395,22 @@ fn a_dropped_photo_appears_in_the_gallery_and_opens_its_entry() {
         shows(h, "Photo added")
     });
     harness.get_by_label_contains("Photo added").click();
-    wait_until(&mut harness, "its entry in the journal", |h| {
-        h.state().view() == View::Journal && shows(h, "Move to trash")
+    wait_until(
+        &mut harness,
+        "its entry in the journal, its photo on the page",
+        |h| {
+            h.state().view() == View::Journal
+                && shows(h, "Move to trash")
+                && h.query_by_role_and_label(Role::Button, "Photo 1 of 1").is_some()
+        },
+    );
+    app_harness::click(&mut harness, "Photo 1 of 1");
+    wait_until(&mut harness, "the photo shown large", |h| {
+        shows(h, "Esc to close") && h.query_by_role_and_label(Role::Image, "Photo 1 of 1").is_some()
+    });
+    harness.key_press(egui::Key::Escape);
+    wait_until(&mut harness, "the large photo closed", |h| {
+        !shows(h, "Esc to close")
     });
 }
 

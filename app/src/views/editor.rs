@@ -40,6 +40,7 @@ use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normali
 use super::history::History;
 use super::markdown;
 use super::page::{self, PageStyle};
+use super::photos::PagePhotos;
 use super::player::RecordingPlayer;
 use super::prompts;
 use super::when::{Chosen, When};
@@ -272,6 +273,8 @@ struct Doc {
     words: Option<u32>,
     /// When a draft is to be dated, when not now: a page opened on another day.
     dated: Option<DateTime<FixedOffset>>,
+    /// Photo files dropped on a new page, added once it is created.
+    held_photos: Vec<std::path::PathBuf>,
 }
 
 impl Doc {
@@ -291,6 +294,7 @@ impl Doc {
             opened_on: clock::now_here().date_naive(),
             words: None,
             dated: None,
+            held_photos: Vec::new(),
         }
     }
 
@@ -310,6 +314,7 @@ impl Doc {
             opened_on: clock::now_here().date_naive(),
             words: None,
             dated: None,
+            held_photos: Vec::new(),
         }
     }
 
@@ -473,6 +478,8 @@ pub struct Editor {
     /// about (`None`: to be asked again, the journal changed).
     around: Option<(NaiveDate, Around)>,
     around_asked: Option<NaiveDate>,
+    /// The open entry's photos.
+    photos: PagePhotos,
 }
 
 /// The daily prompt's state: how many the person skipped, whether they hid it.
@@ -497,6 +504,7 @@ impl Editor {
         self.leave(actions);
         self.doc = Some(Doc::draft());
         self.prompt = Prompt::default();
+        self.photos.clear();
     }
 
     /// Shows an entry read from the database. The one on screen takes it as a new
@@ -511,6 +519,7 @@ impl Editor {
         }
         self.leave(actions);
         actions.push(Action::Send(Request::Recording(entry.id)));
+        self.photos.show_for(entry.id, actions);
         self.doc = Some(Doc::entry(entry));
     }
 
@@ -549,6 +558,34 @@ impl Editor {
         self.doc
             .as_ref()
             .is_some_and(|d| matches!(d.which, Which::Draft(_)) && !d.save.unsaved() && d.fields.blank())
+    }
+
+    /// Photo files dropped on the page: a saved entry's are added at once, a new
+    /// page's once it is created (which they make it be, like typing). Returns false
+    /// when no page is open.
+    pub fn add_photos(&mut self, paths: Vec<std::path::PathBuf>, actions: &mut Vec<Action>) -> bool {
+        let now = self.now;
+        let Some(doc) = self.doc.as_mut() else {
+            return false;
+        };
+        match doc.which {
+            Which::Entry(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, paths })),
+            Which::Draft(_) => {
+                doc.held_photos.extend(paths);
+                doc.save.typed(now);
+            }
+        }
+        true
+    }
+
+    /// Whether a photo is shown large over the window (it takes the keyboard).
+    pub fn showing_photo(&self) -> bool {
+        self.photos.showing()
+    }
+
+    /// The page's photos: those of the entry open, and a large one asked for.
+    pub fn photos(&mut self) -> &mut PagePhotos {
+        &mut self.photos
     }
 
     /// What is around a day's page, as read.
@@ -632,6 +669,14 @@ impl Editor {
                 // Redated while its first save was on its way with the date before.
                 actions.push(Action::Send(Request::Redate { id, lived: dated }));
             }
+            let held = std::mem::take(&mut doc.held_photos);
+            if !held.is_empty() {
+                actions.push(Action::Send(Request::AttachPhotos {
+                    entry: id,
+                    paths: held,
+                }));
+            }
+            self.photos.show_for(id, actions);
         }
         self.on_saved(entry, actions);
     }
@@ -787,7 +832,7 @@ impl Editor {
         else {
             return;
         };
-        if matches!(doc.which, Which::Draft(_)) && doc.fields.blank() {
+        if matches!(doc.which, Which::Draft(_)) && doc.fields.blank() && doc.held_photos.is_empty() {
             // Spaces alone are not an entry: nothing to save, and no model work.
             doc.save = Save::Saved;
             return;
@@ -989,6 +1034,9 @@ impl Editor {
         if changed {
             doc.save.typed(ui.input(|i| i.time));
             ui.ctx().request_repaint_after(AUTOSAVE_AFTER);
+        }
+        if !style.focus {
+            self.photos.ui(ui, actions);
         }
     }
 

@@ -315,6 +315,17 @@ impl JournalView {
         self.editor.entry_id()
     }
 
+    /// The page's photos (their answers go there).
+    pub fn photos(&mut self) -> &mut super::photos::PagePhotos {
+        self.editor.photos()
+    }
+
+    /// Photo files dropped on the window: added to the page's entry (a new page's once
+    /// it is created). Returns false when no page is open.
+    pub fn add_photos(&mut self, paths: Vec<std::path::PathBuf>, actions: &mut Vec<Action>) -> bool {
+        self.editor.add_photos(paths, actions)
+    }
+
     /// Shows the entries `filter` selects (the journal, one tag, the trash).
     pub fn show_list(&mut self, filter: ListFilter, actions: &mut Vec<Action>) {
         if self.filter != filter {
@@ -471,7 +482,7 @@ impl JournalView {
 
     /// Whether a dialog of this screen is asking (the window's keys wait meanwhile).
     pub fn dialog_open(&self) -> bool {
-        self.confirm_purge.is_some()
+        self.confirm_purge.is_some() || self.editor.showing_photo()
     }
 
     /// The list's keys, read when the keyboard is the list's (no field and no dialog has

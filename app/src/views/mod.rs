@@ -31,6 +31,7 @@ pub mod markdown;
 pub mod page;
 pub mod paged;
 pub mod palette;
+pub mod photos;
 pub mod player;
 pub mod prompts;
 pub mod recorder;

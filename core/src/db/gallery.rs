@@ -1,4 +1,5 @@
-//! Photos of live entries: the gallery's pages, a random pick, and attaching a photo.
+//! Photos of live entries: the gallery's pages, a random pick, an entry's own photos
+//! and one photo's bytes (the page shows them), and attaching a photo.
 
 use rand::Rng;
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -87,6 +88,26 @@ pub fn random(conn: &Connection, user: UserId, n: usize, rng: &mut impl Rng) -> 
         }
         Ok(picked)
     })
+}
+
+/// Entry `entry`'s photos, as its page shows them: in the order they were added.
+pub fn of_entry(conn: &Connection, user: UserId, entry: EntryId) -> Result<Vec<GalleryItem>> {
+    timing::timed(PHOTOS_OF_ENTRY.name, || {
+        let mut stmt = conn.prepare_cached(PHOTOS_OF_ENTRY.sql)?;
+        let items = stmt
+            .query_map(params![user, entry], gallery_item)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(items)
+    })
+}
+
+/// Photo `media_id`'s bytes as they were added (to be shown large), or `None` when the
+/// user has no such photo.
+pub fn photo_data(conn: &Connection, user: UserId, media_id: i64) -> Result<Option<Vec<u8>>> {
+    Ok(conn
+        .prepare_cached(PHOTO_DATA.sql)?
+        .query_row(params![user, media_id], |row| row.get(0))
+        .optional()?)
 }
 
 /// Attaches a prepared photo to an entry; returns the media id. Runs inside the

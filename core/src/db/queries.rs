@@ -332,6 +332,20 @@ pub const GALLERY_ID_RANGE: NamedQuery = q(
             (SELECT id FROM media WHERE user_id = ?1 AND kind = 'image' ORDER BY id DESC LIMIT 1)",
 );
 
+/// An entry's photos, in the order they were added. ?1 user, ?2 entry.
+pub const PHOTOS_OF_ENTRY: NamedQuery = q(
+    "photos.of_entry",
+    "SELECT id, entry_id, created_at, width, height, thumbnail FROM media \
+     WHERE entry_id = ?2 AND user_id = ?1 AND kind = 'image' ORDER BY id",
+);
+
+/// One photo's bytes, as added. ?1 user, ?2 media id.
+pub const PHOTO_DATA: NamedQuery = q(
+    "photos.data",
+    "SELECT b.data FROM media AS m JOIN media_blobs AS b ON b.media_id = m.id \
+     WHERE m.id = ?2 AND m.user_id = ?1 AND m.kind = 'image'",
+);
+
 /// The first photo of a live entry at or after a random id. ?1 user, ?2 id.
 pub const GALLERY_RANDOM: NamedQuery = q(
     "gallery.random",
@@ -900,6 +914,8 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_PAGE,
     &GALLERY_ID_RANGE,
     &GALLERY_RANDOM,
+    &PHOTOS_OF_ENTRY,
+    &PHOTO_DATA,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
     &IMPORT_KEYS_AFTER,
