@@ -480,6 +480,10 @@ impl MindSageApp {
                 self.journal.photos().on_added(entry, actions);
                 self.on_photos_added(added, failures);
             }
+            Response::Templates(list) => {
+                self.settings.on_templates(list.clone());
+                self.journal.on_templates(list);
+            }
             Response::Photos { entry, thumbnails } => {
                 self.journal.photos().on_photos(&self.ctx, entry, thumbnails)
             }

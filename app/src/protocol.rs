@@ -158,6 +158,11 @@ pub enum Request {
     },
     /// An entry's recording, to play.
     Recording(EntryId),
+    /// The templates: answered with [`Response::Templates`], as are the two below.
+    Templates,
+    /// Saves a template (a new one when its id is 0).
+    SaveTemplate(db::templates::Template),
+    DeleteTemplate(i64),
     /// An entry's photos, for its page: answered with [`Response::Photos`].
     Photos(EntryId),
     /// One photo decoded to be shown large: answered with [`Response::Photo`].
@@ -391,6 +396,8 @@ pub enum Response {
     BackupRestored(Result<(db::backup::BackupReport, PathBuf), String>),
     /// An export ended: what it wrote, or why it could not.
     Exported(Result<export::ExportReport, String>),
+    /// The templates, after [`Request::Templates`] or a change to them.
+    Templates(Vec<db::templates::Template>),
     /// The answer to [`Request::Photos`].
     Photos {
         entry: EntryId,

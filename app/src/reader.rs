@@ -275,6 +275,19 @@ impl Reader {
                 thumbnails: decode_thumbnails(items),
             }),
             Request::Photo(media_id) => return self.photo(media_id),
+            Request::Templates => db::templates::list(conn, USER).map(Response::Templates),
+            Request::SaveTemplate(template) => {
+                return self.write(move |conn| {
+                    db::templates::save(conn, USER, &template)?;
+                    db::templates::list(conn, USER).map(Response::Templates)
+                });
+            }
+            Request::DeleteTemplate(id) => {
+                return self.write(move |conn| {
+                    db::templates::delete(conn, USER, id)?;
+                    db::templates::list(conn, USER).map(Response::Templates)
+                });
+            }
             Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),
             Request::HistoryDays(None) => db::history::days(conn, USER).map(Response::HistoryDays),
             Request::History(entry) => {

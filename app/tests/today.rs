@@ -671,3 +671,70 @@ fn a_photo_dropped_on_a_new_page_makes_an_entry_with_it() {
         [(80, 60)]
     );
 }
+
+/// A new page offers the templates: one chosen fills the page with its placeholders
+/// filled, nothing saved until the person types; a template marked in Settings for
+/// today's weekday fills a new page by itself.
+#[test]
+fn a_new_page_starts_from_a_template() {
+    let (dir, mut harness) = on_todays_page(|_| {});
+    wait_until(&mut harness, "the templates offered", |h| shows(h, "Start from:"));
+    app_harness::click(&mut harness, "Three good things");
+    wait_until(&mut harness, "the page filled", |h| {
+        text_on_page(h).as_deref() == Some("# Three good things\n\n1. \n2. \n3. \n")
+    });
+    app_harness::pause_for(&mut harness, 2.0);
+    app_harness::keep_running(&mut harness, std::time::Duration::from_millis(300));
+    assert!(
+        shows(&harness, "New entry, not saved yet"),
+        "a template alone is not saved"
+    );
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    type_where_the_cursor_is(&mut harness, &mut rng, "Rain on the window.");
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "the page saved", |h| shows(h, "Saved"));
+
+    // Settings: Morning pages on today's weekday, saved.
+    let today = chrono::Local::now().date_naive();
+    let weekday = today.format("%a").to_string()[..2].to_owned();
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num5);
+    wait_until(&mut harness, "the templates in Settings", |h| {
+        h.query_all_by_label("Morning pages").next().is_some()
+    });
+    harness.get_by_label("Morning pages").scroll_to_me();
+    harness.run_steps(2);
+    harness.get_by_label("Morning pages").click_accesskit();
+    wait_until(&mut harness, "its fields", |h| {
+        h.query_by_role_and_label(Role::Button, "Save template").is_some()
+    });
+    harness
+        .get_by_role_and_label(Role::CheckBox, &weekday)
+        .scroll_to_me();
+    harness.run_steps(2);
+    harness
+        .get_by_role_and_label(Role::CheckBox, &weekday)
+        .click_accesskit();
+    harness.run_steps(2);
+    app_harness::click(&mut harness, "Save template");
+    wait_until(&mut harness, "it saved", |h| {
+        !shows(h, "(not saved)")
+            && h.query_by_role_and_label(Role::CheckBox, &weekday)
+                .is_some_and(|c| c.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+    });
+
+    // A new page today starts from it.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::N);
+    let morning = format!("# Morning, {}\n\n", today.format("%A"));
+    wait_until(&mut harness, "the new page from the day's template", |h| {
+        text_on_page(h).is_some_and(|t| t.starts_with(&morning)) && cursor_in_text(h)
+    });
+    drop(harness);
+
+    let journal = entries_in_journal(dir.path());
+    assert_eq!(
+        journal.iter().map(|e| e.body.as_str()).collect::<Vec<_>>(),
+        ["# Three good things\n\n1. \n2. \n3. \nRain on the window."],
+        "the typed page saved, the untouched one not"
+    );
+}

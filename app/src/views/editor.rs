@@ -43,6 +43,7 @@ use super::page::{self, PageStyle};
 use super::photos::PagePhotos;
 use super::player::RecordingPlayer;
 use super::prompts;
+use super::templates::Templates;
 use super::when::{Chosen, When};
 use super::{Action, display_at};
 use crate::protocol::Request;
@@ -275,6 +276,10 @@ struct Doc {
     dated: Option<DateTime<FixedOffset>>,
     /// Photo files dropped on a new page, added once it is created.
     held_photos: Vec<std::path::PathBuf>,
+    /// The text a template filled a new page with, while it is all the page holds.
+    filled: Option<String>,
+    /// Whether the day's template was looked for (a new page is filled once).
+    day_template_tried: bool,
 }
 
 impl Doc {
@@ -295,6 +300,8 @@ impl Doc {
             words: None,
             dated: None,
             held_photos: Vec::new(),
+            filled: None,
+            day_template_tried: false,
         }
     }
 
@@ -315,7 +322,30 @@ impl Doc {
             words: None,
             dated: None,
             held_photos: Vec::new(),
+            filled: None,
+            day_template_tried: true,
         }
+    }
+
+    /// Whether a new page holds nothing the person wrote: empty, or a template's text
+    /// alone, untouched.
+    fn untouched_draft(&self) -> bool {
+        let only_filled = self.filled.as_ref() == Some(&self.fields.body)
+            && Fields {
+                body: String::new(),
+                ..self.fields.clone()
+            }
+            .blank();
+        matches!(self.which, Which::Draft(_)) && !self.save.unsaved() && (self.fields.blank() || only_filled)
+    }
+
+    /// Fills a new page with `template`, the cursor after its text.
+    fn fill(&mut self, template: &mindsage_core::db::templates::Template, prompt: &str) {
+        let text = template.fill(self.dated.unwrap_or_else(clock::now_here), prompt);
+        self.fields.body.clone_from(&text);
+        self.filled = Some(text);
+        self.words = None;
+        self.focus_body = true;
     }
 
     /// Takes a new reading of the entry on screen. A reading older than the one held
@@ -480,6 +510,8 @@ pub struct Editor {
     around_asked: Option<NaiveDate>,
     /// The open entry's photos.
     photos: PagePhotos,
+    /// The templates a new page can start from.
+    templates: Templates,
 }
 
 /// The daily prompt's state: how many the person skipped, whether they hid it.
@@ -555,9 +587,12 @@ impl Editor {
 
     /// Whether a new page is on screen with nothing typed in it yet.
     pub fn blank_draft(&self) -> bool {
-        self.doc
-            .as_ref()
-            .is_some_and(|d| matches!(d.which, Which::Draft(_)) && !d.save.unsaved() && d.fields.blank())
+        self.doc.as_ref().is_some_and(Doc::untouched_draft)
+    }
+
+    /// The templates, read again.
+    pub fn on_templates(&mut self, list: Vec<mindsage_core::db::templates::Template>) {
+        self.templates.on_templates(list);
     }
 
     /// Photo files dropped on the page: a saved entry's are added at once, a new
@@ -1018,6 +1053,21 @@ impl Editor {
         } else {
             None
         };
+        if doc.untouched_draft() && !style.focus {
+            self.templates.ask(actions);
+            let prompt = prompts::for_day(doc.opened_on, self.prompt.skipped).1;
+            if !doc.day_template_tried
+                && let Some(for_day) = self.templates.for_day(doc.opened_on)
+            {
+                doc.day_template_tried = true;
+                if let Some(template) = for_day {
+                    doc.fill(template, prompt);
+                }
+            }
+            if let Some(template) = self.templates.picker_ui(ui) {
+                doc.fill(template, prompt);
+            }
+        }
         let typed = body_ui(
             ui,
             style,

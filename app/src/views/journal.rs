@@ -315,6 +315,11 @@ impl JournalView {
         self.editor.entry_id()
     }
 
+    /// The templates, read again (a new page starts from them).
+    pub fn on_templates(&mut self, list: Vec<mindsage_core::db::templates::Template>) {
+        self.editor.on_templates(list);
+    }
+
     /// The page's photos (their answers go there).
     pub fn photos(&mut self) -> &mut super::photos::PagePhotos {
         self.editor.photos()

@@ -36,6 +36,8 @@ pub mod player;
 pub mod prompts;
 pub mod recorder;
 pub mod settings;
+pub mod template_editor;
+pub mod templates;
 pub mod unlock;
 pub mod when;
 pub mod year;

@@ -14,6 +14,7 @@ use mindsage_core::voice::recordings;
 
 use super::dialog;
 use super::page::{self, PageStyle};
+use super::template_editor::TemplateEditor;
 use super::unlock::PassphraseForm;
 use super::{Action, Screen, display_time};
 use crate::protocol::{AiRequest, Request, VoiceEvent};
@@ -63,6 +64,8 @@ pub struct SettingsView {
     encrypted: bool,
     /// The encryption section's open form, if one is.
     encryption: Option<EncryptionForm>,
+    /// The templates, as edited.
+    templates: TemplateEditor,
 }
 
 /// The encryption section's forms.
@@ -113,6 +116,7 @@ impl SettingsView {
             restoring: None,
             encrypted,
             encryption: None,
+            templates: TemplateEditor::default(),
         }
     }
 
@@ -225,6 +229,7 @@ impl Screen for SettingsView {
             actions.push(Action::Send(Request::HistoryDays(None)));
             actions.push(Action::Send(Request::Backups));
             actions.push(Action::SendAi(AiRequest::Health));
+            actions.push(Action::Send(Request::Templates));
             self.requested_pragmas = true;
         }
         egui::CentralPanel::default().show_inside(ui, |ui| {
@@ -250,6 +255,8 @@ impl Screen for SettingsView {
                     ui.push_id("voice", |ui| self.voice_ui(ui));
                     ui.add_space(8.0);
                     ui.push_id("appearance", |ui| self.appearance_ui(ui));
+                    ui.add_space(8.0);
+                    ui.push_id("templates", |ui| self.templates.ui(ui, actions));
                     ui.add_space(8.0);
                     self.save_ui(ui, actions);
                     ui.separator();
@@ -774,6 +781,11 @@ impl SettingsView {
                 "A question to start from on an empty page",
             )
             .changed();
+    }
+
+    /// The templates, read again.
+    pub fn on_templates(&mut self, list: Vec<mindsage_core::db::templates::Template>) {
+        self.templates.on_templates(list);
     }
 
     /// How the page is set now (Appearance applies before it is saved).

@@ -106,6 +106,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0017_unspaced_scripts",
         sql: include_str!("../../../migrations/0017_unspaced_scripts.sql"),
     },
+    Migration {
+        version: 18,
+        name: "0018_templates",
+        sql: include_str!("../../../migrations/0018_templates.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -25,6 +25,7 @@ pub mod migrate;
 pub mod queries;
 pub mod query_plan;
 pub mod stats;
+pub mod templates;
 pub mod vec_extension;
 pub mod vectors;
 pub mod writer;

@@ -346,6 +346,30 @@ pub const PHOTO_DATA: NamedQuery = q(
      WHERE m.id = ?2 AND m.user_id = ?1 AND m.kind = 'image'",
 );
 
+/// A user's templates by name. ?1 user.
+pub const TEMPLATES_ALL: NamedQuery = q(
+    "templates.all",
+    "SELECT id, name, body, weekdays FROM templates WHERE user_id = ?1 ORDER BY name, id",
+);
+
+/// ?1 user, ?2 name, ?3 body, ?4 weekdays, ?5 now.
+pub const TEMPLATE_INSERT: NamedQuery = q(
+    "templates.insert",
+    "INSERT INTO templates (user_id, name, body, weekdays, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+);
+
+/// ?1 user, ?2 id, ?3 name, ?4 body, ?5 weekdays, ?6 now.
+pub const TEMPLATE_UPDATE: NamedQuery = q(
+    "templates.update",
+    "UPDATE templates SET name = ?3, body = ?4, weekdays = ?5, updated_at = ?6 WHERE id = ?2 AND user_id = ?1",
+);
+
+/// ?1 user, ?2 id.
+pub const TEMPLATE_DELETE: NamedQuery = q(
+    "templates.delete",
+    "DELETE FROM templates WHERE id = ?2 AND user_id = ?1",
+);
+
 /// The first photo of a live entry at or after a random id. ?1 user, ?2 id.
 pub const GALLERY_RANDOM: NamedQuery = q(
     "gallery.random",
@@ -915,6 +939,10 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &GALLERY_ID_RANGE,
     &GALLERY_RANDOM,
     &PHOTOS_OF_ENTRY,
+    &TEMPLATES_ALL,
+    &TEMPLATE_INSERT,
+    &TEMPLATE_UPDATE,
+    &TEMPLATE_DELETE,
     &PHOTO_DATA,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
