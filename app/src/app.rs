@@ -480,6 +480,11 @@ impl MindSageApp {
                 self.journal.photos().on_added(entry, actions);
                 self.on_photos_added(added, failures);
             }
+            Response::ModelPrompt {
+                day,
+                attempt,
+                question,
+            } => self.journal.on_model_prompt(day, attempt, question),
             Response::Templates(list) => {
                 self.settings.on_templates(list.clone());
                 self.journal.on_templates(list);

@@ -13,7 +13,7 @@ use chrono::Local;
 use rusqlite::Connection;
 
 use mindsage_core::ai::ask::{self, AskEvent};
-use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, search_box};
+use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, prompt, search_box};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::SharedVectors;
 
@@ -55,6 +55,17 @@ impl Assistant {
                     Ok(conn) => self.ask(client, conn, &question),
                     Err(message) => self.reply.send(Response::Ask(AskEvent::Error(message.clone()))),
                 },
+                AiRequest::Prompt { day, attempt } => {
+                    let question = conn
+                        .as_ref()
+                        .ok()
+                        .and_then(|conn| self.prompt(client, conn, day, attempt));
+                    self.reply.send(Response::ModelPrompt {
+                        day,
+                        attempt,
+                        question,
+                    });
+                }
             }
         }
     }
@@ -66,11 +77,34 @@ impl Assistant {
             AiRequest::Ask { .. } => self
                 .reply
                 .send(Response::Ask(AskEvent::Error(message.to_owned()))),
+            AiRequest::Prompt { day, attempt } => self.reply.send(Response::ModelPrompt {
+                day,
+                attempt,
+                question: None,
+            }),
             AiRequest::Embed { generation, .. } => self.reply.send(Response::MeaningUnavailable {
                 generation,
                 reason: message.to_owned(),
             }),
         }
+    }
+
+    /// The model's question about the last days before `day`; nothing when nothing was
+    /// written then or the model cannot give one (said in the log, without the text).
+    fn prompt(
+        &self,
+        client: &OllamaClient,
+        conn: &Connection,
+        day: chrono::NaiveDate,
+        attempt: u32,
+    ) -> Option<String> {
+        let recent = prompt::recent(conn, DEFAULT_USER, day)
+            .inspect_err(|error| tracing::warn!(%error, "reading the last days for a question failed"))
+            .ok()
+            .filter(|recent| !recent.is_empty())?;
+        block_on(prompt::ask(client, &recent, attempt))
+            .inspect_err(|error| tracing::info!(%error, "no question from the model"))
+            .ok()
     }
 
     fn health(&self, client: &OllamaClient) {

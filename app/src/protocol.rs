@@ -264,6 +264,9 @@ pub enum AiRequest {
     Embed { generation: u64, text: String },
     /// Answer a question from the journal, streaming.
     Ask { question: String },
+    /// The model's question to start from about the last days before `day`; answered
+    /// with [`Response::ModelPrompt`]. `attempt` varies it.
+    Prompt { day: NaiveDate, attempt: u32 },
 }
 
 /// A gallery photo with its thumbnail decoded, ready to upload as a texture.
@@ -396,6 +399,13 @@ pub enum Response {
     BackupRestored(Result<(db::backup::BackupReport, PathBuf), String>),
     /// An export ended: what it wrote, or why it could not.
     Exported(Result<export::ExportReport, String>),
+    /// The answer to [`AiRequest::Prompt`]: the question, or nothing to show (no
+    /// model, nothing written lately, or an unusable reply).
+    ModelPrompt {
+        day: NaiveDate,
+        attempt: u32,
+        question: Option<String>,
+    },
     /// The templates, after [`Request::Templates`] or a change to them.
     Templates(Vec<db::templates::Template>),
     /// The answer to [`Request::Photos`].

@@ -738,3 +738,43 @@ fn a_new_page_starts_from_a_template() {
         "the typed page saved, the untouched one not"
     );
 }
+
+/// On today's empty page, the local model asks a question about the last days' entries
+/// (a real HTTP call to a server speaking Ollama's protocol, its reply scripted), shown
+/// under the day's own; *Ask another* asks again.
+#[test]
+fn the_model_asks_a_question_about_the_last_days() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(
+        r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+          {"match": "start today's entry", "response": "{\"question\": \"How is the knee after three days of rest?\"}"},
+          {"match": "describe it", "response": "{\"title\": \"Knee\", \"mood_score\": 4, \"mood_tags\": [\"tired\"], \"summary\": \"A sore knee.\"}"}
+        ]}"#,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    written(dir.path(), 1, "The physio said to rest the knee.");
+    written(dir.path(), 3, "Knee sore after the run.");
+    let mut startup = Startup::on_view(dir.path().to_path_buf(), View::Journal);
+    startup.today = true;
+    let mut harness = app_from(startup, server.settings(), 800.0);
+    wait_until(&mut harness, "the model's question", |h| {
+        cursor_in_text(h) && shows(h, "How is the knee after three days of rest?")
+    });
+    assert!(shows(&harness, "From your last days:"));
+    assert!(
+        shows(&harness, "A question to start from"),
+        "beside the day's own"
+    );
+
+    server.script(
+        r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+          {"match": "start today's entry", "response": "{\"question\": \"What would make the knee's week easier?\"}"},
+          {"match": "describe it", "response": "{\"title\": \"Knee\", \"mood_score\": 4, \"mood_tags\": [\"tired\"], \"summary\": \"A sore knee.\"}"}
+        ]}"#,
+    );
+    app_harness::click(&mut harness, "Ask another");
+    wait_until(&mut harness, "another question", |h| {
+        shows(h, "What would make the knee's week easier?")
+    });
+}

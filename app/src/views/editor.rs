@@ -42,7 +42,7 @@ use super::markdown;
 use super::page::{self, PageStyle};
 use super::photos::PagePhotos;
 use super::player::RecordingPlayer;
-use super::prompts;
+use super::prompts::Prompt;
 use super::templates::Templates;
 use super::when::{Chosen, When};
 use super::{Action, display_at};
@@ -514,13 +514,6 @@ pub struct Editor {
     templates: Templates,
 }
 
-/// The daily prompt's state: how many the person skipped, whether they hid it.
-#[derive(Default)]
-struct Prompt {
-    skipped: usize,
-    hidden: bool,
-}
-
 impl Editor {
     pub fn is_open(&self) -> bool {
         self.doc.is_some()
@@ -588,6 +581,11 @@ impl Editor {
     /// Whether a new page is on screen with nothing typed in it yet.
     pub fn blank_draft(&self) -> bool {
         self.doc.as_ref().is_some_and(Doc::untouched_draft)
+    }
+
+    /// The model's question to start from arrived.
+    pub fn on_model_prompt(&mut self, day: NaiveDate, attempt: u32, question: Option<String>) {
+        self.prompt.on_model_prompt(day, attempt, question);
     }
 
     /// The templates, read again.
@@ -1049,13 +1047,13 @@ impl Editor {
         ui.add_space(8.0);
         let empty_page = matches!(doc.which, Which::Draft(_)) && doc.fields.body.is_empty();
         let hint = if style.prompts && empty_page && !style.focus {
-            prompt_ui(ui, &mut self.prompt, doc.opened_on)
+            self.prompt.ui(ui, doc.opened_on, actions)
         } else {
             None
         };
         if doc.untouched_draft() && !style.focus {
             self.templates.ask(actions);
-            let prompt = prompts::for_day(doc.opened_on, self.prompt.skipped).1;
+            let prompt = self.prompt.text(doc.opened_on);
             if !doc.day_template_tried
                 && let Some(for_day) = self.templates.for_day(doc.opened_on)
             {
@@ -1354,37 +1352,6 @@ fn suggestion_button(ui: &mut egui::Ui, verb: &str, text: &str) -> egui::Respons
 /// The page's text field, one per window.
 pub fn body_id() -> egui::Id {
     egui::Id::new("entry_body")
-}
-
-/// The day's prompt over an empty page, with Another and Hide; the prompt, to show
-/// greyed in the empty text, unless hidden.
-fn prompt_ui(ui: &mut egui::Ui, prompt: &mut Prompt, day: NaiveDate) -> Option<&'static str> {
-    if prompt.hidden {
-        return None;
-    }
-    let (theme, text) = prompts::for_day(day, prompt.skipped);
-    ui.horizontal(|ui| {
-        ui.label(
-            RichText::new(format!("A question to start from · {theme}"))
-                .small()
-                .weak(),
-        );
-        if ui
-            .small_button("Another")
-            .on_hover_text("Another question")
-            .clicked()
-        {
-            prompt.skipped += 1;
-        }
-        if ui
-            .small_button("Hide")
-            .on_hover_text("No question on this page (Settings turns them off)")
-            .clicked()
-        {
-            prompt.hidden = true;
-        }
-    });
-    Some(text)
 }
 
 /// The entry's text in the reading face, its Markdown styled as typed, filling at least

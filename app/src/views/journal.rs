@@ -315,6 +315,11 @@ impl JournalView {
         self.editor.entry_id()
     }
 
+    /// The model's question to start from arrived.
+    pub fn on_model_prompt(&mut self, day: NaiveDate, attempt: u32, question: Option<String>) {
+        self.editor.on_model_prompt(day, attempt, question);
+    }
+
     /// The templates, read again (a new page starts from them).
     pub fn on_templates(&mut self, list: Vec<mindsage_core::db::templates::Template>) {
         self.editor.on_templates(list);

@@ -3,8 +3,113 @@
 //! computer; consecutive days walk a fixed shuffle of all of them, so none comes back
 //! within a month (there are more prompts than days in one). "Another" moves on to the
 //! next; "Hide" hides them for the rest of the page; Settings turns them off.
+//!
+//! On today's page the local model may add one of its own about the last days'
+//! entries (`mindsage_core::ai::prompt`), asked on the AI thread once a page, shown
+//! under the day's when it comes; nothing is shown when there is no model or nothing
+//! was written lately.
 
 use chrono::NaiveDate;
+use egui::RichText;
+
+use super::Action;
+use crate::protocol::AiRequest;
+
+/// The daily prompt's state on a page: how many the person skipped, whether they hid
+/// it, and the model's question.
+#[derive(Default)]
+pub struct Prompt {
+    skipped: usize,
+    hidden: bool,
+    /// The model's question asked for (the day, and how many were skipped), and the
+    /// question once it came.
+    asked: Option<(NaiveDate, u32)>,
+    from_model: Option<String>,
+}
+
+impl Prompt {
+    /// The day's prompt, as [`Prompt::ui`] shows it.
+    pub fn text(&self, day: NaiveDate) -> &'static str {
+        for_day(day, self.skipped).1
+    }
+
+    /// The model's question for `day` (`attempt` as asked), or nothing to show.
+    pub fn on_model_prompt(&mut self, day: NaiveDate, attempt: u32, question: Option<String>) {
+        if self.asked == Some((day, attempt)) {
+            self.from_model = question;
+        }
+    }
+
+    /// The day's prompt over an empty page, with Another and Hide, and on today's page
+    /// the model's question; returns the day's prompt, to show greyed in the empty text,
+    /// unless hidden.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        day: NaiveDate,
+        actions: &mut Vec<Action>,
+    ) -> Option<&'static str> {
+        if self.hidden {
+            return None;
+        }
+        let (theme, text) = for_day(day, self.skipped);
+        ui.horizontal(|ui| {
+            ui.label(
+                RichText::new(format!("A question to start from · {theme}"))
+                    .small()
+                    .weak(),
+            );
+            if ui
+                .small_button("Another")
+                .on_hover_text("Another question")
+                .clicked()
+            {
+                self.skipped += 1;
+            }
+            if ui
+                .small_button("Hide")
+                .on_hover_text("No question on this page (Settings turns them off)")
+                .clicked()
+            {
+                self.hidden = true;
+            }
+        });
+        if day == mindsage_core::clock::now_here().date_naive() {
+            self.from_model_ui(ui, day, actions);
+        }
+        Some(text)
+    }
+
+    fn from_model_ui(&mut self, ui: &mut egui::Ui, day: NaiveDate, actions: &mut Vec<Action>) {
+        let attempt = self
+            .asked
+            .filter(|(asked, _)| *asked == day)
+            .map_or(0, |(_, n)| n);
+        if self.asked.is_none_or(|(asked, _)| asked != day) {
+            self.ask(day, attempt, actions);
+        }
+        let Some(question) = &self.from_model else {
+            return;
+        };
+        let another = ui
+            .horizontal_wrapped(|ui| {
+                ui.label(RichText::new("From your last days:").small().weak());
+                ui.label(RichText::new(question).small().italics());
+                ui.small_button("Ask another")
+                    .on_hover_text("The local model asks another question about your last days")
+                    .clicked()
+            })
+            .inner;
+        if another {
+            self.ask(day, attempt + 1, actions);
+        }
+    }
+
+    fn ask(&mut self, day: NaiveDate, attempt: u32, actions: &mut Vec<Action>) {
+        self.asked = Some((day, attempt));
+        actions.push(Action::SendAi(AiRequest::Prompt { day, attempt }));
+    }
+}
 
 /// The prompts by theme.
 const THEMES: [(&str, &[&str]); 10] = [

@@ -33,6 +33,7 @@ pub mod enrich;
 pub mod health;
 pub mod json_reply;
 pub mod plan;
+pub mod prompt;
 pub mod runner;
 pub mod search_box;
 pub mod settings;
