@@ -75,12 +75,12 @@ impl Prompt {
             }
         });
         if day == mindsage_core::clock::now_here().date_naive() {
-            self.from_model_ui(ui, day, actions);
+            self.model_question_ui(ui, day, actions);
         }
         Some(text)
     }
 
-    fn from_model_ui(&mut self, ui: &mut egui::Ui, day: NaiveDate, actions: &mut Vec<Action>) {
+    fn model_question_ui(&mut self, ui: &mut egui::Ui, day: NaiveDate, actions: &mut Vec<Action>) {
         let attempt = self
             .asked
             .filter(|(asked, _)| *asked == day)
