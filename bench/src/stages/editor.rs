@@ -6,8 +6,11 @@
 //!   today's, so the window opens on it with the cursor at the end of its text, as a
 //!   person finds it; it is Markdown prose with headings, lists and emphasis, the kind of
 //!   text the styling works on. Keys come at a person's pace, one every seventh frame (a
-//!   fast typist's eight a second); the frames between are not measured. Typing never
-//!   pauses long enough for the autosave, so no save runs during the figure.
+//!   fast typist's eight a second). Typing never pauses long enough for the autosave,
+//!   so no save runs during the figure.
+//! * `idle_frame` (same sizes): the CPU time of the frames between the keys, which show
+//!   no change to the text (the cursor blinking, a repaint for another reason): what a
+//!   long entry costs while it is only on screen.
 
 use std::path::Path;
 
@@ -32,6 +35,11 @@ const FRAMES_PER_KEY: usize = 7;
 
 const NOTE: &str = "CPU time of the frame showing a typed character, layout and tessellation \
                     included; the entry open with the cursor at its end, keys every seventh frame";
+const IDLE_NOTE: &str = "CPU time of a frame between two keys (the text unchanged), layout and \
+                         tessellation included";
+/// The two scenarios: name, note, samples asked for.
+const KEYS: (&str, &str, usize) = ("keystroke_frame", NOTE, KEYSTROKES);
+const IDLE: (&str, &str, usize) = ("idle_frame", IDLE_NOTE, IDLE_FRAMES);
 
 pub struct Editor;
 
@@ -46,8 +54,17 @@ impl Stage for Editor {
                 let work = tempfile::tempdir()?;
                 let journal = work.path().join("journal.db");
                 write_entry(&journal, words)?;
-                let samples = on_own_thread(journal, keystroke_frames);
-                out.push(scenario(words, samples));
+                match on_own_thread(journal, keystroke_frames) {
+                    Ok((keys, idle)) => {
+                        out.push(scenario(words, KEYS, Ok(keys)));
+                        out.push(scenario(words, IDLE, Ok(idle)));
+                    }
+                    Err(e) => {
+                        for measured in [KEYS, IDLE] {
+                            out.push(scenario(words, measured, Err(anyhow::anyhow!("{e:#}"))));
+                        }
+                    }
+                }
                 Ok(())
             })?;
         }
@@ -119,8 +136,8 @@ fn markdown_prose(words: usize) -> String {
 }
 
 /// Opens the window on the entry and types at its end; the CPU time of each frame that
-/// shows a key.
-fn keystroke_frames(journal: std::path::PathBuf) -> anyhow::Result<Vec<f64>> {
+/// shows a key, and of each frame between them.
+fn keystroke_frames(journal: std::path::PathBuf) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
     let data_dir = journal.parent().map(Path::to_path_buf).unwrap_or_default();
     let startup = Startup {
         today: true,
@@ -139,22 +156,30 @@ fn keystroke_frames(journal: std::path::PathBuf) -> anyhow::Result<Vec<f64>> {
     }
     // The cursor moves to the end of the text in the frame after the entry arrives.
     app.frame(Vec::new());
-    let mut samples = Vec::with_capacity(KEYSTROKES);
+    let mut keys = Vec::with_capacity(KEYSTROKES);
+    let mut idle = Vec::with_capacity(KEYSTROKES * (FRAMES_PER_KEY - 1));
     for key in 0..KEYSTROKES {
         let typed = if key % 6 == 5 { " " } else { "a" };
-        samples.push(app.frame(vec![Event::Text(typed.to_owned())]).as_secs_f64() * 1e3);
+        keys.push(app.frame(vec![Event::Text(typed.to_owned())]).as_secs_f64() * 1e3);
         for _ in 1..FRAMES_PER_KEY {
-            app.frame(Vec::new());
+            idle.push(app.frame(Vec::new()).as_secs_f64() * 1e3);
         }
     }
-    Ok(samples)
+    Ok((keys, idle))
 }
 
-fn scenario(words: usize, samples: anyhow::Result<Vec<f64>>) -> Scenario {
+/// Idle frames measured per length: those between the keys.
+const IDLE_FRAMES: usize = KEYSTROKES * (FRAMES_PER_KEY - 1);
+
+fn scenario(
+    words: usize,
+    (name, note, requested): (&str, &str, usize),
+    samples: anyhow::Result<Vec<f64>>,
+) -> Scenario {
     let measure = match samples.map(|s| Summary::from_ms(&s)) {
         Ok(Some(stats)) => Measure::Timing {
             stats,
-            requested: KEYSTROKES,
+            requested,
             budget_exhausted: false,
         },
         Ok(None) => Measure::Failed {
@@ -164,13 +189,7 @@ fn scenario(words: usize, samples: anyhow::Result<Vec<f64>>) -> Scenario {
             error: format!("{e:#}"),
         },
     };
-    Scenario::new(
-        "editor",
-        Some(words),
-        "keystroke_frame",
-        measure,
-        Some(NOTE.to_owned()),
-    )
+    Scenario::new("editor", Some(words), name, measure, Some(note.to_owned()))
 }
 
 #[cfg(test)]
