@@ -20,7 +20,7 @@
 //! shows its letters unjoined and in typed order, left to right. The README says so.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use egui::{FontData, FontDefinitions, FontFamily, FontId};
 
@@ -43,7 +43,12 @@ const READING: &str = "reading";
 const READING_BOLD: &str = "reading-bold";
 
 /// This computer's fonts for other scripts, once read: (a name, the font file's bytes).
-static SYSTEM: OnceLock<Vec<(String, Arc<Vec<u8>>)>> = OnceLock::new();
+/// Read once and kept for the whole process, so they are handed to egui as static
+/// bytes: a font set installed again (the theme's, the fonts') copies none of them.
+static SYSTEM: OnceLock<Vec<(String, &'static [u8])>> = OnceLock::new();
+
+/// Where the window keeps the pass from which its latest font set is in use.
+const FONTS_SINCE: &str = "mindsage-fonts-since";
 
 /// Sets the window's fonts: egui's, the reading families, and this computer's fonts for
 /// other scripts once they have been read.
@@ -59,13 +64,23 @@ pub fn install(ctx: &egui::Context) {
         fonts.families.insert(FontFamily::Name(name.into()), family);
     }
     for (name, bytes) in SYSTEM.get().into_iter().flatten() {
-        let data = FontData::from_owned(bytes.as_ref().clone());
-        fonts.font_data.insert(name.clone(), data.into());
+        fonts
+            .font_data
+            .insert(name.clone(), FontData::from_static(bytes).into());
         for family in fonts.families.values_mut() {
             family.push(name.clone());
         }
     }
     ctx.set_fonts(fonts);
+    // egui uses a new font set from the next pass on.
+    let since = ctx.cumulative_pass_nr() + 1;
+    ctx.data_mut(|d| d.insert_temp(egui::Id::new(FONTS_SINCE), since));
+}
+
+/// The pass from which the window's font set is the one in use: text laid out before it
+/// was laid out in other fonts.
+pub fn in_use_since(ctx: &egui::Context) -> u64 {
+    ctx.data(|d| d.get_temp(egui::Id::new(FONTS_SINCE)).unwrap_or(0))
 }
 
 /// This computer's fonts for the scripts the window's own fonts lack, read on the
@@ -108,7 +123,7 @@ impl SystemFonts {
 
 /// Font files for other scripts, each read once: the system's choice for each language
 /// below, where it has one.
-fn read_system_fonts() -> Vec<(String, Arc<Vec<u8>>)> {
+fn read_system_fonts() -> Vec<(String, &'static [u8])> {
     let mut seen = std::collections::BTreeSet::new();
     let mut fonts = Vec::new();
     for path in candidates() {
@@ -118,7 +133,7 @@ fn read_system_fonts() -> Vec<(String, Arc<Vec<u8>>)> {
         match std::fs::read(&path) {
             Ok(bytes) => {
                 let name = format!("system:{}", path.display());
-                fonts.push((name, Arc::new(bytes)));
+                fonts.push((name, &*bytes.leak()));
             }
             Err(e) => tracing::debug!(path = %path.display(), error = %e, "font not read"),
         }

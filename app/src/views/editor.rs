@@ -512,6 +512,8 @@ pub struct Editor {
     photos: PagePhotos,
     /// The templates a new page can start from.
     templates: Templates,
+    /// The page's text as last laid out.
+    laid_out: page::LaidOut,
 }
 
 impl Editor {
@@ -1069,6 +1071,7 @@ impl Editor {
         let typed = body_ui(
             ui,
             style,
+            &mut self.laid_out,
             &mut doc.fields.body,
             hint.unwrap_or("What happened today?"),
             std::mem::take(&mut doc.focus_body),
@@ -1360,6 +1363,7 @@ pub fn body_id() -> egui::Id {
 fn body_ui(
     ui: &mut egui::Ui,
     style: &PageStyle,
+    laid_out: &mut page::LaidOut,
     body: &mut String,
     hint: &str,
     focus: bool,
@@ -1379,8 +1383,9 @@ fn body_ui(
         .and_then(|state| state.cursor.char_range())
         .map(|range| range.primary.index);
     let in_list = cursor.is_some_and(|at| markdown::in_list(body, at));
-    let mut layouter =
-        |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| style.lay_out(ui, text, wrap_width);
+    let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
+        laid_out.get(ui, style, text, wrap_width)
+    };
     let output = egui::TextEdit::multiline(body)
         .id(id)
         .hint_text(hint)

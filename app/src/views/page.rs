@@ -107,6 +107,66 @@ impl PageStyle {
     }
 }
 
+/// The page's text as last laid out. A frame in which it did not change (the cursor
+/// blinking, a repaint for a thread's answer) takes that galley as it is: styling the
+/// whole text again and having egui hash it to find its cached galley is most of such a
+/// frame in a long entry. What the galley depends on is its key; the text is compared
+/// whole (a comparison of bytes, far cheaper than styling them).
+#[derive(Default)]
+pub struct LaidOut {
+    key: Option<LayoutKey>,
+    text: String,
+    galley: Option<Arc<Galley>>,
+}
+
+/// Everything a laid-out page depends on beside its text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LayoutKey {
+    style: PageStyle,
+    wrap_width: f32,
+    dark: bool,
+    pixels_per_point: f32,
+    fonts_since: u64,
+}
+
+impl LaidOut {
+    /// `text` laid out by `style` ([`PageStyle::lay_out`]), or the galley of the last
+    /// frame when nothing it depends on changed.
+    pub fn get(
+        &mut self,
+        ui: &egui::Ui,
+        style: &PageStyle,
+        text: &dyn TextBuffer,
+        wrap_width: f32,
+    ) -> Arc<Galley> {
+        let ctx = ui.ctx();
+        let fonts_since = fonts::in_use_since(ctx);
+        let key = LayoutKey {
+            style: *style,
+            wrap_width,
+            dark: ui.visuals().dark_mode,
+            pixels_per_point: ctx.pixels_per_point(),
+            fonts_since,
+        };
+        if let Some(galley) = self
+            .galley
+            .as_ref()
+            .filter(|_| self.key == Some(key) && self.text == text.as_str())
+        {
+            return Arc::clone(galley);
+        }
+        let galley = style.lay_out(ui, text, wrap_width);
+        if ctx.cumulative_pass_nr() >= fonts_since {
+            // Not laid out in fonts about to be replaced.
+            self.key = Some(key);
+            self.text.clear();
+            self.text.push_str(text.as_str());
+            self.galley = Some(Arc::clone(&galley));
+        }
+        galley
+    }
+}
+
 /// Runs `add` in the page's column, centred in the space `ui` has (all of it when that
 /// is narrower).
 pub fn column<R>(ui: &mut egui::Ui, style: &PageStyle, add: impl FnOnce(&mut egui::Ui) -> R) -> R {
