@@ -84,12 +84,12 @@ impl PageStyle {
         sample.size().x / PROSE.chars().count() as f32 * self.line_chars
     }
 
-    /// Lays out the entry's text for the text field's layouter: the body font at the
-    /// page's line height, its Markdown styled ([`markdown`]).
-    pub fn lay_out(&self, ui: &egui::Ui, text: &dyn TextBuffer, wrap_width: f32) -> Arc<Galley> {
+    /// How the page's Markdown is set ([`markdown`]): the body font at the page's line
+    /// height, in the theme's colours.
+    fn looks(&self, ui: &egui::Ui) -> Looks {
         let visuals = ui.visuals();
         let size = self.text_size;
-        let looks = Looks {
+        Looks {
             body: self.body_font(),
             bold: fonts::reading_bold(size),
             code: FontId::monospace((size * 0.85).round()),
@@ -100,23 +100,28 @@ impl PageStyle {
             dim: visuals.weak_text_color(),
             link: visuals.hyperlink_color,
             code_background: visuals.code_bg_color,
-        };
-        let mut job = markdown::layout_job(text.as_str(), &looks);
-        job.wrap.max_width = wrap_width;
-        ui.fonts_mut(|f| f.layout_job(job))
+        }
     }
 }
 
-/// The page's text as last laid out. A frame in which it did not change (the cursor
-/// blinking, a repaint for a thread's answer) takes that galley as it is: styling the
-/// whole text again and having egui hash it to find its cached galley is most of such a
-/// frame in a long entry. What the galley depends on is its key; the text is compared
-/// whole (a comparison of bytes, far cheaper than styling them).
+/// The page's text as last laid out, line by line, for the text field's layouter.
+///
+/// egui lays out a text of several lines one line at a time and keeps each line's
+/// galley in its cache, so typing lays out only the line typed in; but to find them it
+/// hashes the whole text every frame, and it drops every line not asked for in a frame.
+/// Here the page keeps its lines' galleys itself. A frame in which the text, its width,
+/// its style, the theme and the fonts did not change (the cursor blinking, a repaint for
+/// a thread's answer) takes the last galley as it is; a keystroke lays out again only
+/// the lines that changed (those between the unchanged lines at the start and at the
+/// end) and joins all of them as egui does ([`Galley::concat`]). Texts are compared as
+/// bytes, far cheaper than styling or hashing them.
 #[derive(Default)]
 pub struct LaidOut {
     key: Option<LayoutKey>,
     text: String,
     galley: Option<Arc<Galley>>,
+    /// The last text's paragraphs ([`Paragraph`]), each with its galley.
+    lines: Vec<(Paragraph<String>, Arc<Galley>)>,
 }
 
 /// Everything a laid-out page depends on beside its text.
@@ -130,8 +135,7 @@ struct LayoutKey {
 }
 
 impl LaidOut {
-    /// `text` laid out by `style` ([`PageStyle::lay_out`]), or the galley of the last
-    /// frame when nothing it depends on changed.
+    /// `text` laid out by `style`, Markdown styled, reusing what did not change.
     pub fn get(
         &mut self,
         ui: &egui::Ui,
@@ -143,28 +147,136 @@ impl LaidOut {
         let fonts_since = fonts::in_use_since(ctx);
         let key = LayoutKey {
             style: *style,
-            wrap_width,
+            // As egui rounds it before laying out.
+            wrap_width: if wrap_width.is_finite() {
+                wrap_width.round()
+            } else {
+                wrap_width
+            },
             dark: ui.visuals().dark_mode,
             pixels_per_point: ctx.pixels_per_point(),
             fonts_since,
         };
-        if let Some(galley) = self
-            .galley
-            .as_ref()
-            .filter(|_| self.key == Some(key) && self.text == text.as_str())
-        {
+        let text = text.as_str();
+        if self.key != Some(key) {
+            self.lines.clear();
+        } else if let Some(galley) = self.galley.as_ref().filter(|_| self.text == text) {
             return Arc::clone(galley);
         }
-        let galley = style.lay_out(ui, text, wrap_width);
+        let looks = style.looks(ui);
+        let mut job = markdown::layout_job(text, &looks);
+        job.wrap.max_width = key.wrap_width;
+        let galley = if text.contains('\n') {
+            let lines = self.lay_out_lines(ui, text, &looks, key.wrap_width);
+            let galleys: Vec<Arc<Galley>> = lines.iter().map(|(_, g)| Arc::clone(g)).collect();
+            let galley = Arc::new(Galley::concat(Arc::new(job), &galleys, key.pixels_per_point));
+            self.lines = lines;
+            galley
+        } else {
+            self.lines.clear();
+            ui.fonts_mut(|f| f.layout_job(job))
+        };
         if ctx.cumulative_pass_nr() >= fonts_since {
             // Not laid out in fonts about to be replaced.
             self.key = Some(key);
             self.text.clear();
-            self.text.push_str(text.as_str());
+            self.text.push_str(text);
             self.galley = Some(Arc::clone(&galley));
+        } else {
+            self.key = None;
         }
         galley
     }
+
+    /// `text`'s lines with their galleys: the last text's where the lines at the start
+    /// and at the end are the same, the others laid out now.
+    fn lay_out_lines(
+        &mut self,
+        ui: &egui::Ui,
+        text: &str,
+        looks: &Looks,
+        wrap_width: f32,
+    ) -> Vec<(Paragraph<String>, Arc<Galley>)> {
+        let lines = paragraphs(text);
+        let old = std::mem::take(&mut self.lines);
+        let same = |(kept, _): &(Paragraph<String>, Arc<Galley>), new: &Paragraph<&str>| kept.same_as(new);
+        let same_start = old.iter().zip(&lines).take_while(|(a, b)| same(a, b)).count();
+        let same_end = old[same_start..]
+            .iter()
+            .rev()
+            .zip(lines[same_start..].iter().rev())
+            .take_while(|(a, b)| same(a, b))
+            .count();
+        let mut old = old.into_iter();
+        let mut laid_out: Vec<(Paragraph<String>, Arc<Galley>)> = old.by_ref().take(same_start).collect();
+        let kept_end: Vec<(Paragraph<String>, Arc<Galley>)> = old.rev().take(same_end).collect();
+        for line in &lines[same_start..lines.len() - same_end] {
+            let job = line.job(looks, wrap_width);
+            laid_out.push((line.owned(), ui.fonts_mut(|f| f.layout_job(job))));
+        }
+        laid_out.extend(kept_end.into_iter().rev());
+        laid_out
+    }
+}
+
+/// A paragraph as egui splits a text to lay out each alone: its line with the newline
+/// after it, if one is (the line is styled with it), and whether that newline is cut
+/// off (it is, except the newline ending the text, which the last paragraph holds).
+#[derive(Debug, Clone, PartialEq)]
+struct Paragraph<S> {
+    styled: S,
+    cut_newline: bool,
+}
+
+impl Paragraph<&str> {
+    fn owned(&self) -> Paragraph<String> {
+        Paragraph {
+            styled: self.styled.to_owned(),
+            cut_newline: self.cut_newline,
+        }
+    }
+
+    /// Its job as egui makes it from the whole text's: the line styled with its newline,
+    /// the newline then cut off and each style cut to what is left, even to nothing (an
+    /// empty line keeps its style's height).
+    fn job(&self, looks: &Looks, wrap_width: f32) -> egui::text::LayoutJob {
+        let mut job = markdown::layout_job(self.styled, looks);
+        if self.cut_newline {
+            let len = self.styled.len() - 1;
+            job.text.truncate(len);
+            for section in &mut job.sections {
+                section.byte_range = section.byte_range.start.min(len)..section.byte_range.end.min(len);
+            }
+        }
+        job.wrap.max_width = wrap_width;
+        job
+    }
+}
+
+impl Paragraph<String> {
+    fn same_as(&self, other: &Paragraph<&str>) -> bool {
+        self.cut_newline == other.cut_newline && self.styled == other.styled
+    }
+}
+
+/// `text`'s paragraphs, as egui splits it: at each newline but one ending the text.
+fn paragraphs(text: &str) -> Vec<Paragraph<&str>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let holds_newline = end == text.len() - 1 && text.ends_with('\n');
+        if holds_newline {
+            end += 1;
+        }
+        let cut_newline = end < text.len();
+        out.push(Paragraph {
+            styled: &text[start..(end + 1).min(text.len())],
+            cut_newline,
+        });
+        start = end + 1;
+    }
+    out
 }
 
 /// Runs `add` in the page's column, centred in the space `ui` has (all of it when that
@@ -216,6 +328,58 @@ pub fn day_heading(day: NaiveDate, today: NaiveDate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the page's galley must be: the whole text laid out by egui at once.
+    fn as_egui_lays_it_out(ui: &egui::Ui, style: &PageStyle, text: &str, width: f32) -> Arc<Galley> {
+        let mut job = markdown::layout_job(text, &style.looks(ui));
+        job.wrap.max_width = width;
+        ui.fonts_mut(|f| f.layout_job(job))
+    }
+
+    /// Rows as their text, position and size: what the field draws and places the cursor by.
+    fn rows_of(galley: &Galley) -> Vec<(String, [i32; 4])> {
+        galley
+            .rows
+            .iter()
+            .map(|row| {
+                let rect = row.rect();
+                let text: String = row.glyphs.iter().map(|g| g.chr).collect();
+                (
+                    text,
+                    [rect.min.x, rect.min.y, rect.max.x, rect.max.y].map(|v| (v * 100.0) as i32),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_page_laid_out_line_by_line_is_the_page_egui_lays_out() {
+        let ctx = egui::Context::default();
+        let style = PageStyle::default();
+        let texts = [
+            "# A day\n\nWalked to the **river** and back, a long way round through the fields and the woods behind the farm.\n- one\n- [x] two\n",
+            "# A day\n\nWalked to the **river** and back, a long way round through the fields and the woods behind the old farm.\n- one\n- [x] two\n",
+            "# A day\n\nWalked to the **river** and back, a long way round through the fields and the woods behind the old farm.\n- one\n- [x] two\nthree",
+            "no newline at all",
+            "",
+        ];
+        let mut laid_out = LaidOut::default();
+        fonts::install(&ctx);
+        let _ = ctx.run(egui::RawInput::default(), |_| {}); // the reading faces in use
+        let _ = ctx.run(egui::RawInput::default(), |ctx| {
+            egui::CentralPanel::default().show(ctx, |ui| {
+                for text in texts {
+                    for _ in 0..2 {
+                        let galley = laid_out.get(ui, &style, &text, 300.0);
+                        let expected = as_egui_lays_it_out(ui, &style, text, 300.0);
+                        assert_eq!(galley.text(), text);
+                        assert_eq!(rows_of(&galley), rows_of(&expected), "{text:?}");
+                        assert_eq!(galley.size(), expected.size());
+                    }
+                }
+            });
+        });
+    }
 
     #[test]
     fn a_heading_names_the_day_and_the_year_only_when_it_is_another() {
