@@ -37,6 +37,7 @@ pub mod import;
 pub mod keystore;
 pub mod media;
 pub mod paths;
+pub mod scripts;
 pub mod sealed;
 pub mod search;
 pub mod settings;

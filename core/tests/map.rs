@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// below its own.
 const CORE_FLOORS: &[&[&str]] = &[
     // Plain helpers: no module of ours below them.
-    &["clock", "files", "paths", "timing", "media"],
+    &["clock", "compare", "files", "paths", "scripts", "timing", "media"],
     // Storage: the journal's SQLite file and its tables.
     &["db"],
     // Beside storage: files sealed with the journal's key, the credential store, the

@@ -637,9 +637,9 @@ pub fn index_for_search(
 }
 
 /// Writes an entry's full-text row, unspaced scripts as the index takes them
-/// ([`crate::search::scripts`]).
+/// ([`crate::scripts`]).
 fn index_text(conn: &Connection, id: EntryId, title: &str, body: &str, tags: &str) -> Result<()> {
-    use crate::search::scripts::for_index;
+    use crate::scripts::for_index;
     conn.prepare_cached(SEARCH_INDEX_INSERT.sql)?.execute(params![
         id,
         for_index(title),

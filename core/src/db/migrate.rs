@@ -141,7 +141,7 @@ pub fn migrate_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
 /// the code that writes new rows: `lived_offset(created_at, local_date)`, the UTC
 /// offset an entry stored before version 16 was most likely written at
 /// ([`clock::lived_on`]); `search_text(text)`, text as the full-text index takes it
-/// ([`crate::search::scripts::for_index`]).
+/// ([`crate::scripts::for_index`]).
 fn register_functions(conn: &Connection) -> Result<()> {
     conn.create_scalar_function(
         "search_text",
@@ -149,7 +149,7 @@ fn register_functions(conn: &Connection) -> Result<()> {
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| {
             let text: String = ctx.get(0)?;
-            Ok(crate::search::scripts::for_index(&text).into_owned())
+            Ok(crate::scripts::for_index(&text).into_owned())
         },
     )?;
     conn.create_scalar_function("lived_offset", 2, FunctionFlags::SQLITE_UTF8, |ctx| {

@@ -7,7 +7,7 @@
 //! syntax error (quotes, `NEAR(`, `*`, `-`, column filters are all just text).
 //!
 //! A word in a script written without spaces is matched as the index holds it
-//! ([`super::scripts`]): typed into the search box, as the phrase of its pairs of
+//! ([`crate::scripts`]): typed into the search box, as the phrase of its pairs of
 //! characters (where it stands in the text, as Find does); in a question, whose words
 //! run together, as each of its pairs, so entries sharing more of them rank higher.
 
@@ -16,9 +16,9 @@ use std::ops::RangeInclusive;
 use rusqlite::{Connection, params};
 
 use super::SearchFilter;
-use super::scripts;
 use crate::db::queries::{ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_OCCURS, SEARCH_KEYWORD_TOP};
 use crate::db::{EntryId, Result, UserId};
+use crate::scripts;
 use crate::timing;
 
 /// Marks the start of a matched term in a snippet (STX). Chosen because no journal text

@@ -25,7 +25,6 @@ pub mod nearest;
 pub mod quality;
 pub mod quantize;
 pub mod relevance;
-pub mod scripts;
 pub mod snippet;
 
 use std::sync::{Arc, Mutex, MutexGuard};

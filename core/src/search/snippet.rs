@@ -12,7 +12,7 @@
 //! original Porter stemmer; the two agree on nearly all words), so "knees" lights up for
 //! "knee". A half-typed last word matches any word it begins. A word of a script
 //! written without spaces matches wherever it stands inside a run of text
-//! ([`super::scripts`]), and only that stretch is highlighted.
+//! ([`crate::scripts`]), and only that stretch is highlighted.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use rust_stemmers::{Algorithm, Stemmer};
@@ -79,7 +79,7 @@ pub fn highlight(text: &str, matcher: &Matcher) -> Option<String> {
     let mut tokens: Vec<Token> = Vec::new();
     for (start, end) in self::tokens(text) {
         let word = &text[start..end];
-        if matcher.unspaced.is_empty() || !super::scripts::has_unspaced(word) {
+        if matcher.unspaced.is_empty() || !crate::scripts::has_unspaced(word) {
             tokens.push(Token {
                 start,
                 end,
@@ -203,7 +203,7 @@ impl Matcher {
             .words
             .iter()
             .enumerate()
-            .filter(|(_, w)| super::scripts::has_unspaced(w))
+            .filter(|(_, w)| crate::scripts::has_unspaced(w))
             .map(|(i, w)| (i, w.clone()))
             .collect();
         Matcher {
