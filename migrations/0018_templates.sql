@@ -17,19 +17,10 @@ CREATE TABLE templates (
 CREATE INDEX idx_templates_user ON templates (user_id, name);
 
 INSERT INTO templates (user_id, name, body, weekdays, updated_at)
-SELECT id, 'Morning pages', '# Morning, {{weekday}}' || char(10) || char(10)
-       || 'How I slept: ' || char(10) || 'On my mind: ' || char(10) || 'Today I want to: ' || char(10),
-       0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM profiles;
-INSERT INTO templates (user_id, name, body, weekdays, updated_at)
-SELECT id, 'Three good things', '# Three good things' || char(10) || char(10)
-       || '1. ' || char(10) || '2. ' || char(10) || '3. ' || char(10),
-       0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM profiles;
-INSERT INTO templates (user_id, name, body, weekdays, updated_at)
-SELECT id, 'Evening review', '# {{date}}' || char(10) || char(10)
-       || 'What happened: ' || char(10) || 'What I learned: ' || char(10) || 'Tomorrow: ' || char(10),
-       0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM profiles;
-INSERT INTO templates (user_id, name, body, weekdays, updated_at)
-SELECT id, 'Weekly review', '# The week to {{date}}' || char(10) || char(10)
-       || '- What went well: ' || char(10) || '- What did not: ' || char(10)
-       || '- Who I saw: ' || char(10) || '- Next week: ' || char(10),
-       0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM profiles;
+SELECT p.id, t.column1, replace(t.column2, '\n', char(10)), 0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+FROM profiles AS p CROSS JOIN (VALUES
+    ('Morning pages', '# Morning, {{weekday}}\n\nHow I slept: \nOn my mind: \nToday I want to: \n'),
+    ('Three good things', '# Three good things\n\n1. \n2. \n3. \n'),
+    ('Evening review', '# {{date}}\n\nWhat happened: \nWhat I learned: \nTomorrow: \n'),
+    ('Weekly review', '# The week to {{date}}\n\n- What went well: \n- What did not: \n- Who I saw: \n- Next week: \n')
+) AS t;
