@@ -73,10 +73,18 @@ fn every_earlier_version_upgrades_and_keeps_its_entries() {
                 .unwrap();
             }
             if start >= 4 {
-                // From version 4 the saving code, not a trigger, writes the index row.
-                conn.execute_batch(
+                // From version 4 the saving code, not a trigger, writes the index row;
+                // from version 17 with unspaced scripts in pairs.
+                let body = "otters in the canal 東京に";
+                let indexed = if start >= 17 {
+                    mindsage_core::scripts::for_index(body)
+                } else {
+                    body.into()
+                };
+                conn.execute(
                     "INSERT INTO entries_fts (rowid, title, body, tags) \
-                     VALUES (1, 'Before the upgrade', 'otters in the canal 東京に', 'nature')",
+                     VALUES (1, 'Before the upgrade', ?1, 'nature')",
+                    [indexed.as_ref()],
                 )
                 .unwrap();
             }

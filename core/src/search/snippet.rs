@@ -220,11 +220,22 @@ impl Matcher {
     /// stretches between.
     fn split_unspaced(&self, text: &str, start: usize, end: usize, tokens: &mut Vec<Token>) {
         let run = &text[start..end];
+        // Query words are lower case: the run is compared lower-cased, each lower-cased
+        // byte knowing the bytes of the character it came from.
+        let mut lowered = String::with_capacity(run.len());
+        let mut origin: Vec<(usize, usize)> = Vec::with_capacity(run.len());
+        for (at, c) in run.char_indices() {
+            for lower in c.to_lowercase() {
+                lowered.push(lower);
+                origin.resize(lowered.len(), (at, at + c.len_utf8()));
+            }
+        }
         let mut found: Vec<(usize, usize, usize)> = Vec::new();
         for (index, word) in &self.unspaced {
             found.extend(
-                run.match_indices(word.as_str())
-                    .map(|(at, w)| (at, at + w.len(), *index)),
+                lowered
+                    .match_indices(word.as_str())
+                    .map(|(at, w)| (origin[at].0, origin[at + w.len() - 1].1, *index)),
             );
         }
         found.sort_unstable();
@@ -340,6 +351,16 @@ mod tests {
             "昨日\u{2}東京で\u{3}寿司"
         );
         assert_eq!(highlight("大阪に行った", &typed), None);
+        // A word of several scripts, lower-cased in the query.
+        for last in [LastWord::Prefix, LastWord::Whole] {
+            for text in ["&𓏯𪀶Y", "𠀀A"] {
+                assert!(highlight(text, &matcher(text, last)).is_some(), "{text} {last:?}");
+            }
+        }
+        assert_eq!(
+            highlight("Then 𓏯𪀶Y", &matcher("𓏯𪀶Y", LastWord::Prefix)).unwrap(),
+            "Then \u{2}𓏯𪀶Y\u{3}"
+        );
     }
 
     #[test]
