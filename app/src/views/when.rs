@@ -72,25 +72,11 @@ impl When {
         let mut chosen = None;
         let mut done = false;
         ui.horizontal(|ui| {
-            let label = ui.label(RichText::new("Date").small());
-            let date = ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.date)
-                        .desired_width(90.0)
-                        .hint_text("2026-12-05"),
-                )
-                .labelled_by(label.id);
+            let date = field_ui(ui, "Date", &mut self.date, 90.0, "2026-12-05");
             if std::mem::take(&mut self.focus_date) {
                 date.request_focus();
             }
-            let label = ui.label(RichText::new("Time").small());
-            let time = ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.time)
-                        .desired_width(50.0)
-                        .hint_text("23:15"),
-                )
-                .labelled_by(label.id);
+            let time = field_ui(ui, "Time", &mut self.time, 50.0, "23:15");
             let entered =
                 (date.lost_focus() || time.lost_focus()) && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if ui
@@ -120,6 +106,17 @@ impl When {
         }
         chosen
     }
+}
+
+/// A small text field after its name, which names it for screen readers too.
+fn field_ui(ui: &mut egui::Ui, name: &str, text: &mut String, width: f32, hint: &str) -> egui::Response {
+    let label = ui.label(RichText::new(name).small());
+    ui.add(
+        egui::TextEdit::singleline(text)
+            .desired_width(width)
+            .hint_text(hint),
+    )
+    .labelled_by(label.id)
 }
 
 #[cfg(test)]
