@@ -530,7 +530,7 @@ impl Editor {
     pub fn new_draft(&mut self, actions: &mut Vec<Action>) {
         self.leave(actions);
         self.doc = Some(Doc::draft());
-        self.prompt = Prompt::default();
+        self.prompt.new_page();
         self.photos.clear();
     }
 

@@ -28,6 +28,14 @@ pub struct Prompt {
 }
 
 impl Prompt {
+    /// A new page: the day's prompt from the start and shown again. The model's
+    /// question stays (it is about the last days, not the page): asking again for every
+    /// new page would cost a model call each.
+    pub fn new_page(&mut self) {
+        self.skipped = 0;
+        self.hidden = false;
+    }
+
     /// The day's prompt, as [`Prompt::ui`] shows it.
     pub fn text(&self, day: NaiveDate) -> &'static str {
         for_day(day, self.skipped).1
