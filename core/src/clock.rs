@@ -122,6 +122,13 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
 }
 
+/// Parses a time of day as people type it: `23:15`, `23.15` or `23:15:00`.
+pub fn parse_time(text: &str) -> Option<chrono::NaiveTime> {
+    ["%H:%M", "%H.%M", "%H:%M:%S"]
+        .iter()
+        .find_map(|format| chrono::NaiveTime::parse_from_str(text.trim(), format).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

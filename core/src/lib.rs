@@ -15,6 +15,7 @@
 //! * [`paths`]: where the journal lives on each platform.
 //! * [`files`]: files made private, named beside another, erased by overwriting.
 //! * [`settings`]: the person's settings file beside the journal.
+//! * [`reminder`]: the reminder to write: the scheduler's task or timer, and the toast.
 //! * [`clock`]: the one timestamp format stored in the database.
 //! * [`voice`]: recording, 16 kHz conversion, WAV files, local transcription, playback.
 //! * [`sealed`]: files beside an encrypted journal (drafts, recordings in progress)
@@ -37,6 +38,7 @@ pub mod import;
 pub mod keystore;
 pub mod media;
 pub mod paths;
+pub mod reminder;
 pub mod scripts;
 pub mod sealed;
 pub mod search;

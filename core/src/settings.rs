@@ -72,6 +72,9 @@ pub struct Settings {
     pub daily_word_goal: u32,
     /// A question to start from, greyed in an empty page.
     pub daily_prompt: bool,
+    /// When to be reminded to write; the system's scheduler holds a copy of it (see
+    /// `reminder`), set when these settings are saved.
+    pub reminder: crate::reminder::Reminder,
 }
 
 impl Default for Settings {
@@ -94,6 +97,7 @@ impl Default for Settings {
             page_line_length: 70,
             daily_word_goal: 0,
             daily_prompt: true,
+            reminder: crate::reminder::Reminder::default(),
         }
     }
 }

@@ -44,9 +44,7 @@ impl When {
     fn typed(&self) -> Result<NaiveDateTime, String> {
         let date = NaiveDate::parse_from_str(self.date.trim(), "%Y-%m-%d")
             .map_err(|_| format!("\"{}\" is not a date: write it as 2026-12-05", self.date.trim()))?;
-        let time = ["%H:%M", "%H.%M", "%H:%M:%S"]
-            .iter()
-            .find_map(|format| NaiveTime::parse_from_str(self.time.trim(), format).ok())
+        let time = mindsage_core::clock::parse_time(&self.time)
             .ok_or_else(|| format!("\"{}\" is not a time: write it as 23:15", self.time.trim()))?;
         Ok(date.and_time(time))
     }
