@@ -505,7 +505,7 @@ impl MindSageApp {
             Response::Voice(event) => self.on_voice(event, actions),
             Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
             Response::HistoryDays(days) => self.settings.on_history_days(days),
-            Response::SettingsSaved => self.on_settings_saved(actions),
+            Response::SettingsSaved(reminder) => self.on_settings_saved(reminder, actions),
             Response::Health(status) => {
                 self.settings.on_health(status.clone());
                 self.ask.on_health(status);
@@ -589,8 +589,12 @@ impl MindSageApp {
     }
 
     /// The settings file saved: what the app itself reads from it follows.
-    fn on_settings_saved(&mut self, actions: &mut Vec<Action>) {
-        self.settings.on_saved();
+    fn on_settings_saved(
+        &mut self,
+        reminder: Option<crate::reminders::Scheduled>,
+        actions: &mut Vec<Action>,
+    ) {
+        self.settings.on_saved(reminder);
         let settings = &self.settings.settings;
         self.lock_after_idle = idle_lock_of(settings);
         if !self.input_overridden {

@@ -13,6 +13,7 @@ pub mod overlay;
 pub mod protocol;
 pub mod queue;
 mod reader;
+mod reminders;
 pub mod shell;
 mod signals;
 pub mod sound;

@@ -432,7 +432,9 @@ pub enum Response {
     },
     Voice(VoiceEvent),
     Pragmas(Box<EffectivePragmas>),
-    SettingsSaved,
+    /// The settings are in their file; and, when the reminder changed, how the system's
+    /// scheduler took it (on failure the file keeps the reminder the system has).
+    SettingsSaved(Option<crate::reminders::Scheduled>),
     /// The days in which entry history keeps every version, as the journal now holds.
     HistoryDays(u32),
     /// Whether the local model is usable, or what to do about it.

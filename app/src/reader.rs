@@ -294,10 +294,7 @@ impl Reader {
                 db::history::versions(conn, entry).map(|versions| Response::History { entry, versions })
             }
             Request::Backups => Ok(Response::Backups(db::backup::list(&self.data_dir))),
-            Request::SaveSettings(settings) => Ok(match settings.save(&self.data_dir) {
-                Ok(()) => Response::SettingsSaved,
-                Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
-            }),
+            Request::SaveSettings(settings) => Ok(self.save_settings(settings)),
             // Writes: handed to the writer thread, which answers the window itself.
             Request::Create { draft, entry } => return self.create(draft, entry),
             Request::Update { id, edit, over_other } => return self.update(id, edit, over_other),
@@ -406,6 +403,24 @@ impl Reader {
             },
             Response::Failed,
         )
+    }
+
+    /// Writes the settings file; a reminder that changed is first handed to the
+    /// system's scheduler (a program run for a moment, which is why it happens here and
+    /// not on the UI thread). The file says what the scheduler has: a reminder it
+    /// refused is not saved.
+    fn save_settings(&self, mut settings: mindsage_core::settings::Settings) -> Response {
+        let before = mindsage_core::settings::Settings::load(&self.data_dir)
+            .map(|saved| saved.reminder)
+            .unwrap_or_default();
+        let scheduled = crate::reminders::schedule(&before, &settings.reminder, &self.data_dir);
+        if let Some(Err(_)) = scheduled {
+            settings.reminder = before;
+        }
+        match settings.save(&self.data_dir) {
+            Ok(()) => Response::SettingsSaved(scheduled),
+            Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
+        }
     }
 
     fn set_history_days(&self, days: u32) {

@@ -21,6 +21,14 @@ use crate::views::View;
 pub fn run(args: &Args) -> Result<()> {
     let path = cli::database_path(args)?;
     let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    // A link (which conflicts with --view) opens today's page, where the window opens by
+    // default. `mindsage:today` is the reminder's; a link can come from anywhere (a web
+    // page, another app), so one MindSage does not know opens the same.
+    if let Some(link) = args.link.as_deref()
+        && link.trim_end_matches('/') != mindsage_core::reminder::TODAY_LINK
+    {
+        tracing::warn!("a link MindSage does not know was opened; opening today's page");
+    }
     let mut startup = Startup::on_view(data_dir.clone(), args.view.unwrap_or_default());
     startup.demo = args.demo;
     startup.entry = args.entry;

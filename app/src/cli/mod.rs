@@ -1,6 +1,6 @@
 //! The command line: global options and the headless subcommands, one file per group
 //! of commands (`entries`, `search`, `encryption`, `backup`, `import`, `export`,
-//! `index`, `transcribe`) behind the one dispatch in [`run`].
+//! `index`, `transcribe`, `reminder`) behind the one dispatch in [`run`].
 //!
 //! Ctrl+C and SIGTERM keep their default here (the process ends at once), and that is
 //! safe: the CLI writes on its one connection with no thread or queue in between, each
@@ -14,6 +14,7 @@ mod entries;
 mod export;
 mod import;
 mod index;
+mod reminder;
 mod search;
 mod transcribe;
 
@@ -78,6 +79,11 @@ pub struct Args {
     /// or folder) in the import window, previewed, as if it had been dropped on it.
     #[arg(long, value_name = "PATH")]
     pub import: Option<PathBuf>,
+
+    /// A `mindsage:` link to open: `mindsage:today` (what the reminder's notification
+    /// opens) is today's page. The installer registers the scheme for this option.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["view", "entry"])]
+    pub link: Option<String>,
 
     /// Open the profiler overlay when the window starts (F12 toggles it).
     #[arg(long)]
@@ -245,6 +251,23 @@ pub enum Command {
     /// Forget the passphrase remembered on this computer for the journal: it is asked
     /// for again.
     Forget,
+    /// Show the reminder to write now, unless today's page is written (what the
+    /// system's scheduler runs at the reminder's time).
+    Remind,
+    /// Set the reminder to write, as Settings → Reminder does: at a time on some days,
+    /// even when MindSage is closed (Task Scheduler on Windows, a systemd user timer on
+    /// Linux). With no option, say what it is.
+    Reminder {
+        /// The time, like 20:00 (this computer's time).
+        #[arg(long, value_name = "HH:MM")]
+        at: Option<String>,
+        /// The days: every-day, weekdays, weekends, or names like mon,wed,fri.
+        #[arg(long, value_name = "DAYS")]
+        days: Option<String>,
+        /// Turn the reminder off.
+        #[arg(long, conflicts_with_all = ["at", "days"])]
+        off: bool,
+    },
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -276,9 +299,13 @@ pub fn storage_options(args: &Args) -> StorageOptions {
 
 /// The journal file the options point at.
 pub fn database_path(args: &Args) -> Result<PathBuf> {
-    let dir = paths::data_dir(args.data_dir.as_deref())
-        .context("no data folder: this system has no home folder; pass --data-dir")?;
-    Ok(paths::database_path(&dir))
+    Ok(paths::database_path(&data_dir(args)?))
+}
+
+/// The data folder the options name.
+pub(super) fn data_dir(args: &Args) -> Result<PathBuf> {
+    paths::data_dir(args.data_dir.as_deref())
+        .context("no data folder: this system has no home folder; pass --data-dir")
 }
 
 /// Runs `command` on the journal the global options name: one arm per command, each
@@ -369,6 +396,8 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             let (mut conn, options) = open(args, &path?, options)?;
             import::run(&mut conn, &from, dry_run, args.json, options.key.as_ref())
         }
+        Command::Remind => reminder::remind(args, &path?, options),
+        Command::Reminder { at, days, off } => reminder::set(args, at.as_deref(), days.as_deref(), off),
         Command::Backup { file } => {
             let (conn, options) = open(args, &path?, options)?;
             backup::backup(args, &conn, &file, &options)
@@ -431,7 +460,7 @@ pub(super) fn print<T: Serialize + ?Sized>(
     Ok(())
 }
 
-/// The settings file; the CLI never writes it, so a damaged one is named and left.
+/// The settings file; only `reminder` writes it, so a damaged one is named and left.
 pub(super) fn load_settings(dir: &std::path::Path) -> mindsage_core::settings::Settings {
     mindsage_core::settings::Settings::load(dir).unwrap_or_else(|e| {
         eprintln!("warning: {e}; using the default settings");
@@ -441,8 +470,7 @@ pub(super) fn load_settings(dir: &std::path::Path) -> mindsage_core::settings::S
 
 /// The AI settings for the journal in `args`: its settings file over the environment.
 pub(super) fn ai_settings(args: &Args) -> Result<AiSettings> {
-    let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
-    Ok(AiSettings::from_settings(&load_settings(&dir)))
+    Ok(AiSettings::from_settings(&load_settings(&data_dir(args)?)))
 }
 
 /// Whether `error` is standard output's reader having gone away (`mindsage list |

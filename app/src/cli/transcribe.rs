@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
-use mindsage_core::{paths, voice};
+use mindsage_core::voice;
 
 use super::{Args, load_settings, print};
 
@@ -43,7 +43,7 @@ pub(super) fn transcribe_file(
     stream: bool,
 ) -> Result<FileTranscript> {
     let samples = voice::wav::read_file(file)?;
-    let dir = paths::data_dir(args.data_dir.as_deref()).context("no data folder; pass --data-dir")?;
+    let dir = super::data_dir(args)?;
     let settings = voice::VoiceSettings::from_settings(&load_settings(&dir), &dir);
     let model = voice::transcribe::Model::load(&match model {
         Some(path) => path.to_owned(),

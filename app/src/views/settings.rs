@@ -8,6 +8,7 @@ use egui::RichText;
 use mindsage_core::ai::AiSettings;
 use mindsage_core::db::{self, EffectivePragmas, history};
 use mindsage_core::encryption::Change;
+use mindsage_core::reminder::WEEK;
 use mindsage_core::settings::{Settings, Theme};
 
 use mindsage_core::voice::recordings;
@@ -66,6 +67,10 @@ pub struct SettingsView {
     encryption: Option<EncryptionForm>,
     /// The templates, as edited.
     templates: TemplateEditor,
+    /// The reminder's time as typed (it becomes the setting once it reads as a time).
+    reminder_time: String,
+    /// How the system's scheduler took the reminder last saved.
+    reminder_note: Option<crate::reminders::Scheduled>,
 }
 
 /// The encryption section's forms.
@@ -99,7 +104,6 @@ impl SettingsView {
         encrypted: bool,
     ) -> SettingsView {
         SettingsView {
-            settings,
             data_dir,
             pragmas: None,
             requested_pragmas: false,
@@ -117,6 +121,9 @@ impl SettingsView {
             encrypted,
             encryption: None,
             templates: TemplateEditor::default(),
+            reminder_time: settings.reminder.at.format("%H:%M").to_string(),
+            reminder_note: None,
+            settings,
         }
     }
 
@@ -192,8 +199,14 @@ impl SettingsView {
         self.pragmas = Some(pragmas);
     }
 
-    pub fn on_saved(&mut self) {
+    /// The settings are saved; `reminder` is how the system took a changed reminder. One
+    /// it refused stays edited here, so Save tries again.
+    pub fn on_saved(&mut self, reminder: Option<crate::reminders::Scheduled>) {
         self.saved_note = Some("Saved. Ollama settings apply from the next start; voice settings at once.");
+        if let Some(scheduled) = reminder {
+            self.dirty |= scheduled.is_err();
+            self.reminder_note = Some(scheduled);
+        }
     }
 
     /// Devices and the model's state, from the transcriber thread.
@@ -256,6 +269,8 @@ impl Screen for SettingsView {
                     ui.add_space(8.0);
                     ui.push_id("appearance", |ui| self.appearance_ui(ui));
                     ui.add_space(8.0);
+                    ui.push_id("reminder", |ui| self.reminder_ui(ui));
+                    ui.add_space(8.0);
                     ui.push_id("templates", |ui| self.templates.ui(ui, actions));
                     ui.add_space(8.0);
                     self.save_ui(ui, actions);
@@ -269,7 +284,7 @@ impl Screen for SettingsView {
 impl SettingsView {
     fn save_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         ui.horizontal(|ui| {
-            let can_save = self.dirty && self.damaged.is_none();
+            let can_save = self.dirty && self.damaged.is_none() && self.reminder_time_problem().is_none();
             if ui
                 .add_enabled(can_save, egui::Button::new("Save settings"))
                 .clicked()
@@ -781,6 +796,68 @@ impl SettingsView {
                 "A question to start from on an empty page",
             )
             .changed();
+    }
+
+    /// The reminder to write: on or off, the time, the days, and how the system took it.
+    fn reminder_ui(&mut self, ui: &mut egui::Ui) {
+        ui.label(RichText::new("Reminder").strong());
+        let reminder = &mut self.settings.reminder;
+        self.dirty |= ui.checkbox(&mut reminder.enabled, "Remind me to write").changed();
+        ui.add_enabled_ui(reminder.enabled, |ui| {
+            ui.horizontal(|ui| {
+                let label = ui.label("At");
+                let time = egui::TextEdit::singleline(&mut self.reminder_time)
+                    .desired_width(50.0)
+                    .hint_text("20:00");
+                if ui.add(time).labelled_by(label.id).changed() {
+                    self.dirty = true;
+                    if let Some(at) = mindsage_core::clock::parse_time(&self.reminder_time) {
+                        reminder.at = at;
+                    }
+                }
+                ui.label("on");
+                for day in WEEK {
+                    let mut on = reminder.days.contains(&day);
+                    if ui.toggle_value(&mut on, day.to_string()).changed() {
+                        reminder.days.retain(|d| *d != day);
+                        if on {
+                            reminder.days.push(day);
+                        }
+                        self.dirty = true;
+                    }
+                }
+            });
+        });
+        if let Some(problem) = self.reminder_time_problem() {
+            ui.label(RichText::new(problem).color(ui.visuals().warn_fg_color));
+        } else if self.settings.reminder.enabled && self.settings.reminder.days.is_empty() {
+            ui.label(
+                RichText::new("Choose a day or more for the reminder.").color(ui.visuals().warn_fg_color),
+            );
+        }
+        ui.label(
+            RichText::new(
+                "It comes even when MindSage is closed, from the system's scheduler, and not on a day \
+                 you have already written. A click opens today's page.",
+            )
+            .weak(),
+        );
+        match &self.reminder_note {
+            Some(Ok(note)) => {
+                ui.label(RichText::new(note).weak());
+            }
+            Some(Err(problem)) => {
+                ui.label(RichText::new(problem).color(ui.visuals().warn_fg_color));
+            }
+            None => {}
+        }
+    }
+
+    /// Why the reminder's time as typed is not one, when it is not.
+    fn reminder_time_problem(&self) -> Option<String> {
+        let typed = self.reminder_time.trim();
+        (self.settings.reminder.enabled && mindsage_core::clock::parse_time(typed).is_none())
+            .then(|| format!("\"{typed}\" is not a time: write it as 20:00"))
     }
 
     /// The templates, read again.
