@@ -455,7 +455,7 @@ impl MindSageApp {
                 self.status = Some(told);
             }
             Response::Saved(entry) => {
-                self.journal_changed();
+                self.entry_edited();
                 self.journal.on_saved(*entry, actions);
             }
             Response::UpdateFailed { id, message } => {
@@ -685,6 +685,15 @@ impl MindSageApp {
         self.dashboard.mark_stale();
         self.gallery.mark_stale();
         self.journal.mark_stale();
+    }
+
+    /// An entry's edit was saved: as [`Self::journal_changed`], except that the days with
+    /// entries are the same, so what is around the page (the streak, the entry of a year
+    /// before) is not read again after every pause in typing.
+    fn entry_edited(&mut self) {
+        self.dashboard.mark_stale();
+        self.gallery.mark_stale();
+        self.journal.mark_calendar_stale();
     }
 
     /// A worker thread died: say so, once per death, and if saves went through it, keep

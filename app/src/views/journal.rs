@@ -270,10 +270,15 @@ impl JournalView {
         self.calendar.on_days(first, last, days);
     }
 
+    /// An entry's words changed: the calendar's shading is read again.
+    pub fn mark_calendar_stale(&mut self) {
+        self.calendar.mark_stale();
+    }
+
     /// The journal changed: the calendar's figures and what is around the page are
     /// read again.
     pub fn mark_stale(&mut self) {
-        self.calendar.mark_stale();
+        self.mark_calendar_stale();
         self.editor.mark_around_stale();
     }
 
