@@ -179,7 +179,7 @@ mod system {
             ToastNotificationManager::CreateToastNotifierWithId(&HSTRING::from(APP_USER_MODEL_ID))?
                 .Show(&toast)
         };
-        shown().map_err(|e| format!("Windows did not show the notification ({})", e.message()))?;
+        shown().map_err(|e| format!("Windows did not show the notification ({e})"))?;
         Ok(Answer::Unknown)
     }
 }
