@@ -18,4 +18,8 @@ wixl --arch x64 \
   -D IconPath=assets/icon.ico \
   -D LicencePath=wix/LICENSE.txt \
   -o "$msi" wix/mindsage.wxs
+# The Start-menu shortcut's AppUserModelID, without which Windows shows no notification
+# from an app that is not a Store package: wixl has no <ShortcutProperty>, so its table
+# is imported into the package as it is.
+msibuild "$msi" -i wix/MsiShortcutProperty.idt
 echo "[msi] $msi ($(stat -c %s "$msi") bytes)"

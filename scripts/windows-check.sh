@@ -11,10 +11,14 @@
 #      closes cleanly when asked, as its close button would;
 #   4. voice entries: no mingw runtime DLL imported, a real Whisper model loaded and a
 #      recording transcribed (`transcribe`), an entry made from it (`add --audio`);
+#   4b. the reminder: set in Task Scheduler (schtasks), the task's command and days,
+#      `remind` as the task runs it, and removed again;
 #   5. the installer: its tables, file, shortcut and upgrade code (msiinfo), the exe
 #      inside (PE32+, GUI subsystem, the version from Cargo.toml), an install under Wine
 #      that puts a runnable exe where the shortcut points, an upgrade, a refused
-#      downgrade, and an uninstall that removes the program and leaves the journal.
+#      downgrade, and an uninstall that removes the program, the reminder's task and
+#      the link scheme and leaves the journal; the shortcut's AppUserModelID and the
+#      mindsage: link scheme, whose link opens the window.
 # What cannot be checked under Wine is said where it is skipped.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -218,6 +222,35 @@ voice_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"]
 grep -q "left knee" <<<"$(win --data-dir "$win_journal" --json show "$voice_id")" || fail "the voice entry does not hold its transcript"
 pass "add --audio made entry $voice_id from the recording"
 
+# 4b. The reminder: a task in Task Scheduler, registered by schtasks from the task's XML.
+#     Wine keeps each task as XML under system32\tasks, written back from what its
+#     Task Scheduler understood: it keeps the description (which names the days and the
+#     time) and the settings, but Wine 8 has no calendar triggers and writes no Exec
+#     command back, so the trigger and the command are the unit tests' (core reminder.rs).
+task="$WINEPREFIX/drive_c/windows/system32/tasks/MindSage/Reminder to write"
+rm -f "$task"
+said=$(win --data-dir "$win_journal" reminder --at 21:15 --days mon,wed,fri 2>"$work/reminder.err") \
+  || fail "reminder failed under Wine: $(tail -3 "$work/reminder.err")"
+[ "$said" = "Reminder set: Mon, Wed, Fri at 21:15." ] || fail "reminder said '$said'"
+[ -f "$task" ] || fail "no task in Task Scheduler after 'reminder' ($(ls "$(dirname "$task")" 2>&1))"
+task_xml=$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(b.decode("utf-16") if b[:2] in (b"\xff\xfe", b"\xfe\xff") else b.decode("utf-8-sig"))' "$task")
+for expected in "reminder to write (Mon, Wed, Fri at 21:15)" "<ExecutionTimeLimit>PT1H</ExecutionTimeLimit>" \
+  "<MultipleInstancesPolicy>IgnoreNew</MultipleInstancesPolicy>"; do
+  grep -q -F "$expected" <<<"$task_xml" || fail "the reminder's task lacks $expected: $task_xml"
+done
+pass "the reminder is a task in Task Scheduler, for Mon, Wed, Fri at 21:15"
+# What the task runs. An empty journal gets a reminder; Wine has no toasts, which it says.
+status=0
+said=$(win --data-dir "C:\\users\\$user\\MindSage empty" remind 2>"$work/remind.err") || status=$?
+case "$status:$said:$(cat "$work/remind.err")" in
+  "0:Reminded: Time to write. Today's page is waiting."*) pass "remind showed the toast" ;;
+  1::*"Windows did not show the notification"*) pass "remind under Wine, which has no toasts, says so: $(tr -d '\r' <"$work/remind.err")" ;;
+  *) fail "remind ended with $status: '$said' $(tail -3 "$work/remind.err")" ;;
+esac
+said=$(win --data-dir "$win_journal" reminder --off 2>"$work/reminder.err") || fail "reminder --off failed: $(tail -3 "$work/reminder.err")"
+[ "$said" = "Reminder off." ] && [ ! -f "$task" ] || fail "reminder --off said '$said' and left the task: $(ls "$(dirname "$task")" 2>&1)"
+pass "reminder --off removed the task"
+
 # 5. The installer.
 tables=$(msiinfo tables "$msi")
 for table in File Component Directory Feature Shortcut Upgrade Property Icon Registry RemoveFile Media; do
@@ -233,6 +266,12 @@ pass "upgrade code and version $version"
 grep -q "mindsage.exe" <<<"$(msiinfo export "$msi" File)" || fail "mindsage.exe is not in the File table"
 grep -q "\[INSTALLDIR\]mindsage.exe" <<<"$(msiinfo export "$msi" Shortcut)" || fail "the shortcut does not point at the exe"
 pass "the exe and its Start-menu shortcut are listed"
+grep -q -P "^AppUserModelId\tMindSageShortcut\tSystem.AppUserModel.ID\tMindSage.Journal" \
+  <<<"$(msiinfo export "$msi" MsiShortcutProperty)" || fail "the shortcut has no AppUserModelID"
+grep -q -F '"[INSTALLDIR]mindsage.exe" --link "%1"' <<<"$(msiinfo export "$msi" Registry)" \
+  || fail "the installer does not register the mindsage: links"
+grep -q -F "reminder --off" <<<"$(msiinfo export "$msi" CustomAction)" || fail "the uninstall does not remove the reminder"
+pass "the shortcut's AppUserModelID (the reminder's toasts), the mindsage: links and the reminder's removal are in it"
 mkdir -p "$work/extracted"
 (cd "$work/extracted" && msiextract "$msi" >/dev/null)
 inside=$(find "$work/extracted" -name mindsage.exe | head -1)
@@ -266,6 +305,23 @@ grep -a -q -i "mindsage.exe" "$shortcut" || fail "the shortcut does not name min
 pass "installed per user: $installed runs, and the Start-menu shortcut points at it"
 "$WINE" "$installed" seed --entries 5 >/dev/null
 [ -f "$appdata_journal" ] || fail "the installed app wrote no journal in %APPDATA%\\MindSage"
+# The reminder's link opens the window: Windows starts what the scheme names.
+command=$("$WINE" reg query 'HKCU\Software\Classes\mindsage\shell\open\command' /ve 2>/dev/null | tr -d '\r')
+grep -q -F 'mindsage.exe" --link "%1"' <<<"$command" || fail "the mindsage: scheme is not registered: $command"
+"$WINE" start mindsage:today >/dev/null 2>"$work/link.err" || fail "the mindsage: link did not start: $(tail -3 "$work/link.err")"
+linked=""
+for _ in $(seq 40); do
+  linked=$(pgrep -f -- "mindsage.exe.* --link mindsage:today" || true)
+  [ -n "$linked" ] && break
+  sleep 0.5
+done
+[ -n "$linked" ] || fail "the mindsage: link did not start the installed window: $(tail -3 "$work/link.err")"
+sleep 5
+kill -0 $linked 2>/dev/null || fail "the window the link opened did not stay open: $(tail -3 "$work/link.err")"
+kill $linked
+pass "the mindsage: link (the reminder's click) opens the installed window"
+"$WINE" "$installed" reminder --at 20:00 >/dev/null 2>"$work/reminder.err" || fail "reminder failed: $(tail -3 "$work/reminder.err")"
+[ -f "$task" ] || fail "the installed exe set no reminder"
 # A newer installer replaces this one; this one then refuses to go over the newer.
 newer="$work/MindSage-99.0.0-x64.msi"
 wixl --arch x64 -D Version=99.0.0 -D ExePath="$(realpath --relative-to=. "$exe")" -D IconPath=assets/icon.ico \
@@ -279,10 +335,13 @@ pass "a newer version upgrades; an older one is refused"
 [ ! -f "$installed" ] || fail "the uninstall left $installed"
 [ ! -f "$shortcut" ] || fail "the uninstall left the shortcut"
 [ -f "$appdata_journal" ] || fail "the uninstall removed the journal in %APPDATA%"
-pass "the uninstall removed the program and left the journal in %APPDATA%\\MindSage"
+[ ! -f "$task" ] || fail "the uninstall left the reminder's task"
+if "$WINE" reg query 'HKCU\Software\Classes\mindsage' >/dev/null 2>&1; then fail "the uninstall left the mindsage: scheme"; fi
+pass "the uninstall removed the program, its reminder and its link scheme, and left the journal in %APPDATA%\\MindSage"
 
 # Named, not skipped silently: what this cannot check under Wine.
 echo "[windows-check] not checked here: the system file dialog and dropped files (they need a person's clicks;"
-echo "  Wine's dialogs are not Windows'), and the save on logoff/shutdown (WM_QUERYENDSESSION: winit forwards"
-echo "  no event for it, see ARCHITECTURE.md)"
+echo "  Wine's dialogs are not Windows'), the save on logoff/shutdown (WM_QUERYENDSESSION: winit forwards"
+echo "  no event for it, see ARCHITECTURE.md), and the reminder's toast and its click (Wine has no"
+echo "  notifications; the toast's XML and the task are unit-tested, README's Reminders says what only Windows shows)"
 echo "[windows-check] all $checks checks passed ($(stat -c %s "$exe") byte exe, $(stat -c %s "$msi") byte installer)"
