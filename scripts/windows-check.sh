@@ -305,10 +305,14 @@ grep -a -q -i "mindsage.exe" "$shortcut" || fail "the shortcut does not name min
 pass "installed per user: $installed runs, and the Start-menu shortcut points at it"
 "$WINE" "$installed" seed --entries 5 >/dev/null
 [ -f "$appdata_journal" ] || fail "the installed app wrote no journal in %APPDATA%\\MindSage"
-# The reminder's link opens the window: Windows starts what the scheme names.
+# The reminder's link opens the window: Windows starts what the scheme names, with the
+# link for %1. Wine does not merge the per-user classes into HKEY_CLASSES_ROOT (Windows
+# does), so `start mindsage:today` finds no scheme here: the command is read from the
+# registry and run as Windows would run it.
 command=$("$WINE" reg query 'HKCU\Software\Classes\mindsage\shell\open\command' /ve 2>/dev/null | tr -d '\r')
-grep -q -F 'mindsage.exe" --link "%1"' <<<"$command" || fail "the mindsage: scheme is not registered: $command"
-"$WINE" start mindsage:today >/dev/null 2>"$work/link.err" || fail "the mindsage: link did not start: $(tail -3 "$work/link.err")"
+grep -q -F "\"C:\\users\\$user\\AppData\\Local\\Programs\\MindSage\\mindsage.exe\" --link \"%1\"" <<<"$command" \
+  || fail "the mindsage: scheme is not registered for the installed exe: $command"
+"$WINE" "$installed" --link mindsage:today >/dev/null 2>"$work/link.err" &
 linked=""
 for _ in $(seq 40); do
   linked=$(pgrep -f -- "mindsage.exe.* --link mindsage:today" || true)

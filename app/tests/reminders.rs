@@ -80,6 +80,12 @@ fn output(out: &std::process::Output) -> (String, String) {
     )
 }
 
+/// The command failed, and its error says `what`.
+fn fails_saying(out: &std::process::Output, what: &str) {
+    let (_, stderr) = output(out);
+    assert!(!out.status.success() && stderr.contains(what), "{stderr}");
+}
+
 #[test]
 fn the_command_line_sets_the_reminder_with_the_system_and_takes_it_away() {
     let dir = tempfile::tempdir().unwrap();
@@ -138,20 +144,13 @@ fn the_command_line_sets_the_reminder_with_the_system_and_takes_it_away() {
     assert!(!Settings::load(&data).unwrap().reminder.enabled);
 
     // Bad input is told, and changes nothing.
-    let out = run(&["reminder", "--at", "half past"]);
-    assert!(!out.status.success());
-    assert!(
-        output(&out)
-            .1
-            .contains("\"half past\" is not a time: write it as 20:00"),
-        "{}",
-        output(&out).1
+    fails_saying(
+        &run(&["reminder", "--at", "half past"]),
+        "\"half past\" is not a time: write it as 20:00",
     );
-    let out = run(&["reminder", "--days", "mon,funday"]);
-    assert!(
-        output(&out).1.contains("\"funday\" is not a day"),
-        "{}",
-        output(&out).1
+    fails_saying(
+        &run(&["reminder", "--days", "mon,funday"]),
+        "\"funday\" is not a day",
     );
     assert!(!Settings::load(&data).unwrap().reminder.enabled);
 }
@@ -166,13 +165,9 @@ fn a_reminder_the_system_refuses_is_said_and_not_saved() {
         .env("XDG_CONFIG_HOME", dir.path().join("config"))
         .output()
         .unwrap();
-    let (_, stderr) = output(&out);
-    assert!(!out.status.success());
-    assert!(
-        stderr.contains(
-            "The reminder could not be set: systemctl --user daemon-reload said: Failed to connect to bus: No medium found"
-        ),
-        "{stderr}"
+    fails_saying(
+        &out,
+        "The reminder could not be set: systemctl --user daemon-reload said: Failed to connect to bus: No medium found",
     );
     assert!(!Settings::load(&data).unwrap().reminder.enabled);
 }
@@ -371,14 +366,7 @@ fn without_a_notification_service_the_reminder_says_why() {
         )
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    assert!(
-        output(&out)
-            .1
-            .contains("error: the desktop did not show the notification"),
-        "{}",
-        output(&out).1
-    );
+    fails_saying(&out, "error: the desktop did not show the notification");
 }
 
 #[test]
