@@ -27,6 +27,9 @@ use std::path::{Path, PathBuf};
 const CORE_FLOORS: &[&[&str]] = &[
     // Plain helpers: no module of ours below them.
     &["clock", "compare", "files", "paths", "scripts", "timing", "media"],
+    // Above them: the reminder's texts (task, timer, toast), reading times as the clock
+    // does; the settings file holds the reminder.
+    &["reminder"],
     // Storage: the journal's SQLite file and its tables.
     &["db"],
     // Beside storage: files sealed with the journal's key, the credential store, the
