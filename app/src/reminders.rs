@@ -27,7 +27,7 @@ pub fn schedule(before: &Reminder, reminder: &Reminder, data_dir: &Path) -> Opti
     if before == reminder || (!before.scheduled() && !reminder.scheduled()) {
         return None;
     }
-    let exe = std::env::current_exe().map_err(|e| format!("MindSage could not find its own program ({e})"));
+    let exe = own_program();
     let data_dir = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
     Some(exe.and_then(|exe| {
         if reminder.scheduled() {
@@ -51,14 +51,9 @@ pub fn remove_any() {
     }
 }
 
-/// The command the scheduler runs: this program, `remind`, and the journal's folder.
-fn remind_command(exe: &Path, data_dir: &Path) -> Vec<String> {
-    vec![
-        exe.display().to_string(),
-        "remind".to_owned(),
-        "--data-dir".to_owned(),
-        data_dir.display().to_string(),
-    ]
+/// This program's file, which the scheduler and a click run.
+fn own_program() -> Result<PathBuf, String> {
+    std::env::current_exe().map_err(|e| format!("MindSage could not find its own program ({e})"))
 }
 
 /// What `mindsage remind` did, for its one line of output.
@@ -136,11 +131,10 @@ mod system {
     use mindsage_core::reminder::{APP_USER_MODEL_ID, WINDOWS_TASK};
 
     pub fn set(reminder: &Reminder, exe: &Path, data_dir: &Path) -> Result<(), String> {
-        let command = remind_command(exe, data_dir);
-        let arguments = format!("remind --data-dir \"{}\"", command[3]);
+        let arguments = format!("remind --data-dir \"{}\"", data_dir.display());
         let xml = reminder::windows_task_xml(
             reminder,
-            &command[0],
+            &exe.display().to_string(),
             &arguments,
             chrono::Local::now().date_naive(),
         );
@@ -198,6 +192,16 @@ mod system {
     /// How long `mindsage remind` waits for a click before it ends: the notification
     /// may still be on screen, but a reminder to write tonight is stale after that.
     const CLICK_WAIT: Duration = Duration::from_secs(60 * 60);
+
+    /// The command the timer runs: this program, `remind`, and the journal's folder.
+    fn remind_command(exe: &Path, data_dir: &Path) -> Vec<String> {
+        vec![
+            exe.display().to_string(),
+            "remind".to_owned(),
+            "--data-dir".to_owned(),
+            data_dir.display().to_string(),
+        ]
+    }
 
     fn timer() -> String {
         format!("{SYSTEMD_UNIT}.timer")
@@ -335,9 +339,7 @@ mod system {
 
     /// Opens MindSage's window on today's page, as its own process.
     fn open_today(data_dir: &Path) -> Result<(), String> {
-        let exe =
-            std::env::current_exe().map_err(|e| format!("MindSage could not find its own program ({e})"))?;
-        Command::new(exe)
+        Command::new(own_program()?)
             .arg("--data-dir")
             .arg(data_dir)
             .stdin(std::process::Stdio::null())
