@@ -349,7 +349,7 @@ pub fn seed(conn: &mut Connection, user: UserId, options: &DemoOptions) -> Resul
             if let Some(photo) = item.photo {
                 let prepared = media::prepare_image(photo)
                     .map_err(|e| crate::db::DbError::Invalid(format!("demo photo: {e}")))?;
-                gallery::attach_image(&tx, user, id, &prepared, &clock::now_utc())?;
+                gallery::attach_image(&tx, user, id, &prepared, &clock::now_utc(), None)?;
                 report.photos += 1;
             }
             report.first_id.get_or_insert(id);

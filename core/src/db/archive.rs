@@ -28,6 +28,8 @@ pub struct ArchivedMedia {
     pub duration_ms: Option<u64>,
     pub language: Option<String>,
     pub data: Vec<u8>,
+    /// A photo's name in the entry's text (`![](name)`), if it has one.
+    pub name: Option<String>,
     /// What was heard, for a recording.
     pub segments: Vec<Segment>,
 }
@@ -68,6 +70,7 @@ fn media_of(conn: &Connection, entry: EntryId) -> Result<Vec<ArchivedMedia>> {
                         duration_ms: row.get::<_, Option<i64>>(4)?.map(|d| d.max(0) as u64),
                         language: row.get(5)?,
                         data: row.get(6)?,
+                        name: row.get(7)?,
                         segments: Vec::new(),
                     },
                 ))

@@ -19,6 +19,8 @@ pub struct GalleryItem {
     pub width: u32,
     pub height: u32,
     pub thumbnail_jpeg: Vec<u8>,
+    /// The name a Markdown image in the entry's text gives it (`![](name)`), if any.
+    pub name: Option<String>,
 }
 
 fn gallery_item(row: &Row<'_>) -> rusqlite::Result<GalleryItem> {
@@ -29,6 +31,7 @@ fn gallery_item(row: &Row<'_>) -> rusqlite::Result<GalleryItem> {
         width: row.get::<_, Option<u32>>(3)?.unwrap_or(0),
         height: row.get::<_, Option<u32>>(4)?.unwrap_or(0),
         thumbnail_jpeg: row.get::<_, Option<Vec<u8>>>(5)?.unwrap_or_default(),
+        name: row.get(6)?,
     })
 }
 
@@ -112,13 +115,15 @@ pub fn photo_data(conn: &Connection, user: UserId, media_id: i64) -> Result<Opti
 
 /// Attaches a prepared photo to an entry; returns the media id. Runs inside the
 /// caller's transaction, if any. `taken_at` (a stored timestamp) places it in the
-/// gallery: now for a photo added today, the entry's time for an imported one.
+/// gallery: now for a photo added today, the entry's time for an imported one. `name`
+/// is what a Markdown image in the entry's text calls it, to show it there.
 pub fn attach_image(
     conn: &Connection,
     user: UserId,
     entry: EntryId,
     image: &PreparedImage,
     taken_at: &str,
+    name: Option<&str>,
 ) -> Result<i64> {
     timing::timed(MEDIA_INSERT.name, || {
         conn.prepare_cached(MEDIA_INSERT.sql)?.execute(params![
@@ -133,6 +138,7 @@ pub fn attach_image(
             Option::<i64>::None,
             taken_at,
             image.thumbnail_jpeg,
+            name,
         ])?;
         let media_id = conn.last_insert_rowid();
         conn.prepare_cached(MEDIA_BLOB_INSERT.sql)?

@@ -111,6 +111,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0018_templates",
         sql: include_str!("../../../migrations/0018_templates.sql"),
     },
+    Migration {
+        version: 19,
+        name: "0019_photo_names",
+        sql: include_str!("../../../migrations/0019_photo_names.sql"),
+    },
 ];
 
 /// The schema version this build writes.

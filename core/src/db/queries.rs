@@ -317,7 +317,7 @@ pub const STATS_DAYS: NamedQuery = q(
 /// Newest photos of live entries. ?1 user, ?2/?3 cursor (created_at, id), ?4 limit.
 pub const GALLERY_PAGE: NamedQuery = q(
     "gallery.page",
-    "SELECT m.id, m.entry_id, m.created_at, m.width, m.height, m.thumbnail \
+    "SELECT m.id, m.entry_id, m.created_at, m.width, m.height, m.thumbnail, m.name \
      FROM media AS m CROSS JOIN journal_entries AS e ON e.id = m.entry_id \
      WHERE m.user_id = ?1 AND m.kind = 'image' AND e.is_deleted = 0 \
      AND (m.created_at, m.id) < (?2, ?3) \
@@ -335,7 +335,7 @@ pub const GALLERY_ID_RANGE: NamedQuery = q(
 /// An entry's photos, in the order they were added. ?1 user, ?2 entry.
 pub const PHOTOS_OF_ENTRY: NamedQuery = q(
     "photos.of_entry",
-    "SELECT id, entry_id, created_at, width, height, thumbnail FROM media \
+    "SELECT id, entry_id, created_at, width, height, thumbnail, name FROM media \
      WHERE entry_id = ?2 AND user_id = ?1 AND kind = 'image' ORDER BY id",
 );
 
@@ -373,18 +373,19 @@ pub const TEMPLATE_DELETE: NamedQuery = q(
 /// The first photo of a live entry at or after a random id. ?1 user, ?2 id.
 pub const GALLERY_RANDOM: NamedQuery = q(
     "gallery.random",
-    "SELECT m.id, m.entry_id, m.created_at, m.width, m.height, m.thumbnail \
+    "SELECT m.id, m.entry_id, m.created_at, m.width, m.height, m.thumbnail, m.name \
      FROM media AS m CROSS JOIN journal_entries AS e ON e.id = m.entry_id \
      WHERE m.user_id = ?1 AND m.kind = 'image' AND e.is_deleted = 0 AND m.id >= ?2 \
      ORDER BY m.id LIMIT 1",
 );
 
 /// ?1 user, ?2 entry, ?3 kind, ?4 mime, ?5 sha256, ?6 bytes, ?7 width, ?8 height,
-/// ?9 duration_ms, ?10 created_at, ?11 thumbnail.
+/// ?9 duration_ms, ?10 created_at, ?11 thumbnail, ?12 name.
 pub const MEDIA_INSERT: NamedQuery = q(
     "media.insert",
     "INSERT INTO media (user_id, entry_id, kind, mime, sha256, bytes, width, height, \
-     duration_ms, created_at, thumbnail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+     duration_ms, created_at, thumbnail, name) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 );
 
 /// Import keys written after an entry id, in id order: all of them when an import
@@ -415,7 +416,7 @@ pub const ARCHIVE_PAGE: NamedQuery = q(
 /// An entry's photos and recordings with their bytes, for an export. ?1 entry.
 pub const ARCHIVE_MEDIA: NamedQuery = q(
     "archive.media",
-    "SELECT m.id, m.kind, m.mime, m.created_at, m.duration_ms, m.language, b.data \
+    "SELECT m.id, m.kind, m.mime, m.created_at, m.duration_ms, m.language, b.data, m.name \
      FROM media AS m JOIN media_blobs AS b ON b.media_id = m.id WHERE m.entry_id = ?1 ORDER BY m.id",
 );
 

@@ -58,6 +58,9 @@ pub struct ExportedMedia {
     pub language: Option<String>,
     /// The file's bytes, base64 (standard alphabet, padded).
     pub data_base64: String,
+    /// A photo's name in the entry's text (`![](name)`), which places it there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// What was heard in a recording, with times.
     #[serde(default)]
     pub segments: Vec<Segment>,
@@ -92,6 +95,7 @@ impl ExportedMedia {
             duration_ms: media.duration_ms,
             language: media.language.clone(),
             data_base64: STANDARD.encode(&media.data),
+            name: media.name.clone(),
             segments: media.segments.clone(),
         }
     }

@@ -1,7 +1,9 @@
-//! The Markdown export: one `YYYY-MM-DD Title.md` per entry, its text exactly as stored
-//! after YAML front matter (`title`, `date`, `day`, `tags`, `mood`, `summary`, `photos`,
-//! `recordings`), and its photos and recordings in `media/` beside the notes. Values are
-//! written as double-quoted strings, so any text a person typed is valid YAML.
+//! The Markdown export: one `YYYY-MM-DD Title.md` per entry, its text as stored after
+//! YAML front matter (`title`, `date`, `day`, `tags`, `mood`, `summary`, `photos`,
+//! `recordings`), and its photos and recordings in `media/` beside the notes. A Markdown
+//! image that names one of the entry's photos points at the photo's file there, so any
+//! editor shows it in place (and an import of the folder places it there again). Values
+//! are written as double-quoted strings, so any text a person typed is valid YAML.
 
 use std::collections::HashSet;
 use std::fs;
@@ -11,6 +13,7 @@ use super::ExportError;
 use crate::clock;
 use crate::db::archive::ArchivedEntry;
 use crate::media;
+use crate::media::links;
 
 /// Characters of a title kept in a file name.
 const NAME_TITLE_CHARS: usize = 60;
@@ -50,6 +53,8 @@ impl Folder {
         let entry = &archived.entry;
         let mut photos = Vec::new();
         let mut recordings = Vec::new();
+        // Photos the text names, and the files they are written to.
+        let mut named = Vec::new();
         for item in &archived.media {
             let extension = match item.mime.as_str() {
                 "image/png" => "png",
@@ -62,6 +67,9 @@ impl Folder {
             if item.kind == "audio" {
                 recordings.push(name);
             } else {
+                if let Some(in_text) = &item.name {
+                    named.push((in_text.as_str(), name.clone()));
+                }
                 photos.push(name);
             }
         }
@@ -93,7 +101,7 @@ impl Folder {
             text.push_str(&format!("mood: {mood}\n"));
         }
         text.push_str("---\n");
-        text.push_str(&entry.body);
+        text.push_str(&pointed_at_files(&entry.body, &named));
         if !entry.body.ends_with('\n') {
             text.push('\n');
         }
@@ -135,7 +143,41 @@ impl Folder {
     }
 }
 
+/// `body` with each Markdown image that names a photo (`named`: its name in the text,
+/// its file) pointing at the file.
+fn pointed_at_files(body: &str, named: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut copied = 0;
+    for link in links::image_links(body) {
+        if let Some((_, file)) = named.iter().find(|(name, _)| *name == link.target) {
+            out.push_str(&body[copied..link.target_range.start]);
+            out.push_str(file);
+            copied = link.target_range.end;
+        }
+    }
+    out.push_str(&body[copied..]);
+    out
+}
+
 /// A YAML double-quoted scalar: JSON's string escapes are YAML's.
 fn quoted(value: &str) -> String {
     serde_json::to_string(value).expect("a string serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pointed_at_files;
+
+    #[test]
+    fn images_naming_photos_point_at_their_files_and_others_stay() {
+        let named = [
+            ("bay 1.jpg", "media/00aa.jpg".to_string()),
+            ("sea.png", "media/11bb.png".to_string()),
+        ];
+        assert_eq!(
+            pointed_at_files("A ![bay](<bay 1.jpg>)\n![](sea.png \"t\") ![](other.png)", &named),
+            "A ![bay](<media/00aa.jpg>)\n![](media/11bb.png \"t\") ![](other.png)"
+        );
+        assert_eq!(pointed_at_files("no photos", &named), "no photos");
+    }
 }

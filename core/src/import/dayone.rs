@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use zip::ZipArchive;
 
-use super::{Export, Files, FolderFiles, Item, MAX_FILE_BYTES, Problem, Source, read_limited, text};
+use super::{Export, Files, FolderFiles, Item, MAX_FILE_BYTES, Photo, Problem, Source, read_limited, text};
 use crate::clock;
 use crate::db::entries::NewEntry;
 
@@ -232,7 +232,7 @@ fn item(journal: &str, label: String, entry: DayOneEntry) -> Result<(Item, Vec<S
     let mut photos = Vec::new();
     for photo in order {
         match (&photo.md5, &photo.kind) {
-            (Some(md5), Some(kind)) => photos.push(format!("photos/{md5}.{kind}")),
+            (Some(md5), Some(kind)) => photos.push(Photo::unnamed(format!("photos/{md5}.{kind}"))),
             _ => notes.push("a photo without its md5 or type was not imported".to_string()),
         }
     }

@@ -7,7 +7,8 @@
 //! Tags come from front matter (`tags`: a list, or words split at commas or spaces),
 //! `mood` (1–10) too, and `day` (the day the entry counts for, as MindSage's export
 //! writes it). Photos are the Markdown images with a relative path to a file
-//! inside the folder (and front matter's `photos` list); the text is kept as written.
+//! inside the folder (and front matter's `photos` list); the text is kept as written,
+//! and each photo its text names keeps the link as its name, so the page shows it there.
 //! A file's path in the folder is its id. CRLF line ends and a byte order mark are
 //! undone; a file that is not UTF-8 text is refused, never guessed at.
 
@@ -17,9 +18,10 @@ use std::path::{Component, Path, PathBuf};
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-use super::{Export, FolderFiles, Item, MAX_FILE_BYTES, Problem, Source, read_limited, text};
+use super::{Export, FolderFiles, Item, MAX_FILE_BYTES, Photo, Problem, Source, read_limited, text};
 use crate::clock;
 use crate::db::entries::NewEntry;
+use crate::media::links;
 
 /// Reads every Markdown file under `folder`.
 pub fn read_folder(folder: &Path) -> io::Result<Export> {
@@ -163,10 +165,17 @@ fn item(relative: &str, bytes: Vec<u8>) -> Result<(Item, Vec<String>), String> {
             recordings.len()
         ));
     }
-    for link in listed.into_iter().chain(image_links(&body)) {
+    let in_text = links::image_links(&body)
+        .into_iter()
+        .filter(|link| local(link.target))
+        .map(|link| (percent_decoded(link.target), Some(link.target.to_string())));
+    for (link, name) in listed.into_iter().map(|l| (l, None)).chain(in_text) {
         match inside(folder, &link) {
-            Some(path) if !photos.contains(&path) => photos.push(path),
-            Some(_) => {}
+            Some(path) => match photos.iter_mut().find(|p: &&mut Photo| p.path == path) {
+                // Listed in the front matter and named in the text: placed where named.
+                Some(listed) => listed.name = listed.name.take().or(name),
+                None => photos.push(Photo { path, name }),
+            },
             None => notes.push(format!(
                 "photo {link} is outside the folder imported and was not imported"
             )),
@@ -239,29 +248,10 @@ fn tags(value: &Yaml) -> Vec<String> {
     }
 }
 
-/// Targets of the Markdown images in the text that name a local file.
-fn image_links(text: &str) -> Vec<String> {
-    let mut links = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("![") {
-        rest = &rest[start + 2..];
-        let Some(open) = rest.find("](") else { break };
-        let target = &rest[open + 2..];
-        let Some(close) = target.find(')') else { break };
-        let mut link = target[..close].trim();
-        // `![](<a b.png> "title")`: the angle brackets and the title are not the path.
-        if let Some(inner) = link.strip_prefix('<').and_then(|l| l.split_once('>')) {
-            link = inner.0;
-        } else if let Some((path, _title)) = link.split_once([' ', '\t']) {
-            link = path;
-        }
-        let remote = link.contains("://") || link.starts_with("data:") || link.starts_with("mailto:");
-        if !link.is_empty() && !remote {
-            links.push(percent_decoded(link));
-        }
-        rest = &target[close..];
-    }
-    links
+/// Whether an image's target is a file rather than an address.
+fn local(target: &str) -> bool {
+    let remote = target.contains("://") || target.starts_with("data:") || target.starts_with("mailto:");
+    !target.is_empty() && !remote
 }
 
 /// `%20` and the like in a link, as editors write spaces in file names.
@@ -375,8 +365,35 @@ mod tests {
             "days/2023-01-01.md",
             "![a](img/a%20b.png) ![r](https://x/y.png) ![o](../../out.png) ![u](../up.jpg \"t\")",
         );
-        assert_eq!(item.photos, ["days/img/a b.png", "up.jpg"]);
+        let photo = |path: &str, name: &str| Photo {
+            path: path.into(),
+            name: Some(name.into()),
+        };
+        assert_eq!(
+            item.photos,
+            [
+                photo("days/img/a b.png", "img/a%20b.png"),
+                photo("up.jpg", "../up.jpg")
+            ]
+        );
         assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn a_photo_listed_and_named_in_the_text_is_one_photo_with_its_name() {
+        let (item, _) = item_of(
+            "2023-01-01.md",
+            "---\nphotos: [\"media/a.png\", \"media/b.png\"]\n---\nSea ![](media/b.png)",
+        );
+        let names: Vec<_> = item
+            .photos
+            .iter()
+            .map(|p| (p.path.as_str(), p.name.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            [("media/a.png", None), ("media/b.png", Some("media/b.png"))]
+        );
     }
 
     fn item_of(name: &str, text: &str) -> (Item, Vec<String>) {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate};
 
-use super::{Carried, CarriedRecording, Export, Files, Item, Problem, Source};
+use super::{Carried, CarriedRecording, Export, Files, Item, Photo, Problem, Source};
 use crate::clock;
 use crate::db::entries::NewEntry;
 use crate::export::json::{ExportedEntry, FORMAT, VERSION};
@@ -72,7 +72,10 @@ fn item(label: String, entry: ExportedEntry, files: &mut MemoryFiles) -> Result<
             "image" => {
                 let path = format!("entry {}/media {}", entry.id, m + 1);
                 files.0.insert(path.clone(), data);
-                photos.push(path);
+                photos.push(Photo {
+                    path,
+                    name: media.name,
+                });
                 carried.photo_times.push(media.created_at);
             }
             "audio" => carried.recordings.push(CarriedRecording {

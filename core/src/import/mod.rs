@@ -94,10 +94,25 @@ pub struct Item {
     /// Title, body and tags; `created_at` (when and at what offset it was lived) is
     /// always set.
     pub entry: NewEntry,
-    /// Photos to attach, as paths inside the export.
-    pub photos: Vec<String>,
+    /// Photos to attach.
+    pub photos: Vec<Photo>,
     /// What only MindSage's own export carries.
     pub carried: Option<Carried>,
+}
+
+/// A photo to attach: where it is in the export, and the name a Markdown image in the
+/// entry's text gives it, which places it there on the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Photo {
+    pub path: String,
+    pub name: Option<String>,
+}
+
+impl Photo {
+    /// A photo the text does not name.
+    pub fn unnamed(path: String) -> Photo {
+        Photo { path, name: None }
+    }
 }
 
 /// What MindSage's own export carries beyond text, tags and photos: the model's work,
@@ -578,7 +593,7 @@ fn write_items(
                     let entry_time = clock::format_utc(item.lived().to_utc());
                     for (n, photo) in photos.iter().enumerate() {
                         let taken_at = carried.and_then(|c| c.photo_times.get(n)).unwrap_or(&entry_time);
-                        gallery::attach_image(&tx, user, id, photo, taken_at)?;
+                        gallery::attach_image(&tx, user, id, &photo.image, taken_at, photo.name)?;
                     }
                 }
                 imports::record(&tx, id, source, &item.external_id, &hash, &imported_at)?;
@@ -670,16 +685,25 @@ fn write_carried(conn: &Connection, user: UserId, id: EntryId, carried: &Carried
     Ok(())
 }
 
+/// A photo of an item, decoded and thumbnailed, with its name in the text.
+struct ReadPhoto<'a> {
+    image: media::PreparedImage,
+    name: Option<&'a str>,
+}
+
 /// An item's photos decoded and thumbnailed; each one that cannot be is a problem, and
 /// the entry goes in without it.
-fn read_photos(files: &mut dyn Files, item: &Item, problems: &mut Vec<Problem>) -> Vec<media::PreparedImage> {
+fn read_photos<'a>(files: &mut dyn Files, item: &'a Item, problems: &mut Vec<Problem>) -> Vec<ReadPhoto<'a>> {
     let mut photos = Vec::new();
-    for path in &item.photos {
+    for Photo { path, name } in &item.photos {
         let prepared = files
             .read(path, media::MAX_IMAGE_BYTES as u64)
             .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()));
         match prepared {
-            Ok(photo) => photos.push(photo),
+            Ok(image) => photos.push(ReadPhoto {
+                image,
+                name: name.as_deref(),
+            }),
             Err(reason) => problems.push(Problem::partial(
                 &item.label,
                 format!("photo {path} was not imported: {reason}"),

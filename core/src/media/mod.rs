@@ -3,6 +3,8 @@
 //! Decoding happens here, off the UI thread, once per photo; the gallery only ever
 //! draws the small JPEG thumbnail stored next to the photo.
 
+pub mod links;
+
 use std::io::Cursor;
 
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};

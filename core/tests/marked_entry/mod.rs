@@ -162,7 +162,7 @@ pub fn attach_photo(conn: &Connection, id: EntryId, rng: &mut impl Rng) -> Vec<M
     let mut png = std::io::Cursor::new(Vec::new());
     pixels.write_to(&mut png, image::ImageFormat::Png).unwrap();
     let prepared = mindsage_core::media::prepare_image(png.into_inner()).unwrap();
-    gallery::attach_image(conn, USER, id, &prepared, &mindsage_core::clock::now_utc()).unwrap();
+    gallery::attach_image(conn, USER, id, &prepared, &mindsage_core::clock::now_utc(), None).unwrap();
     vec![
         Marker::slice("photo", &prepared.data),
         Marker::slice("photo's thumbnail", &prepared.thumbnail_jpeg),
