@@ -28,7 +28,7 @@ use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
 use crate::fonts::{self, SystemFonts};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
-use crate::protocol::{Request, Response, VoiceEvent, VoiceRequest};
+use crate::protocol::{PhotoFile, Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
 use crate::views::ask::AskView;
 use crate::views::commands::{self, Command};
@@ -926,9 +926,10 @@ impl MindSageApp {
     fn arriving_files(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         if let Some(chosen) = self.files.ui(ctx) {
             match chosen {
-                Chosen::Photos(entry, paths) => {
-                    actions.push(Action::Send(Request::AttachPhotos { entry, paths }))
-                }
+                Chosen::Photos(entry, paths) => actions.push(Action::Send(Request::AttachPhotos {
+                    entry,
+                    photos: PhotoFile::unnamed(paths),
+                })),
                 Chosen::Import(path) => self.importer.start(path, actions),
                 Chosen::Export(path, format) => {
                     actions.push(Action::Send(Request::ExportJournal { path, format }))
@@ -950,7 +951,7 @@ impl MindSageApp {
         if photos.is_empty() {
             return;
         }
-        if !self.journal.add_photos(photos, actions) {
+        if !self.journal.add_photos(ctx, photos, actions) {
             self.status = Some("Open a page first: dropped photos are added to the page open.".to_owned());
         }
     }

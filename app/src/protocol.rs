@@ -145,7 +145,7 @@ pub enum Request {
     /// Read, check and attach photo files to an entry.
     AttachPhotos {
         entry: EntryId,
-        paths: Vec<PathBuf>,
+        photos: Vec<PhotoFile>,
     },
     /// A finished recording and what was heard in it: the writer saves it as a new
     /// entry with the recording, then erases the file (see `voice::save_entry`).
@@ -275,6 +275,26 @@ pub struct Thumbnail {
     pub entry_id: EntryId,
     pub created_at: String,
     pub image: egui::ColorImage,
+    /// Its name in the entry's text, which places it there.
+    pub name: Option<String>,
+}
+
+/// A photo file to attach, and the name the entry's text gives it if it was placed there
+/// (dropped or pasted into the page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhotoFile {
+    pub path: PathBuf,
+    pub name: Option<String>,
+}
+
+impl PhotoFile {
+    /// Photos for the strip: no name in the text.
+    pub fn unnamed(paths: Vec<PathBuf>) -> Vec<PhotoFile> {
+        paths
+            .into_iter()
+            .map(|path| PhotoFile { path, name: None })
+            .collect()
+    }
 }
 
 /// A photo decoded to be shown large (at most [`LargePhoto::SIDE`] pixels a side).

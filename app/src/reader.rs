@@ -34,7 +34,9 @@ use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher, SharedVectors};
 use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
-use crate::protocol::{Around, Fault, LargePhoto, Reply, Request, Response, Thumbnail, VoiceEvent, Watch};
+use crate::protocol::{
+    Around, Fault, LargePhoto, PhotoFile, Reply, Request, Response, Thumbnail, VoiceEvent, Watch,
+};
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
 const DEMO_ENTRIES: usize = 2_000;
@@ -330,7 +332,7 @@ impl Reader {
             Request::DemoIfEmpty => return self.demo_if_empty(),
             Request::Fault(fault) => return self.fault(fault),
             // Long work on threads of its own, so the reader goes on answering.
-            Request::AttachPhotos { entry, paths } => return self.attach_photos(entry, paths),
+            Request::AttachPhotos { entry, photos } => return self.attach_photos(entry, photos),
             Request::ImportJournal {
                 path,
                 dry_run,
@@ -759,13 +761,13 @@ impl Reader {
     /// Reads and thumbnails the files on an import thread (decoding a large photo takes
     /// a while and must hold up neither reads nor other writes), then attaches them all
     /// in one transaction on the writer.
-    fn attach_photos(&self, entry: EntryId, paths: Vec<PathBuf>) {
+    fn attach_photos(&self, entry: EntryId, photos: Vec<PhotoFile>) {
         let writer = Arc::clone(&self.writer);
         let reply = self.reply.clone();
         self.spawn_file_thread("photo import", move || {
             let mut failures = Vec::new();
             let mut prepared = Vec::new();
-            for path in paths {
+            for PhotoFile { path, name: in_text } in photos {
                 let name = path.file_name().map_or_else(
                     || path.display().to_string(),
                     |n| n.to_string_lossy().into_owned(),
@@ -774,14 +776,14 @@ impl Reader {
                     .map_err(|e| e.to_string())
                     .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()))
                 {
-                    Ok(image) => prepared.push(image),
+                    Ok(image) => prepared.push((image, in_text)),
                     Err(e) => failures.push(format!("{name}: {e}")),
                 }
             }
             let result = writer.call(move |conn| {
                 let tx = conn.transaction()?;
-                for image in &prepared {
-                    gallery::attach_image(&tx, USER, entry, image, &clock::now_utc())?;
+                for (image, in_text) in &prepared {
+                    gallery::attach_image(&tx, USER, entry, image, &clock::now_utc(), in_text.as_deref())?;
                 }
                 tx.commit()?;
                 Ok(prepared.len())
@@ -918,6 +920,7 @@ fn decode_thumbnails(items: Vec<GalleryItem>) -> Vec<Thumbnail> {
                 entry_id: item.entry_id,
                 created_at: item.created_at,
                 image: egui::ColorImage::from_rgba_unmultiplied(size, rgba.as_raw()),
+                name: item.name,
             })
         })
         .collect()

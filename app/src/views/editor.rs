@@ -25,6 +25,7 @@
 //! keep ([`DraftToKeep`]) to the app, which has the backend write it
 //! ([`crate::backend::Backend::keep_draft`]) and tells the editor where it went.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -36,6 +37,7 @@ use mindsage_core::clock;
 use mindsage_core::db::EntryId;
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::entries::{Entry, EntryEdit, NewEntry, Suggestion, normalise_tags, word_count};
+use mindsage_core::media::links;
 
 use super::history::History;
 use super::markdown;
@@ -46,8 +48,7 @@ use super::prompts::Prompt;
 use super::templates::Templates;
 use super::when::{Chosen, When};
 use super::{Action, display_at};
-use crate::protocol::Request;
-use crate::protocol::{Around, KeptDraft};
+use crate::protocol::{Around, KeptDraft, PhotoFile, Request};
 use crate::sound::Playing;
 
 /// Pause in typing after which the entry is saved.
@@ -274,8 +275,8 @@ struct Doc {
     words: Option<u32>,
     /// When a draft is to be dated, when not now: a page opened on another day.
     dated: Option<DateTime<FixedOffset>>,
-    /// Photo files dropped on a new page, added once it is created.
-    held_photos: Vec<std::path::PathBuf>,
+    /// Photo files dropped or pasted on a new page, added once it is created.
+    held_photos: Vec<PhotoFile>,
     /// The text a template filled a new page with, while it is all the page holds.
     filled: Option<String>,
     /// Whether the day's template was looked for (a new page is filled once).
@@ -595,21 +596,48 @@ impl Editor {
         self.templates.on_templates(list);
     }
 
-    /// Photo files dropped on the page: a saved entry's are added at once, a new
-    /// page's once it is created (which they make it be, like typing). Returns false
-    /// when no page is open.
-    pub fn add_photos(&mut self, paths: Vec<std::path::PathBuf>, actions: &mut Vec<Action>) -> bool {
+    /// Photo files dropped or pasted on the page: each goes where the cursor is, as a
+    /// Markdown image on a line of its own naming it (`![](bay.jpg)`), which shows it
+    /// there. A saved entry's are attached at once, a new page's once it is created
+    /// (which they make it be, like typing). Returns false when no page is open.
+    pub fn add_photos(
+        &mut self,
+        ctx: &egui::Context,
+        paths: Vec<PathBuf>,
+        actions: &mut Vec<Action>,
+    ) -> bool {
         let now = self.now;
         let Some(doc) = self.doc.as_mut() else {
             return false;
         };
-        match doc.which {
-            Which::Entry(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, paths })),
-            Which::Draft(_) => {
-                doc.held_photos.extend(paths);
-                doc.save.typed(now);
-            }
+        let mut photos: Vec<PhotoFile> = Vec::new();
+        let mut images = String::new();
+        let in_text: Vec<String> = links::image_links(&doc.fields.body)
+            .into_iter()
+            .map(|link| link.target.to_string())
+            .collect();
+        for path in paths {
+            let file_name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+            let name = links::unique_name(&links::photo_name(&file_name), |name| {
+                self.photos.has_name(name)
+                    || in_text.iter().any(|taken| taken == name)
+                    || photos.iter().any(|p| p.name.as_deref() == Some(name))
+            });
+            images.push_str(&links::image_markdown(&name));
+            images.push('\n');
+            photos.push(PhotoFile {
+                path,
+                name: Some(name),
+            });
         }
+        markdown::insert_lines_in(ctx, body_id(), &mut doc.fields.body, &images);
+        doc.words = None;
+        match doc.which {
+            Which::Entry(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, photos })),
+            Which::Draft(_) => doc.held_photos.extend(photos),
+        }
+        doc.save.typed(now);
+        ctx.request_repaint_after(AUTOSAVE_AFTER);
         true
     }
 
@@ -708,7 +736,7 @@ impl Editor {
             if !held.is_empty() {
                 actions.push(Action::Send(Request::AttachPhotos {
                     entry: id,
-                    paths: held,
+                    photos: held,
                 }));
             }
             self.photos.show_for(id, actions);
@@ -1068,15 +1096,20 @@ impl Editor {
                 doc.fill(template, prompt);
             }
         }
-        let typed = body_ui(
+        let (laid_out, photos) = (&mut self.laid_out, &self.photos);
+        let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
+            laid_out.get(ui, style, photos, text, wrap_width)
+        };
+        let (typed, field) = body_ui(
             ui,
             style,
-            &mut self.laid_out,
+            &mut layouter,
             &mut doc.fields.body,
             hint.unwrap_or("What happened today?"),
             std::mem::take(&mut doc.focus_body),
             &mut focused,
         );
+        self.photos.in_text_ui(ui, &doc.fields.body, &field, actions);
         if typed {
             doc.words = None;
         }
@@ -1087,7 +1120,7 @@ impl Editor {
             ui.ctx().request_repaint_after(AUTOSAVE_AFTER);
         }
         if !style.focus {
-            self.photos.ui(ui, actions);
+            self.photos.ui(ui, &doc.fields.body, actions);
         }
     }
 
@@ -1357,18 +1390,19 @@ pub fn body_id() -> egui::Id {
     egui::Id::new("entry_body")
 }
 
-/// The entry's text in the reading face, its Markdown styled as typed, filling at least
-/// the rest of the window, `hint` greyed in it while empty; `focus` puts the cursor in
-/// it, at the end of the text.
+/// The entry's text in the reading face, laid out by `layouter` (its Markdown styled as
+/// typed, room made for its photos), filling at least the rest of the window, `hint`
+/// greyed in it while empty; `focus` puts the cursor in it, at the end of the text.
+/// Returns whether the text changed, and the field as shown.
 fn body_ui(
     ui: &mut egui::Ui,
     style: &PageStyle,
-    laid_out: &mut page::LaidOut,
+    layouter: &mut dyn FnMut(&egui::Ui, &dyn egui::TextBuffer, f32) -> std::sync::Arc<egui::Galley>,
     body: &mut String,
     hint: &str,
     focus: bool,
     focused: &mut Option<FieldName>,
-) -> bool {
+) -> (bool, egui::text_edit::TextEditOutput) {
     // The page scrolls as one: the space left on its first screen, measured from the
     // page's top, which scrolls with it.
     let above = ui.cursor().top() - ui.min_rect().top();
@@ -1383,14 +1417,11 @@ fn body_ui(
         .and_then(|state| state.cursor.char_range())
         .map(|range| range.primary.index);
     let in_list = cursor.is_some_and(|at| markdown::in_list(body, at));
-    let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
-        laid_out.get(ui, style, text, wrap_width)
-    };
     let output = egui::TextEdit::multiline(body)
         .id(id)
         .hint_text(hint)
         .font(style.body_font())
-        .layouter(&mut layouter)
+        .layouter(layouter)
         .frame(false)
         .margin(egui::Margin::ZERO)
         .lock_focus(in_list)
@@ -1416,7 +1447,7 @@ fn body_ui(
         state.store(&ctx, id);
     }
     note_focus(text, FieldName::Body, focused);
-    changed
+    (changed, output)
 }
 
 #[cfg(test)]

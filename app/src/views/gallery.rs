@@ -106,6 +106,7 @@ impl GalleryView {
                 entry_id,
                 created_at,
                 image,
+                ..
             } = thumbnail;
             let texture = textures
                 .entry(media_id)

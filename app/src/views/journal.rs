@@ -335,10 +335,15 @@ impl JournalView {
         self.editor.photos()
     }
 
-    /// Photo files dropped on the window: added to the page's entry (a new page's once
-    /// it is created). Returns false when no page is open.
-    pub fn add_photos(&mut self, paths: Vec<std::path::PathBuf>, actions: &mut Vec<Action>) -> bool {
-        self.editor.add_photos(paths, actions)
+    /// Photo files dropped or pasted on the window: placed in the page where its cursor
+    /// is ([`Editor::add_photos`]). Returns false when no page is open.
+    pub fn add_photos(
+        &mut self,
+        ctx: &egui::Context,
+        paths: Vec<std::path::PathBuf>,
+        actions: &mut Vec<Action>,
+    ) -> bool {
+        self.editor.add_photos(ctx, paths, actions)
     }
 
     /// Shows the entries `filter` selects (the journal, one tag, the trash).

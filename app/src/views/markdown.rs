@@ -18,6 +18,7 @@ use std::ops::Range;
 use egui::text::{CCursor, CCursorRange, LayoutJob, TextFormat};
 use egui::text_edit::TextEditState;
 use egui::{Color32, FontId, Stroke};
+use mindsage_core::media::links;
 
 /// The looks the styling uses, from the page's fonts and the theme.
 pub struct Looks {
@@ -32,6 +33,9 @@ pub struct Looks {
     pub dim: Color32,
     pub link: Color32,
     pub code_background: Color32,
+    /// The entry's photos a Markdown image can place, by name, with the height each is
+    /// shown at ([`super::photos`] paints them).
+    pub photos: Vec<(String, f32)>,
 }
 
 /// What a span of a line looks like.
@@ -56,17 +60,74 @@ pub fn layout_job(text: &str, looks: &Looks) -> LayoutJob {
     };
     let mut start = 0;
     for line in text.split_inclusive('\n') {
-        for (range, look) in line_spans(line) {
-            let range = start + range.start..start + range.end;
+        let mut sections: Vec<(Range<usize>, TextFormat)> = line_spans(line)
+            .into_iter()
+            .map(|(range, look)| (range, format_of(look, looks)))
+            .collect();
+        make_room_for_photos(line, looks, &mut sections);
+        for (range, format) in sections {
             job.sections.push(egui::text::LayoutSection {
                 leading_space: 0.0,
-                byte_range: range,
-                format: format_of(look, looks),
+                byte_range: start + range.start..start + range.end,
+                format,
             });
         }
         start += line.len();
     }
     job
+}
+
+/// A Markdown image in `line` that names one of the entry's photos is dimmed, and the
+/// row holding its closing parenthesis is made as tall as the line and the photo: the
+/// text keeps the top of the row, the photo is painted under it. What is stored stays
+/// the Markdown text, and the cursor moves over it as over any line.
+fn make_room_for_photos(line: &str, looks: &Looks, sections: &mut Vec<(Range<usize>, TextFormat)>) {
+    if looks.photos.is_empty() || !line.contains("![") {
+        return;
+    }
+    let mut placed = false;
+    for link in links::image_links(line) {
+        let Some((_, height)) = looks.photos.iter().find(|(name, _)| name == link.target) else {
+            continue;
+        };
+        let mark = format_of(Look::Mark, looks);
+        let last = link.range.end - 1;
+        restyle(sections, link.range.start..last, mark.clone());
+        let tall = TextFormat {
+            line_height: Some(looks.line_height + height + 2.0 * PHOTO_GAP),
+            ..mark
+        };
+        restyle(sections, last..link.range.end, tall);
+        placed = true;
+    }
+    if placed {
+        for (_, format) in sections.iter_mut() {
+            format.valign = egui::Align::TOP;
+        }
+    }
+}
+
+/// Space above and below a photo in the text, in points.
+pub const PHOTO_GAP: f32 = 8.0;
+
+/// `sections` with `range` in `format`: the sections it overlaps are cut around it.
+fn restyle(sections: &mut Vec<(Range<usize>, TextFormat)>, range: Range<usize>, format: TextFormat) {
+    let mut out = Vec::with_capacity(sections.len() + 2);
+    for (r, f) in sections.drain(..) {
+        if r.end <= range.start || r.start >= range.end {
+            out.push((r, f));
+            continue;
+        }
+        if r.start < range.start {
+            out.push((r.start..range.start, f.clone()));
+        }
+        if r.end > range.end {
+            out.push((range.end..r.end, f));
+        }
+    }
+    out.push((range, format));
+    out.sort_by_key(|(r, _)| r.start);
+    *sections = out;
 }
 
 fn format_of(look: Look, looks: &Looks) -> TextFormat {
@@ -414,6 +475,33 @@ pub fn after_enter_in(ctx: &egui::Context, id: egui::Id, text: &mut String, curs
     true
 }
 
+/// `lines` (each ending in a newline) put in the text where the cursor is, on lines of
+/// their own; the cursor at the start of the line after them.
+pub fn insert_lines(text: &str, cursor: usize, lines: &str) -> Edited {
+    let at = byte_of(text, cursor);
+    let before = if at == 0 || text[..at].ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let new = format!("{}{before}{lines}{}", &text[..at], &text[at..]);
+    Edited {
+        cursor: cursor + before.chars().count() + lines.chars().count(),
+        text: new,
+    }
+}
+
+/// `lines` put in the text field `id` where its cursor is (at the end when it has
+/// none), on lines of their own ([`insert_lines`]).
+pub fn insert_lines_in(ctx: &egui::Context, id: egui::Id, text: &mut String, lines: &str) {
+    let cursor = TextEditState::load(ctx, id)
+        .and_then(|state| state.cursor.char_range())
+        .map_or_else(|| text.chars().count(), |range| range.primary.index);
+    let edited = insert_lines(text, cursor, lines);
+    *text = edited.text;
+    select(ctx, id, edited.cursor..edited.cursor);
+}
+
 /// Puts the text field `id`'s selection over the characters `range`.
 fn select(ctx: &egui::Context, id: egui::Id, range: Range<usize>) {
     let mut state = TextEditState::load(ctx, id).unwrap_or_default();
@@ -526,6 +614,7 @@ mod tests {
             dim: Color32::GRAY,
             link: Color32::BLUE,
             code_background: Color32::BLACK,
+            photos: Vec::new(),
         };
         let job = layout_job(text, &looks);
         let mut next = 0;
@@ -534,6 +623,39 @@ mod tests {
             next = section.byte_range.end;
         }
         assert_eq!(next, text.len());
+        // With a photo placed, still every byte once, and the room only under its link.
+        let text = "Sea **blue** ![the bay](<bay 1.jpg>) and ![](other.png)\nnext";
+        let looks = Looks {
+            photos: vec![("bay 1.jpg".into(), 200.0)],
+            ..looks
+        };
+        let job = layout_job(text, &looks);
+        let mut next = 0;
+        let mut tall = Vec::new();
+        for section in &job.sections {
+            assert_eq!(section.byte_range.start, next);
+            next = section.byte_range.end;
+            if section.format.line_height == Some(24.0 + 200.0 + 2.0 * PHOTO_GAP) {
+                tall.push(&text[section.byte_range.clone()]);
+            }
+        }
+        assert_eq!(next, text.len());
+        assert_eq!(tall, [")"]);
+        let bay = text.find("![the bay]").unwrap();
+        let at_bay = job.sections.iter().find(|s| s.byte_range.start == bay).unwrap();
+        assert_eq!(at_bay.format.color, Color32::GRAY, "the link is dimmed");
+        assert_eq!(at_bay.byte_range.end, text.find(')').unwrap());
+    }
+
+    #[test]
+    fn lines_go_in_where_the_cursor_is_on_lines_of_their_own() {
+        let photo = "![](bay.jpg)\n";
+        let mid = insert_lines("Sea and sky", 3, photo);
+        assert_eq!(mid.text, "Sea\n![](bay.jpg)\n and sky");
+        assert_eq!(mid.cursor, "Sea\n![](bay.jpg)\n".chars().count());
+        let start = insert_lines("Été\nnext", 4, photo);
+        assert_eq!(start.text, "Été\n![](bay.jpg)\nnext");
+        assert_eq!(insert_lines("", 0, photo).text, photo);
     }
 
     #[test]

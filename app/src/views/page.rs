@@ -12,6 +12,7 @@ use egui::{FontId, Galley, TextBuffer};
 use mindsage_core::settings::Settings;
 
 use super::markdown::{self, Looks};
+use super::photos::PagePhotos;
 use crate::fonts;
 
 /// Text sizes Settings offers, in points.
@@ -100,6 +101,7 @@ impl PageStyle {
             dim: visuals.weak_text_color(),
             link: visuals.hyperlink_color,
             code_background: visuals.code_bg_color,
+            photos: Vec::new(),
         }
     }
 }
@@ -132,14 +134,18 @@ struct LayoutKey {
     dark: bool,
     pixels_per_point: f32,
     fonts_since: u64,
+    /// Which photos the text can place ([`PagePhotos::generation`]).
+    photos: u64,
 }
 
 impl LaidOut {
-    /// `text` laid out by `style`, Markdown styled, reusing what did not change.
+    /// `text` laid out by `style`, Markdown styled, with room for the photos it places,
+    /// reusing what did not change.
     pub fn get(
         &mut self,
         ui: &egui::Ui,
         style: &PageStyle,
+        photos: &PagePhotos,
         text: &dyn TextBuffer,
         wrap_width: f32,
     ) -> Arc<Galley> {
@@ -156,6 +162,7 @@ impl LaidOut {
             dark: ui.visuals().dark_mode,
             pixels_per_point: ctx.pixels_per_point(),
             fonts_since,
+            photos: photos.generation(),
         };
         let text = text.as_str();
         if self.key != Some(key) {
@@ -163,7 +170,10 @@ impl LaidOut {
         } else if let Some(galley) = self.galley.as_ref().filter(|_| self.text == text) {
             return Arc::clone(galley);
         }
-        let looks = style.looks(ui);
+        let looks = Looks {
+            photos: photos.heights(key.wrap_width),
+            ..style.looks(ui)
+        };
         let mut job = markdown::layout_job(text, &looks);
         job.wrap.max_width = key.wrap_width;
         let galley = if text.contains('\n') {
