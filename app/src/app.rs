@@ -28,7 +28,7 @@ use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
 use crate::fonts::{self, SystemFonts};
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
-use crate::protocol::{PhotoFile, Request, Response, VoiceEvent, VoiceRequest};
+use crate::protocol::{NewPhoto, PhotoFrom, Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
 use crate::views::ask::AskView;
 use crate::views::commands::{self, Command};
@@ -121,6 +121,9 @@ pub enum Handover {
 
 /// How often an open window asks whether the automatic backup is due.
 const BACKUP_CHECK_EVERY: Duration = Duration::from_secs(3600);
+
+/// What a pasted photo is called in the page's text (numbered when taken).
+const PASTED_NAME: &str = "Pasted photo.png";
 
 pub struct MindSageApp {
     ctx: egui::Context,
@@ -489,6 +492,7 @@ impl MindSageApp {
                 self.settings.on_templates(list.clone());
                 self.journal.on_templates(list);
             }
+            Response::ClipboardPhoto(pasted) => self.paste_photo(pasted, actions),
             Response::Photos { entry, thumbnails } => {
                 self.journal.photos().on_photos(&self.ctx, entry, thumbnails)
             }
@@ -874,6 +878,7 @@ impl MindSageApp {
                 self.view = View::Journal;
                 self.journal.change_date();
             }
+            Command::PastePhoto => actions.push(Action::Send(Request::ClipboardPhoto)),
             Command::Show(view) => self.view = view,
             Command::ImportFile => self.pick_files(FileChoice::ImportFile),
             Command::ImportFolder => self.pick_files(FileChoice::ImportFolder),
@@ -898,6 +903,19 @@ impl MindSageApp {
             Command::DayAfter => self.step_page(1, 0, actions),
             Command::MonthBefore => self.step_page(0, -1, actions),
             Command::MonthAfter => self.step_page(0, 1, actions),
+        }
+    }
+
+    /// The clipboard's image, asked for by *Paste photo*: placed in the page where its
+    /// cursor is, like a dropped photo.
+    fn paste_photo(&mut self, pasted: Result<Vec<u8>, String>, actions: &mut Vec<Action>) {
+        let photo = match pasted {
+            Ok(png) => vec![(PhotoFrom::Pasted(png), PASTED_NAME.to_owned())],
+            Err(why) => return self.status = Some(why),
+        };
+        let ctx = self.ctx.clone();
+        if !self.journal.add_photos(&ctx, photo, actions) {
+            self.status = Some("Open a page first: a pasted photo goes in the page open.".to_owned());
         }
     }
 
@@ -928,7 +946,7 @@ impl MindSageApp {
             match chosen {
                 Chosen::Photos(entry, paths) => actions.push(Action::Send(Request::AttachPhotos {
                     entry,
-                    photos: PhotoFile::unnamed(paths),
+                    photos: NewPhoto::unnamed(paths),
                 })),
                 Chosen::Import(path) => self.importer.start(path, actions),
                 Chosen::Export(path, format) => {
@@ -951,6 +969,13 @@ impl MindSageApp {
         if photos.is_empty() {
             return;
         }
+        let photos = photos
+            .into_iter()
+            .map(|path| {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                (PhotoFrom::File(path), name.unwrap_or_default())
+            })
+            .collect();
         if !self.journal.add_photos(ctx, photos, actions) {
             self.status = Some("Open a page first: dropped photos are added to the page open.".to_owned());
         }

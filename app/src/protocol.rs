@@ -145,8 +145,11 @@ pub enum Request {
     /// Read, check and attach photo files to an entry.
     AttachPhotos {
         entry: EntryId,
-        photos: Vec<PhotoFile>,
+        photos: Vec<NewPhoto>,
     },
+    /// The clipboard's image, to paste into the page: answered with
+    /// [`Response::ClipboardPhoto`].
+    ClipboardPhoto,
     /// A finished recording and what was heard in it: the writer saves it as a new
     /// entry with the recording, then erases the file (see `voice::save_entry`).
     /// `samples` are the recording's as the transcriber read them (16 kHz mono), so the
@@ -279,20 +282,31 @@ pub struct Thumbnail {
     pub name: Option<String>,
 }
 
-/// A photo file to attach, and the name the entry's text gives it if it was placed there
+/// A photo to attach, and the name the entry's text gives it if it was placed there
 /// (dropped or pasted into the page).
 #[derive(Debug, Clone, PartialEq)]
-pub struct PhotoFile {
-    pub path: PathBuf,
+pub struct NewPhoto {
+    pub from: PhotoFrom,
     pub name: Option<String>,
 }
 
-impl PhotoFile {
-    /// Photos for the strip: no name in the text.
-    pub fn unnamed(paths: Vec<PathBuf>) -> Vec<PhotoFile> {
+/// Where a photo to attach comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PhotoFrom {
+    File(PathBuf),
+    /// A PNG made from the clipboard's image.
+    Pasted(Vec<u8>),
+}
+
+impl NewPhoto {
+    /// Photo files for the strip: no name in the text.
+    pub fn unnamed(paths: Vec<PathBuf>) -> Vec<NewPhoto> {
         paths
             .into_iter()
-            .map(|path| PhotoFile { path, name: None })
+            .map(|path| NewPhoto {
+                from: PhotoFrom::File(path),
+                name: None,
+            })
             .collect()
     }
 }
@@ -428,6 +442,8 @@ pub enum Response {
     },
     /// The templates, after [`Request::Templates`] or a change to them.
     Templates(Vec<db::templates::Template>),
+    /// The clipboard's image as a PNG, or why there is none.
+    ClipboardPhoto(Result<Vec<u8>, String>),
     /// The answer to [`Request::Photos`].
     Photos {
         entry: EntryId,

@@ -35,7 +35,7 @@ use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
 use crate::protocol::{
-    Around, Fault, LargePhoto, PhotoFile, Reply, Request, Response, Thumbnail, VoiceEvent, Watch,
+    Around, Fault, LargePhoto, NewPhoto, PhotoFrom, Reply, Request, Response, Thumbnail, VoiceEvent, Watch,
 };
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
@@ -333,6 +333,12 @@ impl Reader {
             Request::Fault(fault) => return self.fault(fault),
             // Long work on threads of its own, so the reader goes on answering.
             Request::AttachPhotos { entry, photos } => return self.attach_photos(entry, photos),
+            Request::ClipboardPhoto => {
+                let reply = self.reply.clone();
+                return self.spawn_file_thread("clipboard", move || {
+                    reply.send(Response::ClipboardPhoto(clipboard_photo()));
+                });
+            }
             Request::ImportJournal {
                 path,
                 dry_run,
@@ -761,21 +767,24 @@ impl Reader {
     /// Reads and thumbnails the files on an import thread (decoding a large photo takes
     /// a while and must hold up neither reads nor other writes), then attaches them all
     /// in one transaction on the writer.
-    fn attach_photos(&self, entry: EntryId, photos: Vec<PhotoFile>) {
+    fn attach_photos(&self, entry: EntryId, photos: Vec<NewPhoto>) {
         let writer = Arc::clone(&self.writer);
         let reply = self.reply.clone();
         self.spawn_file_thread("photo import", move || {
             let mut failures = Vec::new();
             let mut prepared = Vec::new();
-            for PhotoFile { path, name: in_text } in photos {
-                let name = path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                match std::fs::read(&path)
-                    .map_err(|e| e.to_string())
-                    .and_then(|data| media::prepare_image(data).map_err(|e| e.to_string()))
-                {
+            for NewPhoto { from, name: in_text } in photos {
+                let (name, data) = match from {
+                    PhotoFrom::File(path) => (
+                        path.file_name().map_or_else(
+                            || path.display().to_string(),
+                            |n| n.to_string_lossy().into_owned(),
+                        ),
+                        std::fs::read(&path).map_err(|e| e.to_string()),
+                    ),
+                    PhotoFrom::Pasted(png) => ("the pasted photo".to_owned(), Ok(png)),
+                };
+                match data.and_then(|data| media::prepare_image(data).map_err(|e| e.to_string())) {
                     Ok(image) => prepared.push((image, in_text)),
                     Err(e) => failures.push(format!("{name}: {e}")),
                 }
@@ -795,6 +804,23 @@ impl Reader {
             }));
         });
     }
+}
+
+/// The clipboard's image (a screenshot, a photo copied in another program) as a PNG.
+fn clipboard_photo() -> Result<Vec<u8>, String> {
+    let image = arboard::Clipboard::new()
+        .and_then(|mut clipboard| clipboard.get_image())
+        .map_err(|e| match e {
+            arboard::Error::ContentNotAvailable => "The clipboard holds no photo.".to_owned(),
+            other => format!("The clipboard could not be read: {other}"),
+        })?;
+    let (width, height) = (image.width as u32, image.height as u32);
+    let rgba = image::RgbaImage::from_raw(width, height, image.bytes.into_owned())
+        .ok_or("The clipboard's image is not whole.")?;
+    let mut png = Vec::new();
+    rgba.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| format!("The clipboard's image could not be kept: {e}"))?;
+    Ok(png)
 }
 
 /// An entry's first recording, decoded for playing; nothing when it has none.

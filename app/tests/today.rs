@@ -638,37 +638,230 @@ fn day_heading_of(day: chrono::NaiveDate) -> String {
     mindsage::views::page::day_heading(day, chrono::Local::now().date_naive())
 }
 
-/// A photo dropped on a new page makes it an entry, with the photo in its strip; the
-/// entry and its photo are in the journal.
+/// A photo file, `width` by `height`, at `path`.
+fn photo_file(path: &Path, width: u32, height: u32) {
+    image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x * 3 % 256) as u8, (y * 4 % 256) as u8, 120])
+    })
+    .save(path)
+    .unwrap();
+}
+
+/// An entry's photos as stored: their names in the text and their sizes. Read off the
+/// test's thread, which the window made its UI thread.
+fn photos_of(data_dir: &Path, id: EntryId) -> Vec<(Option<String>, u32, u32)> {
+    let path = paths::database_path(data_dir);
+    std::thread::spawn(move || {
+        let conn = db::open(&path, &StorageOptions::default()).unwrap();
+        mindsage_core::db::gallery::of_entry(&conn, DEFAULT_USER, id).unwrap()
+    })
+    .join()
+    .unwrap()
+    .into_iter()
+    .map(|p| (p.name, p.width, p.height))
+    .collect()
+}
+
+/// Whether the photo `label` shows inside the page's text, under the line `above`
+/// starts (the text field's rows are as the layout made them).
+fn photo_in_text(harness: &Harness<'_, MindSageApp>, label: &str) -> bool {
+    let (Some(photo), Some(field)) = (
+        harness.query_by_role_and_label(Role::Button, label),
+        harness.query_by_role_and_label(Role::MultilineTextInput, "Entry"),
+    ) else {
+        return false;
+    };
+    field.rect().contains_rect(photo.rect())
+}
+
+/// A person writes a line, drops a photo on the page and writes on: the photo goes
+/// where the cursor was, as a Markdown image naming it, and shows there in the text
+/// (not in the strip); the page becomes an entry with the photo, named so; a click on
+/// the photo shows it large.
 #[test]
-fn a_photo_dropped_on_a_new_page_makes_an_entry_with_it() {
+fn a_photo_dropped_on_the_page_shows_where_the_cursor_was() {
     let (dir, mut harness) = on_todays_page(|_| {});
-    let photo = dir.path().join("harbour.png");
-    image::RgbImage::from_fn(80, 60, |x, y| image::Rgb([x as u8 * 3, y as u8 * 4, 120]))
-        .save(&photo)
-        .unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(33);
+    type_where_the_cursor_is(&mut harness, &mut rng, "Morning at the harbour.");
+    let photo = dir.path().join("harbour boats.png");
+    photo_file(&photo, 80, 60);
     harness.input_mut().dropped_files.push(egui::DroppedFile {
         path: Some(photo),
         ..Default::default()
     });
-    wait_until(&mut harness, "the photo on the page", |h| {
-        shows(h, "Added 1 photo.") && h.query_by_role_and_label(Role::Button, "Photo 1 of 1").is_some()
+    harness.run_steps(2);
+    type_where_the_cursor_is(&mut harness, &mut rng, "Then rain.");
+    app_harness::pause_for(&mut harness, 1.0);
+    let written = "Morning at the harbour.\n![](<harbour boats.png>)\nThen rain.";
+    wait_until(&mut harness, "the photo in the text, saved", |h| {
+        shows(h, "Saved")
+            && shows(h, "Added 1 photo.")
+            && text_on_page(h).as_deref() == Some(written)
+            && photo_in_text(h, "Photo 1 of 1")
+    });
+    assert!(
+        !shows(&harness, "Photos ("),
+        "a photo in the text is not in the strip"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Photo 1 of 1")
+        .click();
+    wait_until(&mut harness, "the photo large", |h| {
+        shows(h, "← → for the others, Esc to close")
     });
     drop(harness);
 
     let journal = entries_in_journal(dir.path());
     assert_eq!(journal.len(), 1, "the page became an entry");
-    // Read off the test's thread, which the window made its UI thread.
-    let (path, id) = (paths::database_path(dir.path()), journal[0].id);
-    let photos = std::thread::spawn(move || {
-        let conn = db::open(&path, &StorageOptions::default()).unwrap();
-        mindsage_core::db::gallery::of_entry(&conn, DEFAULT_USER, id).unwrap()
-    })
-    .join()
-    .unwrap();
+    assert_eq!(journal[0].body, written);
     assert_eq!(
-        photos.iter().map(|p| (p.width, p.height)).collect::<Vec<_>>(),
-        [(80, 60)]
+        photos_of(dir.path(), journal[0].id),
+        [(Some("harbour boats.png".to_owned()), 80, 60)]
+    );
+}
+
+/// A Markdown folder imported with the command shows its images in the page where the
+/// text has them; exported again as Markdown, the images point at the photos' files.
+#[test]
+fn imported_markdown_images_show_in_the_page_and_export_with_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(notes.join("img")).unwrap();
+    photo_file(&notes.join("img/the bay.png"), 90, 60);
+    photo_file(&notes.join("img/pine.png"), 40, 80);
+    let today = chrono::Local::now().date_naive();
+    let text =
+        "Down to the bay.\n\n![The bay](img/the%20bay.png)\n\nThe pine:\n![](<img/pine.png> \"pine\")\n";
+    std::fs::write(notes.join(format!("{today} Walk.md")), text).unwrap();
+    let data = dir.path().join("data");
+    let mindsage = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mindsage"))
+            .arg("--data-dir")
+            .arg(&data)
+            .args(args)
+            .env(
+                "OLLAMA_HOST",
+                format!("http://127.0.0.1:{}", ollama_server::free_port()),
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    mindsage(&["import", notes.to_str().unwrap()]);
+
+    let mut harness = window(&data, |_| {});
+    wait_until(&mut harness, "both photos in the text", |h| {
+        photo_in_text(h, "Photo 1 of 2") && photo_in_text(h, "Photo 2 of 2")
+    });
+    let (bay, pine) = (
+        harness.get_by_role_and_label(Role::Button, "Photo 1 of 2").rect(),
+        harness.get_by_role_and_label(Role::Button, "Photo 2 of 2").rect(),
+    );
+    assert!(
+        bay.bottom() <= pine.top(),
+        "in the text's order: {bay:?} {pine:?}"
+    );
+    drop(harness);
+
+    let out = dir.path().join("out");
+    mindsage(&["export", out.to_str().unwrap(), "--format", "markdown"]);
+    let exported = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .find(|f| f.path().extension().is_some_and(|e| e == "md"))
+        .unwrap();
+    let exported = std::fs::read_to_string(exported.path()).unwrap();
+    let targets: Vec<String> = mindsage_core::media::links::image_links(&exported)
+        .into_iter()
+        .map(|link| link.target.to_owned())
+        .collect();
+    assert_eq!(targets.len(), 2, "{exported}");
+    for target in &targets {
+        assert!(
+            target.starts_with("media/") && out.join(target).is_file(),
+            "{exported}"
+        );
+    }
+}
+
+/// A photo copied to the clipboard (a screenshot, say) and pasted with the palette's
+/// *Paste a photo* goes where the cursor is in the text, named "Pasted photo.png", and
+/// the cursor is back in the text after it; with no image on the clipboard the window
+/// says so and the text stays as it was. The clipboard is an X server's: the test runs
+/// itself again on an Xvfb of its own.
+#[test]
+fn a_photo_pasted_from_the_clipboard_goes_where_the_cursor_is() {
+    let display = match mindsage::virtual_display::VirtualDisplay::start() {
+        Ok(display) => display,
+        Err(e) => return eprintln!("skipped: no Xvfb ({e:#})"),
+    };
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "pasting_on_a_display", "--ignored", "--nocapture"])
+        .env("DISPLAY", &display.name)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+#[ignore = "run by a_photo_pasted_from_the_clipboard_goes_where_the_cursor_is, on its display"]
+fn pasting_on_a_display() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = written(dir.path(), 0, "Screenshot of the map:");
+    let mut harness = window(dir.path(), |_| {});
+    wait_until(
+        &mut harness,
+        "today's entry, the cursor at its end",
+        cursor_in_text,
+    );
+    let paste = |harness: &mut Harness<'_, MindSageApp>| {
+        harness.key_press(Key::Escape);
+        harness.key_press_modifiers(Modifiers::COMMAND, Key::K);
+        wait_until(harness, "the palette", |h| {
+            h.query_by_role_and_label(Role::TextInput, "Command").is_some()
+        });
+        harness.event(Event::Text("paste a photo".to_owned()));
+        harness.run_steps(1);
+        harness.key_press(Key::Enter);
+    };
+
+    let mut clipboard = arboard::Clipboard::new().unwrap();
+    clipboard.set_text("words, not a photo").unwrap();
+    paste(&mut harness);
+    wait_until(&mut harness, "no photo said", |h| {
+        shows(h, "The clipboard holds no photo.")
+    });
+    assert_eq!(text_on_page(&harness).as_deref(), Some("Screenshot of the map:"));
+
+    let (width, height) = (70, 50);
+    let pixels: Vec<u8> = (0..width * height)
+        .flat_map(|i| [(i % 251) as u8, 90, 200, 255])
+        .collect();
+    clipboard
+        .set_image(arboard::ImageData {
+            width,
+            height,
+            bytes: pixels.into(),
+        })
+        .unwrap();
+    paste(&mut harness);
+    wait_until(&mut harness, "the photo in the text", |h| {
+        text_on_page(h).as_deref() == Some("Screenshot of the map:\n![](<Pasted photo.png>)\n")
+            && photo_in_text(h, "Photo 1 of 1")
+            && cursor_in_text(h)
+    });
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    type_where_the_cursor_is(&mut harness, &mut rng, "Found the way.");
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "saved", |h| shows(h, "Saved"));
+    drop(harness);
+    assert_eq!(
+        entries_in_journal(dir.path())[0].body,
+        "Screenshot of the map:\n![](<Pasted photo.png>)\nFound the way."
+    );
+    assert_eq!(
+        photos_of(dir.path(), id),
+        [(Some("Pasted photo.png".to_owned()), width as u32, height as u32)]
     );
 }
 

@@ -15,6 +15,8 @@ pub enum Command {
     Today,
     /// Opens the page's date and time to change them.
     ChangeDate,
+    /// Puts the clipboard's image in the page where the cursor is.
+    PastePhoto,
     DayBefore,
     DayAfter,
     MonthBefore,
@@ -63,6 +65,7 @@ pub const COMMANDS: &[Named] = &[
     named(Command::Record, "New voice entry", keys(CTRL, Key::R)),
     named(Command::Today, "Go to today", keys(Modifiers::ALT, Key::Home)),
     named(Command::ChangeDate, "Change the page's date and time…", None),
+    named(Command::PastePhoto, "Paste a photo from the clipboard", None),
     named(
         Command::DayBefore,
         "Go to the day before",

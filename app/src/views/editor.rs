@@ -25,7 +25,6 @@
 //! keep ([`DraftToKeep`]) to the app, which has the backend write it
 //! ([`crate::backend::Backend::keep_draft`]) and tells the editor where it went.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -48,7 +47,7 @@ use super::prompts::Prompt;
 use super::templates::Templates;
 use super::when::{Chosen, When};
 use super::{Action, display_at};
-use crate::protocol::{Around, KeptDraft, PhotoFile, Request};
+use crate::protocol::{Around, KeptDraft, NewPhoto, PhotoFrom, Request};
 use crate::sound::Playing;
 
 /// Pause in typing after which the entry is saved.
@@ -276,7 +275,7 @@ struct Doc {
     /// When a draft is to be dated, when not now: a page opened on another day.
     dated: Option<DateTime<FixedOffset>>,
     /// Photo files dropped or pasted on a new page, added once it is created.
-    held_photos: Vec<PhotoFile>,
+    held_photos: Vec<NewPhoto>,
     /// The text a template filled a new page with, while it is all the page holds.
     filled: Option<String>,
     /// Whether the day's template was looked for (a new page is filled once).
@@ -600,24 +599,25 @@ impl Editor {
     /// Markdown image on a line of its own naming it (`![](bay.jpg)`), which shows it
     /// there. A saved entry's are attached at once, a new page's once it is created
     /// (which they make it be, like typing). Returns false when no page is open.
+    /// `photos` are where each comes from and the name it would like.
     pub fn add_photos(
         &mut self,
         ctx: &egui::Context,
-        paths: Vec<PathBuf>,
+        photos: Vec<(PhotoFrom, String)>,
         actions: &mut Vec<Action>,
     ) -> bool {
         let now = self.now;
         let Some(doc) = self.doc.as_mut() else {
             return false;
         };
-        let mut photos: Vec<PhotoFile> = Vec::new();
+        let wanted = photos;
+        let mut photos: Vec<NewPhoto> = Vec::new();
         let mut images = String::new();
         let in_text: Vec<String> = links::image_links(&doc.fields.body)
             .into_iter()
             .map(|link| link.target.to_string())
             .collect();
-        for path in paths {
-            let file_name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        for (from, file_name) in wanted {
             let name = links::unique_name(&links::photo_name(&file_name), |name| {
                 self.photos.has_name(name)
                     || in_text.iter().any(|taken| taken == name)
@@ -625,12 +625,14 @@ impl Editor {
             });
             images.push_str(&links::image_markdown(&name));
             images.push('\n');
-            photos.push(PhotoFile {
-                path,
+            photos.push(NewPhoto {
+                from,
                 name: Some(name),
             });
         }
         markdown::insert_lines_in(ctx, body_id(), &mut doc.fields.body, &images);
+        // Back in the text, after the photos, to write on.
+        ctx.memory_mut(|m| m.request_focus(body_id()));
         doc.words = None;
         match doc.which {
             Which::Entry(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, photos })),

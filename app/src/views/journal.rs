@@ -340,10 +340,10 @@ impl JournalView {
     pub fn add_photos(
         &mut self,
         ctx: &egui::Context,
-        paths: Vec<std::path::PathBuf>,
+        photos: Vec<(crate::protocol::PhotoFrom, String)>,
         actions: &mut Vec<Action>,
     ) -> bool {
-        self.editor.add_photos(ctx, paths, actions)
+        self.editor.add_photos(ctx, photos, actions)
     }
 
     /// Shows the entries `filter` selects (the journal, one tag, the trash).

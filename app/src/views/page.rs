@@ -380,7 +380,7 @@ mod tests {
             egui::CentralPanel::default().show(ctx, |ui| {
                 for text in texts {
                     for _ in 0..2 {
-                        let galley = laid_out.get(ui, &style, &text, 300.0);
+                        let galley = laid_out.get(ui, &style, &PagePhotos::default(), &text, 300.0);
                         let expected = as_egui_lays_it_out(ui, &style, text, 300.0);
                         assert_eq!(galley.text(), text);
                         assert_eq!(rows_of(&galley), rows_of(&expected), "{text:?}");

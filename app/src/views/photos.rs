@@ -231,6 +231,13 @@ impl PagePhotos {
             {
                 actions.push(Action::PickPhotos(entry));
             }
+            if ui
+                .small_button("Paste photo")
+                .on_hover_text("The clipboard's image, where the cursor is in the text")
+                .clicked()
+            {
+                actions.push(Action::Send(Request::ClipboardPhoto));
+            }
         });
         if !photos.is_empty() {
             egui::ScrollArea::horizontal()
