@@ -4,6 +4,9 @@
 
 use std::borrow::Cow;
 
+use mindsage_core::db::entries::LINE_BREAK;
+use mindsage_core::media::links;
+
 /// Longest title made from an entry's first line, in characters.
 const FIRST_LINE_TITLE: usize = 60;
 
@@ -14,7 +17,11 @@ pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
     if !title.trim().is_empty() {
         return Cow::Borrowed(title);
     }
-    let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+    let Some(line) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !without_images(l).trim().is_empty())
+    else {
         return Cow::Borrowed("(untitled)");
     };
     match line.char_indices().nth(FIRST_LINE_TITLE) {
@@ -24,25 +31,49 @@ pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
 }
 
 /// Text shown in the list and by the command line without its Markdown marks: "## A
-/// **big** day" reads "A big day", a link reads as its words. Heading and quote marks
-/// go where they stand alone between spaces (a preview joins lines with spaces); a `*`
-/// between spaces ("5 * 3") is not a mark and stays.
+/// **big** day" reads "A big day", a link reads as its words, an image is left out.
+/// Heading and quote marks go where they stand alone between spaces (a preview's lines
+/// are apart with " · "); a `*` between spaces ("5 * 3") is not a mark and stays.
 pub fn plain(text: &str) -> Cow<'_, str> {
     if !text.contains(['#', '*', '_', '`', '[', '>']) {
         return Cow::Borrowed(text);
     }
-    let text = without_link_addresses(text);
+    let text = without_images(text);
+    let text = without_link_addresses(&text);
     let mut out = String::with_capacity(text.len());
-    for (i, token) in text.split(' ').enumerate() {
+    let line_break = LINE_BREAK.trim();
+    for token in text.split(' ').filter(|t| !t.is_empty()) {
         let block_mark = (1..=6).contains(&token.len()) && token.bytes().all(|b| b == b'#') || token == ">";
-        if block_mark {
+        // A line that held only marks or an image leaves no empty line behind.
+        let empty_line = token == line_break && (out.is_empty() || out.ends_with(line_break));
+        if block_mark || empty_line {
             continue;
         }
-        if i > 0 && !out.is_empty() {
+        if !out.is_empty() {
             out.push(' ');
         }
         plain_token(token, &mut out);
     }
+    if out.ends_with(line_break) {
+        out.truncate(out.len() - line_break.len());
+        out.truncate(out.trim_end().len());
+    }
+    Cow::Owned(out)
+}
+
+/// `text` without its Markdown images (`![alt](target)`).
+fn without_images(text: &str) -> Cow<'_, str> {
+    let images = links::image_links(text);
+    if images.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for image in images {
+        out.push_str(&text[copied..image.range.start]);
+        copied = image.range.end;
+    }
+    out.push_str(&text[copied..]);
     Cow::Owned(out)
 }
 
@@ -101,18 +132,25 @@ pub fn words(n: u32) -> String {
     }
 }
 
-/// An untitled entry's list row: the first sentence of its preview as the title, the
-/// rest as the preview, so the row reads like a titled one. Without a sentence end near
-/// the start, all of it is the title (the row truncates it).
+/// An untitled entry's list row: the first line or sentence of its preview, whichever
+/// ends first, as the title, the rest as the preview, so the row reads like a titled
+/// one. Without either near the start, all of it is the title (the row truncates it).
 pub fn untitled_row(preview: &str) -> (&str, &str) {
-    let cut = preview
-        .char_indices()
-        .take(FIRST_LINE_TITLE)
-        .find(|&(i, c)| matches!(c, '.' | '!' | '?') && preview[i + 1..].starts_with(' '));
-    match cut {
-        Some((i, _)) => (&preview[..=i], preview[i + 1..].trim_start()),
-        None => (preview, ""),
-    }
+    let cut = preview.char_indices().take(FIRST_LINE_TITLE).find_map(|(i, c)| {
+        if preview[i..].starts_with(LINE_BREAK) {
+            Some((i, i + LINE_BREAK.len()))
+        } else if matches!(c, '.' | '!' | '?') && preview[i + 1..].starts_with(' ') {
+            Some((i + 1, i + 1))
+        } else {
+            None
+        }
+    });
+    let Some((title_end, rest)) = cut else {
+        return (preview, "");
+    };
+    let rest = preview[rest..].trim_start();
+    let rest = rest.strip_prefix(LINE_BREAK.trim()).map_or(rest, str::trim_start);
+    (&preview[..title_end], rest)
 }
 
 #[cfg(test)]
@@ -135,6 +173,11 @@ mod tests {
             "notes.md and snake_case and 5 * 3 and #hashtag"
         );
         assert_eq!(plain("Plain words."), "Plain words.");
+        assert_eq!(
+            plain("Harbour. · ![](<boats 1.png>) · Then rain. · ![x](y.png)"),
+            "Harbour. · Then rain."
+        );
+        assert_eq!(plain("![](a.png) · ## Day"), "Day");
     }
 
     #[test]
@@ -146,6 +189,11 @@ mod tests {
         assert_eq!(untitled_row("No end in sight"), ("No end in sight", ""));
         assert_eq!(untitled_row("v1.2 shipped! Party."), ("v1.2 shipped!", "Party."));
         assert_eq!(untitled_row(""), ("", ""));
+        assert_eq!(
+            untitled_row("Three good things · 1. Tea · 2. A walk"),
+            ("Three good things", "1. Tea · 2. A walk")
+        );
+        assert_eq!(untitled_row("Rain. · Then sun."), ("Rain.", "Then sun."));
     }
 
     #[test]
@@ -153,6 +201,7 @@ mod tests {
         assert_eq!(entry_title("Walk", "text"), "Walk");
         assert_eq!(entry_title("  ", "\n  Rain all day.\nThen sun."), "Rain all day.");
         assert_eq!(entry_title("", ""), "(untitled)");
+        assert_eq!(entry_title("", "![](<a b.png>)\nThe harbour"), "The harbour");
         let long = "é".repeat(100);
         let title = entry_title("", &long);
         assert_eq!(title.chars().count(), super::FIRST_LINE_TITLE + 1);

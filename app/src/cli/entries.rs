@@ -171,7 +171,8 @@ pub(super) fn lived_day(lived: Option<chrono::DateTime<chrono::FixedOffset>>, cr
 }
 
 pub(super) fn format_row(row: &entries::EntryRow) -> String {
-    let title = crate::wording::entry_title(&row.title, &row.preview);
+    let first_line = row.preview.split(entries::LINE_BREAK).next().unwrap_or_default();
+    let title = crate::wording::entry_title(&row.title, first_line);
     let mood = row.mood_score.map_or("  ".to_owned(), |m| format!("{m:>2}"));
     let tags = if row.tags.is_empty() {
         String::new()

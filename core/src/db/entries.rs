@@ -982,26 +982,35 @@ pub fn word_count(body: &str) -> u32 {
     body.split_whitespace().count().min(u32::MAX as usize) as u32
 }
 
-/// The start of the body on one line, for list rows.
+/// Between a text's lines in its one-line preview.
+pub const LINE_BREAK: &str = " · ";
+
+/// The start of the body on one line, for list rows: its words as written, its lines
+/// apart with [`LINE_BREAK`], so a heading and the list under it do not run together.
 pub fn preview_of(body: &str) -> String {
     let mut out = String::with_capacity(PREVIEW_CHARS + 4);
     // Characters in `out` so far, counted once rather than again for every word.
     let mut chars = 0;
-    for (i, word) in body.split_whitespace().enumerate() {
-        let word_chars = word.chars().count();
-        if chars + word_chars > PREVIEW_CHARS {
-            if i == 0 {
-                out.extend(word.chars().take(PREVIEW_CHARS));
+    for line in body.lines() {
+        for (i, word) in line.split_whitespace().enumerate() {
+            let gap = match (chars, i) {
+                (0, _) => "",
+                (_, 0) => LINE_BREAK,
+                _ => " ",
+            };
+            let gap_chars = gap.chars().count();
+            let word_chars = word.chars().count();
+            if chars + gap_chars + word_chars > PREVIEW_CHARS {
+                if chars == 0 {
+                    out.extend(word.chars().take(PREVIEW_CHARS));
+                }
+                out.push('…');
+                return out;
             }
-            out.push('…');
-            break;
+            out.push_str(gap);
+            out.push_str(word);
+            chars += gap_chars + word_chars;
         }
-        if i > 0 {
-            out.push(' ');
-            chars += 1;
-        }
-        out.push_str(word);
-        chars += word_chars;
     }
     out
 }
@@ -1012,7 +1021,11 @@ mod tests {
 
     #[test]
     fn preview_is_one_line_and_bounded() {
-        assert_eq!(preview_of("  hello\n\nworld  "), "hello world");
+        assert_eq!(preview_of("  hello\n\nworld  "), "hello · world");
+        assert_eq!(
+            preview_of("# Three good things\n\n1. Tea\n2. A long  walk\r\n"),
+            "# Three good things · 1. Tea · 2. A long walk"
+        );
         let long = "word ".repeat(200);
         let p = preview_of(&long);
         assert!(p.chars().count() <= PREVIEW_CHARS + 1);

@@ -146,7 +146,8 @@ pub fn migrate_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
 /// the code that writes new rows: `lived_offset(created_at, local_date)`, the UTC
 /// offset an entry stored before version 16 was most likely written at
 /// ([`clock::lived_on`]); `search_text(text)`, text as the full-text index takes it
-/// ([`crate::scripts::for_index`]).
+/// ([`crate::scripts::for_index`]); `preview_of(body)`, a list row's preview
+/// ([`crate::db::entries::preview_of`]).
 fn register_functions(conn: &Connection) -> Result<()> {
     conn.create_scalar_function(
         "search_text",
@@ -155,6 +156,15 @@ fn register_functions(conn: &Connection) -> Result<()> {
         |ctx| {
             let text: String = ctx.get(0)?;
             Ok(crate::scripts::for_index(&text).into_owned())
+        },
+    )?;
+    conn.create_scalar_function(
+        "preview_of",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let body: String = ctx.get(0)?;
+            Ok(crate::db::entries::preview_of(&body))
         },
     )?;
     conn.create_scalar_function("lived_offset", 2, FunctionFlags::SQLITE_UTF8, |ctx| {
