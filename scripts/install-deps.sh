@@ -24,7 +24,8 @@ screenshot_packages=(imagemagick)
 windows_packages=("${build_packages[@]}" gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64
                   mingw-w64-x86-64-dev)
 msi_packages=(wixl msitools)
-windows_check_packages=(wine64)
+# xclip holds a photo on the clipboard for the Windows check's Ctrl+V.
+windows_check_packages=(wine64 xclip)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;

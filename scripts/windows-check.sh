@@ -8,7 +8,8 @@
 #      a passphrase remembered in the credential store, then forgotten;
 #   2. the data folder defaults to %APPDATA%\MindSage;
 #   3. the window opens on the journal, draws its rows (its --report-startup line) and
-#      closes cleanly when asked, as its close button would;
+#      closes cleanly when asked, as its close button would; Ctrl+V with a photo on
+#      the clipboard puts it in the page;
 #   4. voice entries: no mingw runtime DLL imported, a real Whisper model loaded and a
 #      recording transcribed (`transcribe`), an entry made from it (`add --audio`);
 #   4b. the reminder: set in Task Scheduler (schtasks), the task's command and days,
@@ -196,6 +197,41 @@ pass "the window closed cleanly when asked"
 [ "$(win --data-dir "$win_journal" --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["total_entries"])')" = 40 ] \
   || fail "the journal changed after the window closed"
 pass "the journal is intact after the window"
+
+# 3b. Ctrl+V with a photo on the clipboard (a screenshot) puts it in the page where the
+#     cursor is. egui's window passes the clipboard's text alone; the exe's hook on its
+#     messages sees the key (app/src/paste_key.rs). Wine's clipboard is the X server's:
+#     xclip holds a PNG there, and Wine offers it as Windows' "PNG" format.
+paste_journal="C:\\users\\$user\\MindSage paste"
+unix_paste="$user_dir/MindSage paste"
+rm -rf "$unix_paste"
+win --data-dir "$paste_journal" add --body "The way to the harbour:" >/dev/null
+convert -size 64x48 gradient:navy-gold "$work/screenshot.png"
+xclip -selection clipboard -t image/png -i "$work/screenshot.png" &
+clip_pid=$!
+"$WINE" "$exe" --data-dir "$paste_journal" --exit-after 25 2>"$work/paste.err" &
+window_pid=$!
+window=""
+for _ in $(seq 1 60); do
+  window=$(xdotool search --onlyvisible --name '^MindSage$' 2>/dev/null | head -n 1) && [ -n "$window" ] && break
+  sleep 0.5
+done
+[ -n "$window" ] || fail "the window to paste in did not open: $(tail -5 "$work/paste.err")"
+# Today's page, the cursor at the end of its text (no click: it opens so).
+sleep 4
+xdotool windowfocus --sync "$window" key ctrl+v
+wait "$window_pid" || fail "the window did not close cleanly after the paste: $(tail -5 "$work/paste.err")"
+kill "$clip_pid" 2>/dev/null || true
+python3 - "$unix_paste/journal.db" <<'PY' || fail "Ctrl+V did not put the clipboard's photo in the page"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+body = db.execute("SELECT body FROM journal_entries").fetchone()[0]
+photos = db.execute("SELECT name, width, height FROM media WHERE kind = 'image'").fetchall()
+print("text:", repr(body), "photos:", photos)
+assert body == "The way to the harbour:\n![](<Pasted photo.png>)\n", body
+assert photos == [("Pasted photo.png", 64, 48)], photos
+PY
+pass "Ctrl+V put the clipboard's photo in the page where the cursor was"
 
 # 4. Voice entries: whisper.cpp inside the exe loads a real model and transcribes a real
 #    recording; an entry is made from it; the exe needs no mingw runtime DLL.

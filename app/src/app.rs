@@ -906,6 +906,17 @@ impl MindSageApp {
         }
     }
 
+    /// Ctrl+V in the page's text with no text on the clipboard (egui pasted nothing):
+    /// the clipboard's image, if it holds one, goes in the page ([`crate::paste_key`]).
+    #[cfg(windows)]
+    fn photo_pasted_by_key(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        let in_text = ctx.memory(|m| m.has_focus(crate::views::editor::body_id()));
+        let text_pasted = ctx.input(|i| i.events.iter().any(|e| matches!(e, egui::Event::Paste(_))));
+        if crate::paste_key::take() && in_text && !text_pasted {
+            actions.push(Action::Send(Request::ClipboardPhoto));
+        }
+    }
+
     /// The clipboard's image, asked for by *Paste photo*: placed in the page where its
     /// cursor is, like a dropped photo.
     fn paste_photo(&mut self, pasted: Result<Vec<u8>, String>, actions: &mut Vec<Action>) {
@@ -1168,6 +1179,8 @@ impl MindSageApp {
         self.lock_when_idle(ctx, &mut actions);
         self.shortcuts(ctx, &mut actions);
         self.arriving_files(ctx, &mut actions);
+        #[cfg(windows)]
+        self.photo_pasted_by_key(ctx, &mut actions);
         if !self.focus_mode {
             self.top_bar_ui(ctx, &mut actions);
         }

@@ -10,6 +10,8 @@ mod file_dialog;
 pub mod fonts;
 pub mod launch_report;
 pub mod overlay;
+#[cfg(windows)]
+mod paste_key;
 pub mod protocol;
 pub mod queue;
 mod reader;

@@ -60,6 +60,8 @@ pub fn run(args: &Args) -> Result<()> {
             .with_icon(app_icon()),
         ..Default::default()
     };
+    #[cfg(windows)]
+    let native = crate::paste_key::watch(native);
     eframe::run_native(
         "MindSage",
         native,
