@@ -5,7 +5,7 @@
 #                                     Windows exe under Wine where the cross toolchain is
 #                                     installed (scripts/install-deps.sh windows-check)
 #   scripts/screenshots.sh windows    only the Windows one (docs/screenshots/windows.png)
-# The page's shots (today, markdown, focus, calendar) and the year in pixels are taken
+# The page's shots (today, markdown, focus, calendar, photos) and the year in pixels are taken
 # at 1280x800, the others at the window's own 1100x720.
 # Needs: xvfb, xauth, xdotool, ImageMagick's `import` (installed below when missing).
 set -euo pipefail
@@ -52,6 +52,24 @@ It is strange how a grey day can feel so full. I want to remember the sound of t
 ENTRY
 )" >/dev/null
 
+# Yesterday's entry, imported from a Markdown note whose text places a photo, for the
+# shot of photos in the page.
+notes="$work/notes"
+mkdir -p "$notes/img"
+convert -size 900x560 gradient:'#3c78b4-#e6c85a' -fill '#fae678' -draw 'circle 700,120 760,120' \
+  -fill '#2f5d3a' -draw 'polygon 0,560 0,420 220,360 430,430 650,380 900,450 900,560' "$notes/img/low tide.jpg"
+cat >"$notes/$(date -d yesterday +%F) Down to the bay.md" <<'NOTE'
+Walked down to the bay after lunch. The tide was **out**, and the sand went on for ever.
+
+![The bay at low tide](img/low%20tide.jpg)
+
+Home before dark, sand in everything.
+NOTE
+"$bin" --data-dir "$work" import "$notes" >/dev/null
+bay=$("$bin" --data-dir "$work" --json search "Down to the bay" | python3 -c '
+import json, sys
+print(next(h["id"] for h in json.load(sys.stdin)["hits"] if h["title"] == "Down to the bay"))')
+
 # shoot NAME [--keys "KEY…"] ARGS...: opens the app with ARGS, waits for it to settle,
 # presses KEYs (xdotool names) in it if given, saves NAME.png. The window is as large as
 # the display; the shots of the other screens keep its usual 1100x720.
@@ -68,7 +86,7 @@ shoot() {
   local window
   window=$(xdotool search --onlyvisible --name '^MindSage$' | head -n 1)
   case $name in
-    today | markdown | focus | calendar | year) xdotool windowsize "$window" 1280 800 ;;
+    today | markdown | focus | calendar | year | photos) xdotool windowsize "$window" 1280 800 ;;
     *) xdotool windowsize "$window" 1100 720 ;;
   esac
   for key in $keys; do
@@ -77,7 +95,7 @@ shoot() {
   done
   sleep 1
   case $name in
-    today | markdown | focus | calendar | year) import -window root "$out/$name.png" ;;
+    today | markdown | focus | calendar | year | photos) import -window root "$out/$name.png" ;;
     *) import -window root -crop 1100x720+0+0 +repage "$out/$name.png" ;;
   esac
   kill "$app_pid"
@@ -116,6 +134,7 @@ shoot markdown --keys "ctrl+backslash"
 shoot focus --keys "F11"
 shoot calendar --keys "alt+Up alt+Left alt+Left"
 shoot year --view dashboard
+shoot photos --entry "$bay"
 shoot journal --view journal --entry "$newest"
 shoot dashboard --view dashboard
 shoot gallery --view gallery
