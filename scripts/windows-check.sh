@@ -220,6 +220,9 @@ done
 # Today's page, the cursor at the end of its text (no click: it opens so).
 sleep 4
 xdotool windowfocus --sync "$window" key ctrl+v
+# The cursor is back in the text, after the photo: the person writes on.
+sleep 3
+xdotool type --delay 120 "Found it."
 wait "$window_pid" || fail "the window did not close cleanly after the paste: $(tail -5 "$work/paste.err")"
 kill "$clip_pid" 2>/dev/null || true
 python3 - "$unix_paste/journal.db" <<'PY' || fail "Ctrl+V did not put the clipboard's photo in the page"
@@ -228,10 +231,10 @@ db = sqlite3.connect(sys.argv[1])
 body = db.execute("SELECT body FROM journal_entries").fetchone()[0]
 photos = db.execute("SELECT name, width, height FROM media WHERE kind = 'image'").fetchall()
 print("text:", repr(body), "photos:", photos)
-assert body == "The way to the harbour:\n![](<Pasted photo.png>)\n", body
+assert body == "The way to the harbour:\n![](<Pasted photo.png>)\nFound it.", body
 assert photos == [("Pasted photo.png", 64, 48)], photos
 PY
-pass "Ctrl+V put the clipboard's photo in the page where the cursor was"
+pass "Ctrl+V put the clipboard's photo in the page where the cursor was, and the typing after it"
 
 # 4. Voice entries: whisper.cpp inside the exe loads a real model and transcribes a real
 #    recording; an entry is made from it; the exe needs no mingw runtime DLL.

@@ -809,11 +809,9 @@ fn pasting_on_a_display() {
     let dir = tempfile::tempdir().unwrap();
     let id = written(dir.path(), 0, "Screenshot of the map:");
     let mut harness = window(dir.path(), |_| {});
-    wait_until(
-        &mut harness,
-        "today's entry, the cursor at its end",
-        cursor_in_text,
-    );
+    wait_until(&mut harness, "today's entry, the cursor at its end", |h| {
+        cursor_in_text(h) && text_on_page(h).as_deref() == Some("Screenshot of the map:")
+    });
     let paste = |harness: &mut Harness<'_, MindSageApp>| {
         harness.key_press(Key::Escape);
         harness.key_press_modifiers(Modifiers::COMMAND, Key::K);

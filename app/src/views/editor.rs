@@ -266,8 +266,8 @@ struct Doc {
     sent_over_other: bool,
     /// The draft file holding this text, removed once it is saved.
     kept: Option<KeptDraft>,
-    /// Move the keyboard focus to the end of the text on the next frame.
-    focus_body: bool,
+    /// Give the text the keyboard on the next frame, the cursor where it goes.
+    focus_body: Option<CursorTo>,
     /// The day the page was opened: a draft's heading (a saved entry's is its own day).
     opened_on: NaiveDate,
     /// Words in the text on screen, counted once after each change (`None`: changed).
@@ -295,7 +295,7 @@ impl Doc {
             over_other: false,
             sent_over_other: false,
             kept: None,
-            focus_body: true,
+            focus_body: Some(CursorTo::End),
             opened_on: clock::now_here().date_naive(),
             words: None,
             dated: None,
@@ -317,7 +317,7 @@ impl Doc {
             over_other: false,
             sent_over_other: false,
             kept: None,
-            focus_body: false,
+            focus_body: None,
             opened_on: clock::now_here().date_naive(),
             words: None,
             dated: None,
@@ -345,7 +345,7 @@ impl Doc {
         self.fields.body.clone_from(&text);
         self.filled = Some(text);
         self.words = None;
-        self.focus_body = true;
+        self.focus_body = Some(CursorTo::End);
     }
 
     /// Takes a new reading of the entry on screen. A reading older than the one held
@@ -576,7 +576,7 @@ impl Editor {
     pub fn load_to_write(&mut self, entry: Entry, actions: &mut Vec<Action>) {
         self.load(entry, actions);
         if let Some(doc) = &mut self.doc {
-            doc.focus_body = true;
+            doc.focus_body = Some(CursorTo::End);
         }
     }
 
@@ -632,7 +632,7 @@ impl Editor {
         }
         markdown::insert_lines_in(ctx, body_id(), &mut doc.fields.body, &images);
         // Back in the text, after the photos, to write on.
-        ctx.memory_mut(|m| m.request_focus(body_id()));
+        doc.focus_body = Some(CursorTo::Kept);
         doc.words = None;
         match doc.which {
             Which::Entry(entry) => actions.push(Action::Send(Request::AttachPhotos { entry, photos })),
@@ -1388,21 +1388,34 @@ fn suggestion_button(ui: &mut egui::Ui, verb: &str, text: &str) -> egui::Respons
 }
 
 /// The page's text field, one per window.
+/// Where the cursor goes when the page's text is given the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CursorTo {
+    /// The end of the text: a page opened to write.
+    End,
+    /// Where it is: after photos put in the text.
+    Kept,
+}
+
 pub fn body_id() -> egui::Id {
     egui::Id::new("entry_body")
 }
 
 /// The entry's text in the reading face, laid out by `layouter` (its Markdown styled as
 /// typed, room made for its photos), filling at least the rest of the window, `hint`
-/// greyed in it while empty; `focus` puts the cursor in it, at the end of the text.
+/// greyed in it while empty; `focus` gives it the keyboard, the cursor where it says.
 /// Returns whether the text changed, and the field as shown.
+///
+/// The focus is asked for after the field is drawn, as a click gives it: asked for
+/// before it was drawn, in the frame of a thread's answer, the real window took no
+/// typing afterwards (egui_kittest did); the Windows check types after a paste.
 fn body_ui(
     ui: &mut egui::Ui,
     style: &PageStyle,
     layouter: &mut dyn FnMut(&egui::Ui, &dyn egui::TextBuffer, f32) -> std::sync::Arc<egui::Galley>,
     body: &mut String,
     hint: &str,
-    focus: bool,
+    focus: Option<CursorTo>,
     focused: &mut Option<FieldName>,
 ) -> (bool, egui::text_edit::TextEditOutput) {
     // The page scrolls as one: the space left on its first screen, measured from the
@@ -1439,14 +1452,16 @@ fn body_ui(
     {
         markdown::after_enter_in(&ctx, id, body, range.primary.index);
     }
-    if focus {
+    if let Some(to) = focus {
         text.request_focus();
-        let end = egui::text::CCursor::new(body.chars().count());
-        let mut state = egui::TextEdit::load_state(&ctx, id).unwrap_or_default();
-        state
-            .cursor
-            .set_char_range(Some(egui::text::CCursorRange::one(end)));
-        state.store(&ctx, id);
+        if to == CursorTo::End {
+            let end = egui::text::CCursor::new(body.chars().count());
+            let mut state = egui::TextEdit::load_state(&ctx, id).unwrap_or_default();
+            state
+                .cursor
+                .set_char_range(Some(egui::text::CCursorRange::one(end)));
+            state.store(&ctx, id);
+        }
     }
     note_focus(text, FieldName::Body, focused);
     (changed, output)
@@ -1499,7 +1514,11 @@ mod tests {
         let Which::Draft(draft) = doc.which else {
             panic!("a new entry starts as a draft")
         };
-        assert!(doc.focus_body, "the cursor starts in the text");
+        assert_eq!(
+            doc.focus_body,
+            Some(CursorTo::End),
+            "the cursor starts in the text"
+        );
         doc.fields.body = "Rain all day.".into();
         doc.save.typed(0.0);
         editor.save_now(&mut actions);
