@@ -1033,6 +1033,7 @@ impl MindSageApp {
                 Command::Today,
                 Command::ToggleList,
                 Command::FocusMode,
+                Command::PastePhoto,
             ],
             &[
                 Command::ImportFile,
