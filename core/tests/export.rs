@@ -1,5 +1,6 @@
-//! Export and back: a journal with photos, a recording, the model's titles and
-//! summaries, exported and imported into an empty journal, is the same journal.
+//! Export and back: a journal with photos (one placed in its text by name), a recording,
+//! the model's titles and summaries, exported and imported into an empty journal, is
+//! the same journal.
 
 mod common;
 
@@ -8,10 +9,11 @@ use mindsage_core::db::archive::{self, ArchivedEntry};
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::audio::{self, NewRecording};
 use mindsage_core::db::entries::{self, NewEntry};
-use mindsage_core::db::{DEFAULT_USER, jobs};
+use mindsage_core::db::{DEFAULT_USER, gallery, jobs};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::export::{self, ExportError, Format};
 use mindsage_core::import::{self, Options, Source};
+use mindsage_core::media;
 use mindsage_core::voice::wav;
 use rusqlite::Connection;
 
@@ -53,8 +55,31 @@ fn seeded(journal: &TempJournal) -> Connection {
         .unwrap();
     }
     entries::soft_delete(&mut conn, DEFAULT_USER, 5).unwrap();
+    // A photo dropped into an entry's text: its Markdown image names it.
+    let placed = NewEntry {
+        body: format!("At the bay:\n{PLACED}\nHome by six."),
+        ..NewEntry::default()
+    };
+    let id = entries::create(&mut conn, DEFAULT_USER, &placed).unwrap();
+    let mut png = Vec::new();
+    image::RgbImage::from_fn(30, 20, |x, y| image::Rgb([x as u8 * 8, y as u8 * 12, 90]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let photo = media::prepare_image(png).unwrap();
+    gallery::attach_image(
+        &conn,
+        DEFAULT_USER,
+        id,
+        &photo,
+        "2026-01-01T10:00:00.000Z",
+        Some("the bay.png"),
+    )
+    .unwrap();
     conn
 }
+
+/// The placed photo's image in its entry's text.
+const PLACED: &str = "![](<the bay.png>)";
 
 /// Every live entry, whole, keyed by when it was written.
 fn snapshot(conn: &Connection) -> Vec<ArchivedEntry> {
@@ -76,7 +101,7 @@ fn json_export_imported_into_an_empty_journal_is_the_same_journal() {
     let report = export::run(&conn, DEFAULT_USER, &file, Format::Json).unwrap();
     let before = snapshot(&conn);
     assert_eq!(report.entries, before.len());
-    assert_eq!((report.photos, report.recordings), (6, 1));
+    assert_eq!((report.photos, report.recordings), (7, 1));
     assert!(
         before.iter().all(|e| e.entry.id != 5),
         "the trash is not exported"
@@ -121,6 +146,13 @@ fn json_export_imported_into_an_empty_journal_is_the_same_journal() {
     let queue = jobs::counts(&copy_conn).unwrap();
     assert_eq!(queue.embed_pending as usize, before.len());
     assert_eq!(queue.enrich_pending as usize, before.len() - 3);
+    let placed: Vec<_> = after
+        .iter()
+        .flat_map(|e| &e.media)
+        .filter(|m| m.name.is_some())
+        .collect();
+    assert_eq!(placed.len(), 1, "the placed photo keeps its name");
+    assert_eq!(placed[0].name.as_deref(), Some("the bay.png"));
     // And a second import of the same file adds nothing.
     assert_eq!(import_into(&mut copy_conn, &file).duplicates, before.len());
 }
@@ -157,11 +189,34 @@ fn markdown_export_is_readable_notes_that_import_back() {
     let after = snapshot(&copy_conn);
     for (a, b) in before.iter().zip(&after) {
         let (x, y) = (&a.entry, &b.entry);
+        // The placed photo's image points at its file in the export, and keeps it as
+        // its name once imported again.
+        let file = a.media.iter().find(|m| m.name.is_some()).map(|m| {
+            let file = format!("media/{}.png", &media::sha256_hex(&m.data)[..16]);
+            assert!(folder.join(&file).is_file());
+            file
+        });
+        let body = match &file {
+            Some(file) => x.body.replace(PLACED, &format!("![](<{file}>)")),
+            None => x.body.clone(),
+        };
+        let names = |e: &ArchivedEntry| -> Vec<Option<String>> {
+            e.media
+                .iter()
+                .filter(|m| m.kind == "image")
+                .map(|m| m.name.clone())
+                .collect()
+        };
+        if let Some(file) = &file {
+            assert_eq!(names(b), [Some(file.clone())]);
+        } else {
+            assert_eq!(names(b), names(a));
+        }
         assert_eq!(
             (
                 &x.created_at,
                 &x.title,
-                x.body.trim(),
+                &body.trim(),
                 &x.tags,
                 x.mood_score,
                 &a.day
@@ -169,7 +224,7 @@ fn markdown_export_is_readable_notes_that_import_back() {
             (
                 &y.created_at,
                 &y.title,
-                y.body.trim(),
+                &y.body.trim(),
                 &y.tags,
                 y.mood_score,
                 &b.day

@@ -141,7 +141,7 @@ fn item(relative: &str, bytes: Vec<u8>) -> Result<(Item, Vec<String>), String> {
         None => {
             let (heading, body) = text::split_title(content, false);
             let from_name = match named {
-                Some((_, rest)) => rest.trim_matches([' ', '-', '_', '.']).to_string(),
+                Some((_, rest)) => without_copy_number(rest.trim_matches([' ', '-', '_', '.'])).to_string(),
                 None => stem.clone(),
             };
             (if heading.is_empty() { from_name } else { heading }, body)
@@ -246,6 +246,20 @@ fn tags(value: &Yaml) -> Vec<String> {
             })
             .unwrap_or_default(),
     }
+}
+
+/// A file name's rest without the ` (2)` that numbers a second file of the same name
+/// (MindSage's export numbers a day's untitled entries so; file managers number copies
+/// so): `(2)` alone is no title, and `Walk (2)` is titled `Walk`.
+fn without_copy_number(rest: &str) -> &str {
+    let Some(open) = rest.strip_suffix(')').and_then(|r| r.rfind('(')) else {
+        return rest;
+    };
+    let number = &rest[open + 1..rest.len() - 1];
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return rest;
+    }
+    rest[..open].trim_end()
 }
 
 /// Whether an image's target is a file rather than an address.
@@ -356,6 +370,16 @@ mod tests {
             super::item("2023-01-01.md", b"---\n: [\n---\nx".to_vec())
                 .unwrap_err()
                 .contains("YAML")
+        );
+    }
+
+    #[test]
+    fn a_copy_number_in_a_file_name_is_no_title() {
+        assert_eq!(item_of("2023-01-01 (2).md", "Rain.").0.entry.title, "");
+        assert_eq!(item_of("2023-01-01 Walk (12).md", "Rain.").0.entry.title, "Walk");
+        assert_eq!(
+            item_of("2023-01-01 Walk (x).md", "Rain.").0.entry.title,
+            "Walk (x)"
         );
     }
 
