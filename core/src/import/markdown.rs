@@ -3,7 +3,8 @@
 //!
 //! The date comes from YAML front matter (`date`, `created` or `created_at`), else from a
 //! file name that starts `YYYY-MM-DD` (noon that day on this computer's clock). The title
-//! comes from front matter, else a leading `# H1` line, else the rest of the file name.
+//! comes from front matter, else a leading `# H1` line, else the rest of the file name
+//! (less a copy number, ` (2)`).
 //! Tags come from front matter (`tags`: a list, or words split at commas or spaces),
 //! `mood` (1–10) too, and `day` (the day the entry counts for, as MindSage's export
 //! writes it). Photos are the Markdown images with a relative path to a file
