@@ -212,7 +212,13 @@ impl PagePhotos {
             return;
         };
         let (entry, all) = (*entry, photos.as_deref().unwrap_or_default());
-        let placed: Vec<&str> = links::image_links(body).into_iter().map(|l| l.target).collect();
+        // The text is read for images only when a photo has a name to be placed by: a
+        // long entry is not scanned every frame for nothing.
+        let placed: Vec<&str> = if all.iter().any(|tile| tile.name.is_some()) {
+            links::image_links(body).into_iter().map(|l| l.target).collect()
+        } else {
+            Vec::new()
+        };
         let photos: Vec<(usize, &Tile)> = all
             .iter()
             .enumerate()
