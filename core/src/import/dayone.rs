@@ -24,6 +24,7 @@ use zip::ZipArchive;
 use super::{Export, Files, FolderFiles, Item, MAX_FILE_BYTES, Photo, Problem, Source, read_limited, text};
 use crate::clock;
 use crate::db::entries::NewEntry;
+use crate::media::links::image_links;
 
 /// Whether a JSON document is a Day One journal: `entries` whose items carry
 /// Day One's fields, or Day One's `metadata`.
@@ -274,37 +275,25 @@ struct Moment {
 }
 
 /// The text without its `![…](dayone-moment:…)` references, and the references.
+/// Other images stay as written.
 fn take_moments(text: &str) -> (String, Vec<Moment>) {
     let mut out = String::with_capacity(text.len());
     let mut ids = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("![") {
-        let after = &rest[start..];
-        let reference = after.find("](").and_then(|open| {
-            let target = &after[open + 2..];
-            let close = target.find(')')?;
-            let url = &target[..close];
-            url.starts_with("dayone-moment:")
-                .then(|| (open + 2 + close + 1, url))
-        });
-        match reference {
-            Some((len, url)) => {
-                out.push_str(&rest[..start]);
-                // dayone-moment://ID for photos, dayone-moment:/audio/ID and the like
-                // for other media.
-                ids.push(Moment {
-                    id: url.rsplit('/').next().unwrap_or_default().to_string(),
-                    photo: url.starts_with("dayone-moment://"),
-                });
-                rest = &after[len..];
-            }
-            None => {
-                out.push_str(&rest[..start + 2]);
-                rest = &after[2..];
-            }
+    let mut kept_to = 0;
+    for link in image_links(text) {
+        if !link.target.starts_with("dayone-moment:") {
+            continue;
         }
+        out.push_str(&text[kept_to..link.range.start]);
+        kept_to = link.range.end;
+        // dayone-moment://ID for photos, dayone-moment:/audio/ID and the like for
+        // other media.
+        ids.push(Moment {
+            id: link.target.rsplit('/').next().unwrap_or_default().to_string(),
+            photo: link.target.starts_with("dayone-moment://"),
+        });
     }
-    out.push_str(rest);
+    out.push_str(&text[kept_to..]);
     // A reference on its own line leaves an empty line; runs of them collapse.
     while out.contains("\n\n\n") {
         out = out.replace("\n\n\n", "\n\n");
