@@ -599,18 +599,17 @@ impl Editor {
     /// Markdown image on a line of its own naming it (`![](bay.jpg)`), which shows it
     /// there. A saved entry's are attached at once, a new page's once it is created
     /// (which they make it be, like typing). Returns false when no page is open.
-    /// `photos` are where each comes from and the name it would like.
+    /// `wanted` are where each comes from and the name it would like.
     pub fn add_photos(
         &mut self,
         ctx: &egui::Context,
-        photos: Vec<(PhotoFrom, String)>,
+        wanted: Vec<(PhotoFrom, String)>,
         actions: &mut Vec<Action>,
     ) -> bool {
         let now = self.now;
         let Some(doc) = self.doc.as_mut() else {
             return false;
         };
-        let wanted = photos;
         let mut photos: Vec<NewPhoto> = Vec::new();
         let mut images = String::new();
         let in_text: Vec<String> = links::image_links(&doc.fields.body)
@@ -1111,7 +1110,7 @@ impl Editor {
             std::mem::take(&mut doc.focus_body),
             &mut focused,
         );
-        self.photos.in_text_ui(ui, &doc.fields.body, &field, actions);
+        let placed = self.photos.in_text_ui(ui, &doc.fields.body, &field, actions);
         if typed {
             doc.words = None;
         }
@@ -1122,7 +1121,7 @@ impl Editor {
             ui.ctx().request_repaint_after(AUTOSAVE_AFTER);
         }
         if !style.focus {
-            self.photos.ui(ui, &doc.fields.body, actions);
+            self.photos.ui(ui, &placed, actions);
         }
     }
 

@@ -139,16 +139,20 @@ impl PagePhotos {
 
     /// The photos `body` places, painted into the room its layout made under their
     /// images' lines (`field`: the text field as shown); a click shows one large.
+    /// Returns the places in the list of the photos placed, for [`Self::ui`]'s strip.
     pub fn in_text_ui(
         &mut self,
         ui: &egui::Ui,
         body: &str,
         field: &egui::text_edit::TextEditOutput,
         actions: &mut Vec<Action>,
-    ) {
+    ) -> Vec<usize> {
         let tiles = self.tiles();
+        let mut placed = Vec::new();
+        // The text is read for images only when a photo has a name to be placed by: a
+        // long entry is not scanned every frame for nothing.
         if !tiles.iter().any(|tile| tile.name.is_some()) || !body.contains("![") {
-            return;
+            return placed;
         }
         let galley = &field.galley;
         let width = galley.job.wrap.max_width;
@@ -165,6 +169,7 @@ impl PagePhotos {
             else {
                 continue;
             };
+            placed.push(n);
             let closing = link.range.end - 1;
             chars += body[counted..closing].chars().count();
             counted = closing;
@@ -203,26 +208,20 @@ impl PagePhotos {
         if let Some(media_id) = open {
             self.open(media_id, actions);
         }
+        placed
     }
 
-    /// The strip under the text (the photos `body` does not place), and the photo shown
-    /// large over the window.
-    pub fn ui(&mut self, ui: &mut egui::Ui, body: &str, actions: &mut Vec<Action>) {
+    /// The strip under the text (the photos not `placed` in it, as
+    /// [`Self::in_text_ui`] returned them), and the photo shown large over the window.
+    pub fn ui(&mut self, ui: &mut egui::Ui, placed: &[usize], actions: &mut Vec<Action>) {
         let Some((entry, photos)) = &self.entry else {
             return;
         };
         let (entry, all) = (*entry, photos.as_deref().unwrap_or_default());
-        // The text is read for images only when a photo has a name to be placed by: a
-        // long entry is not scanned every frame for nothing.
-        let placed: Vec<&str> = if all.iter().any(|tile| tile.name.is_some()) {
-            links::image_links(body).into_iter().map(|l| l.target).collect()
-        } else {
-            Vec::new()
-        };
         let photos: Vec<(usize, &Tile)> = all
             .iter()
             .enumerate()
-            .filter(|(_, tile)| tile.name.as_deref().is_none_or(|name| !placed.contains(&name)))
+            .filter(|(n, _)| !placed.contains(n))
             .collect();
         let mut open = None;
         ui.add_space(8.0);
