@@ -10,6 +10,9 @@ use mindsage_core::media::links;
 /// Longest title made from an entry's first line, in characters.
 const FIRST_LINE_TITLE: usize = 60;
 
+/// What an entry with neither title nor text is called.
+const UNTITLED: &str = "(untitled)";
+
 /// What an entry is called on screen and in the command line's output: its title; without one, the first line of its text
 /// (an entry starts with writing, and the model's title comes later); "(untitled)" when
 /// both are empty.
@@ -22,7 +25,7 @@ pub fn entry_title<'a>(title: &'a str, text: &'a str) -> Cow<'a, str> {
         .map(str::trim)
         .find(|l| !without_images(l).trim().is_empty())
     else {
-        return Cow::Borrowed("(untitled)");
+        return Cow::Borrowed(UNTITLED);
     };
     match line.char_indices().nth(FIRST_LINE_TITLE) {
         Some((cut, _)) => Cow::Owned(format!("{}…", line[..cut].trim_end())),
@@ -134,8 +137,9 @@ pub fn words(n: u32) -> String {
 
 /// An untitled entry's list row: the first line or sentence of its preview, whichever
 /// ends first, as the title, the rest as the preview, so the row reads like a titled
-/// one. Without either near the start, all of it is the title (the row truncates it).
-pub fn untitled_row(preview: &str) -> (&str, &str) {
+/// one. A first sentence too long for a title is cut at a word ("…"), and the preview
+/// goes on from that word, so the row's second line is never empty while text is left.
+pub fn untitled_row(preview: &str) -> (Cow<'_, str>, &str) {
     let cut = preview.char_indices().take(FIRST_LINE_TITLE).find_map(|(i, c)| {
         if preview[i..].starts_with(LINE_BREAK) {
             Some((i, i + LINE_BREAK.len()))
@@ -145,12 +149,21 @@ pub fn untitled_row(preview: &str) -> (&str, &str) {
             None
         }
     });
-    let Some((title_end, rest)) = cut else {
-        return (preview, "");
-    };
-    let rest = preview[rest..].trim_start();
-    let rest = rest.strip_prefix(LINE_BREAK.trim()).map_or(rest, str::trim_start);
-    (&preview[..title_end], rest)
+    if let Some((title_end, rest)) = cut {
+        let rest = preview[rest..].trim_start();
+        let rest = rest.strip_prefix(LINE_BREAK.trim()).map_or(rest, str::trim_start);
+        return (Cow::Borrowed(&preview[..title_end]), rest);
+    }
+    match preview.char_indices().nth(FIRST_LINE_TITLE) {
+        None if preview.trim().is_empty() => (Cow::Borrowed(UNTITLED), ""),
+        None => (Cow::Borrowed(preview), ""),
+        Some((limit, _)) => {
+            // A word longer than a whole title is cut inside.
+            let at = preview[..limit].rfind(' ').filter(|&i| i > 0).unwrap_or(limit);
+            let title = format!("{}…", preview[..at].trim_end());
+            (Cow::Owned(title), preview[at..].trim_start())
+        }
+    }
 }
 
 #[cfg(test)]
@@ -182,18 +195,33 @@ mod tests {
 
     #[test]
     fn an_untitled_row_is_split_after_its_first_sentence() {
+        let row = |preview| {
+            let (title, rest) = untitled_row(preview);
+            (title.into_owned(), rest)
+        };
         assert_eq!(
-            untitled_row("Rain all day. Then sun."),
-            ("Rain all day.", "Then sun.")
+            row("Rain all day. Then sun."),
+            ("Rain all day.".into(), "Then sun.")
         );
-        assert_eq!(untitled_row("No end in sight"), ("No end in sight", ""));
-        assert_eq!(untitled_row("v1.2 shipped! Party."), ("v1.2 shipped!", "Party."));
-        assert_eq!(untitled_row(""), ("", ""));
+        assert_eq!(row("No end in sight"), ("No end in sight".into(), ""));
+        assert_eq!(row("v1.2 shipped! Party."), ("v1.2 shipped!".into(), "Party."));
+        assert_eq!(row(""), ("(untitled)".into(), ""));
         assert_eq!(
-            untitled_row("Three good things · 1. Tea · 2. A walk"),
-            ("Three good things", "1. Tea · 2. A walk")
+            row("Three good things · 1. Tea · 2. A walk"),
+            ("Three good things".into(), "1. Tea · 2. A walk")
         );
-        assert_eq!(untitled_row("Rain. · Then sun."), ("Rain.", "Then sun."));
+        assert_eq!(row("Rain. · Then sun."), ("Rain.".into(), "Then sun."));
+        // A first sentence longer than a title goes on in the preview, from a word.
+        assert_eq!(
+            row("Walked down to the harbour with the dog and watched the boats come in slowly"),
+            (
+                "Walked down to the harbour with the dog and watched the…".into(),
+                "boats come in slowly"
+            )
+        );
+        let word = "a".repeat(70);
+        let (title, rest) = row(&word);
+        assert_eq!((title.chars().count(), rest.len()), (61, 10));
     }
 
     #[test]

@@ -117,6 +117,22 @@ fn a_person_who_launches_mindsage_and_types_finds_the_words_in_the_journal() {
 }
 
 #[test]
+fn a_first_sentence_too_long_for_a_title_goes_on_in_its_list_row() {
+    let (_dir, mut harness) = on_todays_page(|_| {});
+    let sentence = "Walked down to the harbour with the dog and watched the boats come in slowly";
+    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+    type_where_the_cursor_is(&mut harness, &mut rng, sentence);
+    app_harness::pause_for(&mut harness, 1.0);
+    wait_until(&mut harness, "the page saved", |h| shows(h, "Saved"));
+    // The row's title is cut at a word, and its second line goes on from that word
+    // (it was empty: the row showed the title alone).
+    wait_until(&mut harness, "the entry's row in the list", |h| {
+        shows(h, "Walked down to the harbour with the dog and watched the…")
+            && shows(h, "boats come in slowly")
+    });
+}
+
+#[test]
 fn today_with_an_entry_opens_on_it_with_the_cursor_at_the_end_of_its_text() {
     let dir = tempfile::tempdir().unwrap();
     written(dir.path(), 1, "Yesterday's entry.");

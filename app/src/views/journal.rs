@@ -959,8 +959,7 @@ fn trashed_entry_ui(
 fn list_row_ui(ui: &mut egui::Ui, row: &EntryRow, look: RowLook, height: f32, actions: &mut Vec<Action>) {
     let shown = plain(&row.preview);
     let (title, preview) = if row.title.trim().is_empty() {
-        let (first, rest) = untitled_row(&shown);
-        (entry_title("", first), rest)
+        untitled_row(&shown)
     } else {
         (entry_title(&row.title, ""), shown.as_ref())
     };
