@@ -242,7 +242,10 @@ fn the_count_is_right_after_trash_purge_and_restore_in_the_trash() {
     add_in_a_terminal(dir.path(), "Kept after all", "Nearly thrown away.");
     add_in_a_terminal(dir.path(), "Gone for good", "Not wanted.");
     let mut window = window(dir.path());
-    wait_until(&mut window, "both entries", |h| shows(h, "2 entries"));
+    // The count can come before the rows do.
+    wait_until(&mut window, "both entries", |h| {
+        shows(h, "2 entries") && listed(h, "Gone for good") && listed(h, "Kept after all")
+    });
     // Each trashed from the journal's list: the other stays listed, and counted.
     let trash = [
         ("Gone for good", "Kept after all", "1 entry"),
