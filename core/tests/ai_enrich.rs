@@ -251,16 +251,20 @@ fn stored_vector(journal: &Journal, id: i64) -> Vec<f32> {
         .collect()
 }
 
-#[test]
-fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
-    let server = ollama_server::shared();
-    let _guard = ollama_server::exclusive();
-    server.script(EDIT_SCRIPT);
+/// An entry saved, its enrichment call held at the model for `hold_ms`, and the entry
+/// edited meanwhile. Returns the journal, the entry and the runner's report, or `None`
+/// when the call came back before the edit could be made (a machine too busy to edit
+/// within the hold): then the edit did not happen while the model worked.
+fn edit_while_the_model_works(
+    server: &ollama_server::LocalOllama,
+    client: &OllamaClient,
+    hold_ms: u64,
+) -> Option<(Journal, i64, runner::RunReport)> {
     let journal = journal();
-    let client = OllamaClient::new(&server.settings()).unwrap();
     let id = save(&journal, "", "The first-version of this entry.", None);
-    // The enrichment call is held at the model long enough to edit the entry meanwhile.
-    server.fault(r#"{"latency_ms": 3000, "paths": ["/api/chat"], "count": 1}"#);
+    server.fault(&format!(
+        r#"{{"latency_ms": {hold_ms}, "paths": ["/api/chat"], "count": 1}}"#
+    ));
     let working = {
         let (client, path, writer) = (client.clone(), journal.path.clone(), journal.writer.clone());
         std::thread::spawn(move || {
@@ -278,11 +282,32 @@ fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
         body: "The second-version, rewritten.".into(),
         ..Default::default()
     };
-    journal
+    // The writer also writes the enrichment, so what it held before the edit says
+    // whether the result had come back already.
+    let enriched_before = journal
         .writer
-        .call(move |conn| entries::update(conn, DEFAULT_USER, id, &edit))
+        .call(move |conn| {
+            let before = entries::get(conn, DEFAULT_USER, id)?.summary.is_some();
+            entries::update(conn, DEFAULT_USER, id, &edit)?;
+            Ok(before)
+        })
         .unwrap();
-    let first = working.join().unwrap();
+    let report = working.join().unwrap();
+    server.clear_faults();
+    (!enriched_before).then_some((journal, id, report))
+}
+
+#[test]
+fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(EDIT_SCRIPT);
+    let client = OllamaClient::new(&server.settings()).unwrap();
+    // The call is held longer each time the machine was too busy to edit within it.
+    let (journal, id, first) = [3_000, 10_000, 30_000]
+        .into_iter()
+        .find_map(|hold_ms| edit_while_the_model_works(server, &client, hold_ms))
+        .expect("the entry could not be edited while the model worked, even in 30 s");
     assert!(
         first.stale >= 1,
         "the first result was written over the edit: {first:?}"
@@ -296,7 +321,6 @@ fn an_edit_saved_while_the_model_works_gets_the_result_of_the_edited_text() {
     // The edit queued its own work, which the next pass does.
     let second = runner::run_pending(&client, &journal.reader, &journal.writer).unwrap();
     assert_eq!(second.enriched, 1, "{second:?}");
-    server.clear_faults();
     let e = entries::get(&journal.reader, DEFAULT_USER, id).unwrap();
     assert_eq!(e.summary.as_deref(), Some("About the second version."));
     // The vector is the edited text's (with the model's title): nearer to it than to the
