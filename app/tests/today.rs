@@ -118,7 +118,7 @@ fn a_person_who_launches_mindsage_and_types_finds_the_words_in_the_journal() {
 
 #[test]
 fn a_first_sentence_too_long_for_a_title_goes_on_in_its_list_row() {
-    let (_dir, mut harness) = on_todays_page(|_| {});
+    let (dir, mut harness) = on_todays_page(|_| {});
     let sentence = "Walked down to the harbour with the dog and watched the boats come in slowly";
     let mut rng = rand::rngs::StdRng::seed_from_u64(9);
     type_where_the_cursor_is(&mut harness, &mut rng, sentence);
@@ -130,6 +130,12 @@ fn a_first_sentence_too_long_for_a_title_goes_on_in_its_list_row() {
         shows(h, "Walked down to the harbour with the dog and watched the…")
             && shows(h, "boats come in slowly")
     });
+    drop(harness);
+    let bodies: Vec<String> = entries_in_journal(dir.path())
+        .into_iter()
+        .map(|e| e.body)
+        .collect();
+    assert_eq!(bodies, [sentence], "what was typed is what was saved");
 }
 
 #[test]
