@@ -32,6 +32,7 @@ use crate::cli::RunOptions;
 use crate::machine::Machine;
 use crate::noise::{self, Threshold};
 use crate::run::{AbResult, Call, Judged, Measure, Run, RunKind, Scenario, Settings, Side};
+use crate::stages::StageContext;
 
 /// The rank test's level per stat. A stage judges a few dozen stats, so an A/A run
 /// calls a change by chance in a minority of runs; the level is a trade between that
@@ -136,23 +137,15 @@ fn side_run(
     o: &RunOptions,
     out: &Path,
 ) -> anyhow::Result<Run> {
+    let ctx = StageContext {
+        sizes: vec![size],
+        ..o.context()
+    };
     let mut cmd = Command::new(binary);
     cmd.args(["run", "--label", "ab-side", "--stages", stage])
-        .arg(format!("--sizes={size}"))
-        .arg(format!("--samples={}", o.samples))
-        .arg(format!("--warmup={}", o.warmup))
-        .arg(format!("--budget-s={}", o.budget_s))
+        .args(ctx.args())
         .arg("--out")
         .arg(out);
-    if let Some(dataset) = &o.dataset {
-        cmd.arg("--dataset").arg(dataset);
-    }
-    if o.no_encrypted {
-        cmd.arg("--no-encrypted");
-    }
-    if o.no_remeasure {
-        cmd.arg("--no-remeasure");
-    }
     for pair in env {
         let (key, value) = pair.split_once('=').expect("checked by run");
         cmd.env(key, value);

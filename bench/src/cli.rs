@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::stages::StageContext;
+use crate::stages::{Copies, StageContext};
 use crate::stats::Sampling;
 
 #[derive(Debug, Parser)]
@@ -114,6 +114,10 @@ pub struct RunOptions {
     /// stages (their `encrypted.*` scenarios and ratios).
     #[arg(long = "no-encrypted")]
     pub no_encrypted: bool,
+    /// Measure the encrypted copies only: what a run asks of the child process that
+    /// measures them (`stages::encryption::in_child`).
+    #[arg(long = "encrypted-only", hide = true, conflicts_with = "no_encrypted")]
+    pub encrypted_only: bool,
     /// Measure each scenario once only, even when other processes kept the machine
     /// busy meanwhile (it is still flagged).
     #[arg(long = "no-remeasure")]
@@ -131,7 +135,11 @@ impl RunOptions {
                 remeasure: !self.no_remeasure,
             },
             dataset: self.dataset.clone(),
-            encrypted: !self.no_encrypted,
+            copies: match (self.no_encrypted, self.encrypted_only) {
+                (true, _) => Copies::Plain,
+                (false, true) => Copies::Encrypted,
+                (false, false) => Copies::Both,
+            },
         }
     }
 }

@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::compare;
 use crate::noise::NoiseTable;
 use crate::run::{Run, RunKind};
-use crate::stages::{self, StageContext};
+use crate::stages::{self, Copies, StageContext};
 use crate::stats::Sampling;
 
 /// Per-scenario budget: about forty scenarios must fit in 25 s with seeding cached, so a
@@ -38,7 +38,7 @@ fn check() -> anyhow::Result<()> {
         sampling: QUICK_SAMPLING,
         dataset: None,
         // The encrypted copy would double the check's time; full runs measure it.
-        encrypted: false,
+        copies: Copies::Plain,
     };
     let run = stages::execute("quick", RunKind::Quick, &["db".into()], ctx)?;
     let latest = dir.join("latest.json");

@@ -11,15 +11,13 @@
 //! a second run does not reseed 50,000 entries. Each run measures a fresh copy: the
 //! cached file is never written to.
 //!
-//! Unless `--no-encrypted`, each size also gets a second copy of the same journal
-//! encrypted with SQLCipher (`db::cipher::encrypt`, as the app converts a journal),
-//! opened with its key, and every scenario runs on both copies in turn, step by step
-//! (the lists on the plain copy, then on the encrypted one, then the dashboard on each,
-//! …), each step starting once both writers' pending checkpoints are done, so one
-//! copy's background checkpoint never lands in the other's timings. The encrypted
-//! figures are `encrypted.<name>`, and `encrypted.<name>.vs_plain_p95` their p95 over
-//! the plain one's ([`super::encryption`]). Then, with every connection closed, opening:
-//! `open_to_first_page` (`db::open` and the first list page) on the plain copy, and
+//! Unless `--no-encrypted`, the same journals are also measured encrypted with SQLCipher
+//! (`db::cipher::encrypt`, as the app converts a journal), opened with its key, every
+//! scenario as on the plain copy, in a process of their own after the plain ones
+//! ([`super::encryption::in_child`] says why). The encrypted figures are
+//! `encrypted.<name>`, and `encrypted.<name>.vs_plain_p95` their p95 over the plain
+//! one's. Then, with every connection closed, opening: `open_to_first_page`
+//! (`db::open` and the first list page) on the plain copy, and
 //! `encrypted.open_to_first_page` (the key derived from the passphrase by
 //! `cipher::unlock`, then the same) on the encrypted one, with its key derivation's
 //! share as `encrypted.open.key_derivation`.
@@ -46,7 +44,7 @@ use rand_chacha::ChaCha8Rng;
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
-use super::{Recorder, Stage, StageContext, encryption};
+use super::{Copies, Recorder, Stage, StageContext, encryption};
 use crate::run::{Dataset, Measure, Scenario, Unit};
 use crate::stats::{self, Measured, Payload, Sampling};
 
@@ -81,41 +79,43 @@ impl Stage for Db {
             let cached = cached_journal(size)?;
             let work = tempfile::tempdir()?;
             let path = work.path().join("journal.db");
-            std::fs::copy(&cached, &path).with_context(|| format!("copying {}", cached.display()))?;
-            let mut journals = vec![Journal::open(&path, size, StorageOptions::default())?];
-            // The same journal, encrypted: a copy of the cached file in a folder of its
-            // own (the same file name, as the app's), converted as the app converts one.
-            let encrypted_path = work.path().join("encrypted").join("journal.db");
-            if ctx.encrypted {
-                let key = encryption::encrypted_copy(&cached, &encrypted_path)?;
-                journals.push(Journal::open(&encrypted_path, size, encryption::options(key))?);
-            }
+            let journal = match ctx.copies {
+                // Converted as the app converts a journal.
+                Copies::Encrypted => {
+                    let key = encryption::encrypted_copy(&cached, &path)?;
+                    Journal::open(&path, size, encryption::options(key))?
+                }
+                Copies::Plain | Copies::Both => {
+                    std::fs::copy(&cached, &path).with_context(|| format!("copying {}", cached.display()))?;
+                    Journal::open(&path, size, StorageOptions::default())?
+                }
+            };
             out.datasets.push(Dataset {
                 stage: "db".into(),
                 entries: size,
                 seed: SEED,
-                photos: journals[0].photos,
+                photos: journal.photos,
                 schema_version: migrate::latest_version(),
             });
             if out.pragmas.is_none() {
-                out.pragmas = Some(db::effective_pragmas(&journals[0].reader)?);
-                out.sqlite_vec_version = db::vec_extension::extension_version(&journals[0].reader);
+                out.pragmas = Some(db::effective_pragmas(&journal.reader)?);
+                out.sqlite_vec_version = db::vec_extension::extension_version(&journal.reader);
             }
-            let cipher = journals
-                .get(1)
-                .and_then(|j| j.storage.cipher().map(str::to_owned));
-            bench(&journals, ctx.sampling, out)?;
+            let cipher = journal.storage.cipher().map(str::to_owned);
+            bench(&journal, ctx.sampling, out)?;
             // Every connection closed, as when the app starts.
-            drop(journals);
+            drop(journal);
             let open_sampling = Sampling {
                 samples: ctx.sampling.samples.min(OPEN_SAMPLES),
                 warmup: ctx.sampling.warmup.min(1),
                 ..ctx.sampling
             };
-            time_opening(&path, None, size, &open_sampling, out);
-            if let Some(cipher) = &cipher {
-                time_opening(&encrypted_path, Some(cipher), size, &open_sampling, out);
-            }
+            time_opening(&path, cipher.as_deref(), size, &open_sampling, out);
+        }
+        if ctx.copies == Copies::Both {
+            encryption::in_child("db", ctx, out, |name| {
+                name.strip_prefix(encryption::PREFIX).map(str::to_owned)
+            })?;
         }
         Ok(())
     }
@@ -241,61 +241,41 @@ fn time_opening(path: &Path, cipher: Option<&str>, size: usize, sampling: &Sampl
     }
 }
 
-/// Every scenario on each copy of the journal in turn, step by step, then the ratios
-/// of the encrypted copy's figures to the plain one's. Each step on a copy starts with
-/// every copy's pending checkpoint done, so no copy's background checkpoint runs in
-/// another's timings.
-fn bench(journals: &[Journal], sampling: Sampling, out: &mut Recorder) -> anyhow::Result<()> {
-    let works: Vec<Workload> = journals
-        .iter()
-        .map(|j| Workload::new(j, &sampling, &mut ChaCha8Rng::seed_from_u64(SEED)))
-        .collect();
+/// Every scenario on the journal, each step starting with the writer's pending
+/// checkpoint done, so no earlier step's background checkpoint runs in its timings.
+fn bench(journal: &Journal, sampling: Sampling, out: &mut Recorder) -> anyhow::Result<()> {
+    let work = Workload::new(journal, &sampling, &mut ChaCha8Rng::seed_from_u64(SEED));
     type Step<'s> = &'s dyn Fn(&Journal, &Workload, &mut SizeRecorder<'_>) -> anyhow::Result<()>;
-    let mut each = |step: Step<'_>| -> anyhow::Result<()> {
-        for (journal, work) in journals.iter().zip(&works) {
-            for settled in journals {
-                settled.settle_writes()?;
-            }
-            step(journal, work, &mut journal.recorder(out))?;
-        }
-        Ok(())
+    let mut step = |step: Step<'_>| -> anyhow::Result<()> {
+        journal.settle_writes()?;
+        step(journal, &work, &mut journal.recorder(out))
     };
-    each(&|j, _, _| j.trash_some())?;
-    each(&|j, w, rec| j.time_lists(&sampling, w, rec))?;
-    each(&|j, w, rec| {
+    step(&|j, _, _| j.trash_some())?;
+    step(&|j, w, rec| j.time_lists(&sampling, w, rec))?;
+    step(&|j, w, rec| {
         j.time_dashboard(&sampling, w, rec);
         Ok(())
     })?;
-    each(&|j, _, rec| j.time_search_box(&sampling, rec))?;
-    each(&|j, _, rec| {
+    step(&|j, _, rec| j.time_search_box(&sampling, rec))?;
+    step(&|j, _, rec| {
         j.time_gallery(&sampling, rec);
         Ok(())
     })?;
-    each(&|j, w, rec| {
+    step(&|j, w, rec| {
         j.time_writes(&sampling, w, rec);
         Ok(())
     })?;
-    each(&|j, w, rec| {
+    step(&|j, w, rec| {
         j.time_list_during_writes(&sampling, w, rec, Storm::TheWriter);
         Ok(())
     })?;
-    each(&|j, w, rec| {
+    step(&|j, w, rec| {
         j.time_list_during_writes(&sampling, w, rec, Storm::Connections(LOAD_WRITERS));
         Ok(())
     })?;
-    // The plans are the statements', whichever copy they read.
-    journals[0].recorder(out).plan_summary();
-    if let Some(encrypted) = journals.get(1) {
-        let size = Some(encrypted.size);
-        let pairs: Vec<(String, String)> = out
-            .scenarios
-            .iter()
-            .filter(|s| s.stage == "db" && s.size == size)
-            .filter_map(|s| s.name.strip_prefix(encryption::PREFIX))
-            .map(|plain| (plain.to_owned(), encrypted.storage.name(plain)))
-            .collect();
-        let cipher = encrypted.storage.cipher().unwrap_or_default();
-        encryption::push_ratios(out, "db", size, &pairs, cipher);
+    // The plans are the statements', whichever copy they read: recorded with the plain.
+    if journal.storage.cipher().is_none() {
+        journal.recorder(out).plan_summary();
     }
     Ok(())
 }

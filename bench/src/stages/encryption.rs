@@ -1,10 +1,19 @@
 //! The encrypted copies the `db`, `vector` and `import` stages measure beside the plain
 //! journal (issue #18): the same journal converted with `db::cipher::encrypt`, opened
 //! with its key in `StorageOptions`, its scenarios named `encrypted.<name>` (the vector
-//! stage's `<data>.encrypted.<name>`) with the field `storage: encrypted` and the
-//! SQLCipher build in `cipher`, and the ratio of each encrypted figure to the plain one
-//! measured in turn with it in the same run (`….vs_plain_p95`: lower is better, so it is
-//! stored as a count, and a rise is a regression).
+//! stage's `<data>.encrypted.<name>`, the import stage's `import.shipped_encrypted.*`)
+//! with the field `storage: encrypted` and the SQLCipher build in `cipher`.
+//!
+//! They are measured in a child process of their own ([`in_child`]), after the plain
+//! journal's figures: every keyed connection turns on SQLCipher's memory wiping
+//! (`PRAGMA cipher_memory_security`, `JournalKey::apply` in core), which is
+//! process-wide and cannot be turned off again. From then on SQLCipher wipes every block
+//! SQLite frees in that process, on plain journals too, and a plain figure measured
+//! after it pays a cost no person with a plain journal pays (the same searches took
+//! about twice as long: docs/optimisation-log.md). The run records the child's figures
+//! beside the plain ones and the ratio of each to its plain twin
+//! (`….vs_plain_p95`: lower is better, so it is stored as a count, and a rise is a
+//! regression); a stage that keys a journal in the measuring process fails the run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,8 +23,8 @@ use mindsage_core::db::cipher::{self, JournalKey, Passphrase};
 use mindsage_core::db::{self, StorageOptions};
 use rusqlite::Connection;
 
-use super::Recorder;
-use crate::run::{Measure, Scenario, Unit};
+use super::{Copies, Recorder, StageContext};
+use crate::run::{Measure, Run, Scenario, Unit};
 
 /// The passphrase of every encrypted copy. Any will do: what it costs is the key
 /// derivation's fixed rounds, the same for every passphrase.
@@ -91,47 +100,96 @@ pub fn params(cipher: &str) -> BTreeMap<String, String> {
 pub const MMAP_NOTE: &str = "SQLCipher decrypts each page into the page cache as it is read, so the \
     encrypted copy is read through the page cache, never memory-mapped";
 
-/// Pushes `<encrypted>.vs_plain_p95` for each pair (plain name, encrypted name) of
-/// timings recorded in `out` at `stage` and `size`: the encrypted p95 over the plain p95.
-pub fn push_ratios(
-    out: &mut Recorder,
+/// Measures `stage`'s encrypted copies in a child process (`mindsage-bench run
+/// --encrypted-only` with this run's sizes and sampling, its progress shown as it goes),
+/// records its scenarios in `out`, then the ratio of each to the plain figure
+/// `plain_twin` names for it, if `out` holds that figure.
+pub fn in_child(
     stage: &str,
-    size: Option<usize>,
-    pairs: &[(String, String)],
-    cipher: &str,
-) {
-    for (plain, encrypted) in pairs {
-        let p95 = |name: &str| {
-            out.scenarios
-                .iter()
-                .find(|s| s.stage == stage && s.size == size && s.name == *name)
-                .filter(|s| matches!(s.measure, Measure::Timing { .. }))
-                .and_then(|s| s.stat("p95"))
-        };
-        let (Some(base), Some(enc)) = (p95(plain), p95(encrypted)) else {
-            continue;
-        };
-        if base <= 0.0 {
-            continue;
-        }
-        let note = format!(
-            "p95 of {encrypted} ÷ p95 of {plain}, the two copies of the same journal measured in turn in this run"
-        );
-        let ratio = Scenario {
-            params: params(cipher),
-            ..Scenario::new(
-                stage,
-                size,
-                &format!("{encrypted}{RATIO_SUFFIX}"),
-                Measure::Value {
-                    value: enc / base,
-                    unit: Unit::Count,
-                },
-                Some(note),
-            )
-        };
-        out.push_derived(ratio, &[plain, encrypted]);
+    ctx: &StageContext,
+    out: &mut Recorder,
+    plain_twin: impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<()> {
+    let child = StageContext {
+        sizes: ctx.sizes.clone(),
+        sampling: ctx.sampling,
+        dataset: ctx.dataset.clone(),
+        copies: Copies::Encrypted,
+    };
+    let stored = tempfile::NamedTempFile::new()?;
+    let me = std::env::current_exe()?;
+    eprintln!("[{stage}] the encrypted copies, in a process of their own");
+    let status = std::process::Command::new(&me)
+        .args(["run", "--label", "encrypted-copies", "--stages", stage])
+        .args(child.args())
+        .arg("--out")
+        .arg(stored.path())
+        .status()
+        .with_context(|| format!("starting {}", me.display()))?;
+    anyhow::ensure!(
+        status.success(),
+        "measuring the {stage} stage's encrypted copies failed ({status})"
+    );
+    let measured: Vec<Scenario> = Run::load(stored.path())?
+        .scenarios
+        .into_iter()
+        .filter(|s| s.stage == stage)
+        .collect();
+    let pairs: Vec<(String, &Scenario)> = measured
+        .iter()
+        .filter_map(|s| plain_twin(&s.name).map(|plain| (plain, s)))
+        .collect();
+    let ratios: Vec<(Scenario, [String; 2])> = pairs
+        .into_iter()
+        .filter_map(|(plain, encrypted)| {
+            Some((ratio(out, &plain, encrypted)?, [plain, encrypted.name.clone()]))
+        })
+        .collect();
+    out.adopt(measured);
+    for (ratio, [plain, encrypted]) in ratios {
+        out.push_derived(ratio, &[&plain, &encrypted]);
     }
+    Ok(())
+}
+
+/// `<encrypted>.vs_plain_p95`: the p95 of `encrypted` over that of the plain figure named
+/// `plain` at the same stage and size in `out`; `None` when either is not a timing.
+fn ratio(out: &Recorder, plain: &str, encrypted: &Scenario) -> Option<Scenario> {
+    let base = out
+        .scenarios
+        .iter()
+        .find(|s| s.stage == encrypted.stage && s.size == encrypted.size && s.name == plain)
+        .filter(|s| matches!(s.measure, Measure::Timing { .. }))?
+        .stat("p95")
+        .filter(|p95| *p95 > 0.0)?;
+    let enc = encrypted
+        .stat("p95")
+        .filter(|_| matches!(encrypted.measure, Measure::Timing { .. }))?;
+    let note = format!(
+        "p95 of {} ÷ p95 of {plain}, in this run: the encrypted copy of the same journal measured after the plain one, in a process of its own",
+        encrypted.name
+    );
+    Some(Scenario {
+        params: params(encrypted.params.get("cipher").map_or("", String::as_str)),
+        ..Scenario::new(
+            &encrypted.stage,
+            encrypted.size,
+            &format!("{}{RATIO_SUFFIX}", encrypted.name),
+            Measure::Value {
+                value: enc / base,
+                unit: Unit::Count,
+            },
+            Some(note),
+        )
+    })
+}
+
+/// Whether SQLCipher wipes the memory SQLite frees in this process: on once any
+/// connection in it has been keyed, and never off again.
+pub fn memory_wiping_on() -> anyhow::Result<bool> {
+    let conn = Connection::open_in_memory()?;
+    let on: String = conn.query_row("PRAGMA cipher_memory_security", [], |r| r.get(0))?;
+    Ok(on == "1")
 }
 
 /// Opens an encrypted journal as the app does after the passphrase is typed: derives
@@ -187,27 +245,33 @@ mod tests {
         let timing =
             |p95: f64| super::super::timing_measure(&[std::time::Duration::from_secs_f64(p95 / 1000.0)]);
         out.push(Scenario::new("db", Some(150), "list.page1", timing(2.0), None));
-        out.push(Scenario::new(
-            "db",
-            Some(150),
-            "encrypted.list.page1",
-            timing(3.0),
-            None,
-        ));
-        let pairs = [
-            ("list.page1".to_owned(), "encrypted.list.page1".to_owned()),
-            ("list.page_n".to_owned(), "encrypted.list.page_n".to_owned()),
-        ];
-        push_ratios(&mut out, "db", Some(150), &pairs, "SQLCipher test");
-        let ratio = out
-            .scenarios
-            .iter()
-            .find(|s| s.name == "encrypted.list.page1.vs_plain_p95")
-            .unwrap();
-        assert!((ratio.stat("value").unwrap() - 1.5).abs() < 1e-9);
-        assert_eq!(ratio.unit(), "count");
-        assert_eq!(ratio.params["storage"], "encrypted");
-        // No ratio where a twin is missing.
-        assert_eq!(out.scenarios.len(), 3);
+        let encrypted = Scenario {
+            params: params("SQLCipher test"),
+            ..Scenario::new("db", Some(150), "encrypted.list.page1", timing(3.0), None)
+        };
+        let r = ratio(&out, "list.page1", &encrypted).unwrap();
+        assert_eq!(r.name, "encrypted.list.page1.vs_plain_p95");
+        assert!((r.stat("value").unwrap() - 1.5).abs() < 1e-9);
+        assert_eq!(r.unit(), "count");
+        assert_eq!(r.params["storage"], "encrypted");
+        assert_eq!(r.params["cipher"], "SQLCipher test");
+        // No ratio where the plain twin is missing, or at another size.
+        assert!(ratio(&out, "list.page_n", &encrypted).is_none());
+        let elsewhere = Scenario {
+            size: Some(5000),
+            ..encrypted
+        };
+        assert!(ratio(&out, "list.page1", &elsewhere).is_none());
+    }
+
+    #[test]
+    fn memory_wiping_is_on_in_a_process_once_a_connection_is_keyed() {
+        // This test process opens keyed connections in other tests, so only the
+        // direction that holds whatever ran first is asserted.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.db");
+        let key = JournalKey::for_new_file(&passphrase());
+        drop(db::open(&path, &options(key)).unwrap());
+        assert!(memory_wiping_on().unwrap());
     }
 }

@@ -23,8 +23,9 @@
 //! Unless `--no-encrypted`, the shipped path also imports the same items into a new
 //! journal encrypted with SQLCipher (`shipped_encrypted`: opened with a key made by
 //! `JournalKey::for_new_file` before the clock starts, as the app makes a new encrypted
-//! journal), in the same rounds, and `import.shipped_encrypted.vs_shipped` is its
-//! entries/s over the plain shipped path's.
+//! journal), its rounds in a process of their own after the plain paths'
+//! ([`super::encryption::in_child`] says why), and
+//! `import.shipped_encrypted.vs_shipped` is its entries/s over the plain shipped path's.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -38,7 +39,7 @@ use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::import::{self, WritePath, dayone};
 use rusqlite::params;
 
-use super::{Recorder, Stage, StageContext, encryption};
+use super::{Copies, Recorder, Stage, StageContext, encryption};
 use crate::busy::Series;
 use crate::run::{Dataset, Measure, Scenario, Unit};
 
@@ -76,13 +77,16 @@ struct Step {
     encrypted: bool,
 }
 
+/// The baseline the write paths' rates are divided by.
+const PLAIN_INSERTS: &str = "plain_inserts";
+
 /// The encrypted twin of the shipped path.
 const SHIPPED_ENCRYPTED: &str = "shipped_encrypted";
 
-/// The steps [`STEPS_VAR`] names (every one for `all`), or [`DEFAULT_STEPS`]; the
-/// encrypted twin of the shipped path whenever the shipped path runs, unless
-/// `encrypted` is off.
-fn chosen_steps(encrypted: bool) -> Vec<Step> {
+/// The steps [`STEPS_VAR`] names (every one for `all`), or [`DEFAULT_STEPS`], into
+/// plain journals with the baseline; or, for the encrypted copies, the encrypted twin of
+/// the shipped path when the shipped path runs.
+fn chosen_steps(copies: Copies) -> Vec<Step> {
     let named = std::env::var(STEPS_VAR).unwrap_or_default();
     let mut wanted: Vec<&str> = named
         .split(',')
@@ -95,9 +99,10 @@ fn chosen_steps(encrypted: bool) -> Vec<Step> {
     let chosen = |name: &str| wanted.contains(&"all") || wanted.contains(&name);
     steps()
         .into_iter()
-        .filter(|s| match s.encrypted {
-            true => encrypted && (chosen(s.name) || chosen("shipped")),
-            false => s.write.is_none() || chosen(s.name),
+        .filter(|s| match (s.encrypted, copies) {
+            (true, Copies::Encrypted) => chosen(s.name) || chosen("shipped"),
+            (false, Copies::Plain | Copies::Both) => s.write.is_none() || chosen(s.name),
+            _ => false,
         })
         .collect()
 }
@@ -123,7 +128,7 @@ fn steps() -> Vec<Step> {
     let shipped = WritePath::default();
     vec![
         Step {
-            name: "plain_inserts",
+            name: PLAIN_INSERTS,
             write: None,
             what: "plain INSERTs of the same rows, 1,000 a transaction, SQLite's defaults",
             encrypted: false,
@@ -215,38 +220,17 @@ impl Stage for Import {
             photos: 0,
             schema_version: db::migrate::latest_version(),
         });
-        out.push(value(
-            "import.export_bytes",
-            export.len() as f64,
-            Unit::Bytes,
-            "the Day One-shaped JSON imported".into(),
-        ));
-
         // Each round (a parse, an import) is measured once more when the machine was
         // busy during it, the quieter kept.
         let remeasure = ctx.sampling.remeasure;
-        let mut parse_series = Series::default();
-        let parses: Vec<Duration> = (0..ROUNDS)
-            .map(|_| {
-                parse_series.measure(remeasure, || {
-                    let started = Instant::now();
-                    parse(&export).map(|_| started.elapsed())
-                })
-            })
-            .collect::<anyhow::Result<_>>()?;
-        record_rate(
-            out,
-            "parse",
-            &parses,
-            &parse_series,
-            "serde_json and the Day One importer, bytes to items",
-        );
-
-        let steps = chosen_steps(ctx.encrypted);
-        let mut rounds: Vec<Vec<Round>> = steps.iter().map(|_| Vec::new()).collect();
-        let mut series: Vec<Series> = steps.iter().map(|_| Series::default()).collect();
+        if ctx.copies != Copies::Encrypted {
+            time_parsing(out, &export, remeasure)?;
+        }
+        let chosen = chosen_steps(ctx.copies);
+        let mut rounds: Vec<Vec<Round>> = chosen.iter().map(|_| Vec::new()).collect();
+        let mut series: Vec<Series> = chosen.iter().map(|_| Series::default()).collect();
         for _ in 0..ROUNDS {
-            for ((step, done), series) in steps.iter().zip(&mut rounds).zip(&mut series) {
+            for ((step, done), series) in chosen.iter().zip(&mut rounds).zip(&mut series) {
                 let mut attempt = || -> anyhow::Result<Round> {
                     let dir = tempfile::tempdir()?;
                     let journal = dir.path().join("import.db");
@@ -269,32 +253,8 @@ impl Stage for Import {
         }
 
         let elapsed_of = |done: &[Round]| -> Vec<Duration> { done.iter().map(|r| r.elapsed).collect() };
-        let plain_rate = median_rate(&elapsed_of(&rounds[0]));
-        let rate_of = |name: &str| {
-            steps
-                .iter()
-                .position(|s| s.name == name)
-                .map(|i| median_rate(&elapsed_of(&rounds[i])))
-        };
-        let (shipped_rate, encrypted_rate) = (rate_of("shipped"), rate_of(SHIPPED_ENCRYPTED));
-        for ((step, done), series) in steps.iter().zip(&rounds).zip(&series) {
-            let elapsed = elapsed_of(done);
-            record_rate(out, step.name, &elapsed, series, step.what);
-            if step.write.is_some() {
-                let ratio = value(
-                    &format!("import.{}.vs_plain_inserts", step.name),
-                    median_rate(&elapsed) / plain_rate,
-                    Unit::Score,
-                    "its entries/s over plain INSERTs' in the same run".into(),
-                );
-                out.push_derived(
-                    ratio,
-                    &[
-                        &format!("import.{}.seconds", step.name),
-                        "import.plain_inserts.seconds",
-                    ],
-                );
-            }
+        for ((step, done), series) in chosen.iter().zip(&rounds).zip(&series) {
+            record_rate(out, step.name, &elapsed_of(done), series, step.what);
             let commits: Vec<Duration> = done
                 .iter()
                 .flat_map(|r| r.commit_per_entry.iter().copied())
@@ -316,23 +276,77 @@ impl Stage for Import {
                 "the -wal file's largest size after a commit, over every round".into(),
             ));
         }
-        if let (Some(shipped), Some(encrypted)) = (shipped_rate, encrypted_rate) {
-            let ratio = value(
-                &format!("import.{SHIPPED_ENCRYPTED}.vs_shipped"),
-                encrypted / shipped,
-                Unit::Score,
-                "entries/s into a new encrypted journal over entries/s into a new plain one, the shipped path on the same items, rounds taking turns in this run".into(),
-            );
-            out.push_derived(
-                ratio,
-                &[
-                    &format!("import.{SHIPPED_ENCRYPTED}.seconds"),
-                    "import.shipped.seconds",
-                ],
+        match ctx.copies {
+            Copies::Encrypted => return Ok(()),
+            Copies::Both => encryption::in_child("import", ctx, out, |_| None)?,
+            Copies::Plain => {}
+        }
+        for step in steps().iter().filter(|s| s.write.is_some()) {
+            push_rate_ratio(
+                out,
+                (step.name, PLAIN_INSERTS),
+                "its entries/s over plain INSERTs' in the same run",
             );
         }
+        push_rate_ratio(
+            out,
+            (SHIPPED_ENCRYPTED, "shipped"),
+            "entries/s into a new encrypted journal over entries/s into a new plain one, the shipped path on the same items in this run",
+        );
         Ok(())
     }
+}
+
+/// `export_bytes`, and parsing the export into items, timed.
+fn time_parsing(out: &mut Recorder, export: &[u8], remeasure: bool) -> anyhow::Result<()> {
+    out.push(value(
+        "import.export_bytes",
+        export.len() as f64,
+        Unit::Bytes,
+        "the Day One-shaped JSON imported".into(),
+    ));
+    let mut parse_series = Series::default();
+    let parses: Vec<Duration> = (0..ROUNDS)
+        .map(|_| {
+            parse_series.measure(remeasure, || {
+                let started = Instant::now();
+                parse(export).map(|_| started.elapsed())
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    record_rate(
+        out,
+        "parse",
+        &parses,
+        &parse_series,
+        "serde_json and the Day One importer, bytes to items",
+    );
+
+    Ok(())
+}
+
+/// `import.<a>.vs_<b>`: path `a`'s entries/s over path `b`'s, when both were imported.
+fn push_rate_ratio(out: &mut Recorder, (a, b): (&str, &str), note: &str) {
+    let rate = |step: &str| {
+        let name = format!("import.{step}.entries_per_second");
+        out.scenarios
+            .iter()
+            .find(|s| s.stage == "import" && s.name == name)
+            .and_then(|s| s.stat("value"))
+    };
+    let (Some(rate_a), Some(rate_b)) = (rate(a), rate(b)) else {
+        return;
+    };
+    let ratio = value(
+        &format!("import.{a}.vs_{b}"),
+        rate_a / rate_b,
+        Unit::Score,
+        note.into(),
+    );
+    out.push_derived(
+        ratio,
+        &[&format!("import.{a}.seconds"), &format!("import.{b}.seconds")],
+    );
 }
 
 /// The demo journal as Day One exports it: one journal's JSON.
@@ -474,11 +488,6 @@ fn rates(elapsed: &[Duration]) -> Vec<f64> {
     let mut rates: Vec<f64> = elapsed.iter().map(|d| ENTRIES as f64 / d.as_secs_f64()).collect();
     rates.sort_by(f64::total_cmp);
     rates
-}
-
-fn median_rate(elapsed: &[Duration]) -> f64 {
-    let rates = rates(elapsed);
-    rates[rates.len() / 2]
 }
 
 /// A step's entries/s (median of its rounds) and the rounds' times, with the load the

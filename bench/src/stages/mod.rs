@@ -39,9 +39,55 @@ pub struct StageContext {
     /// The labelled set for the retrieval and ai stages (`--dataset`); the committed
     /// one when `None`.
     pub dataset: Option<std::path::PathBuf>,
-    /// Whether the `db`, `vector` and `import` stages also measure an encrypted copy
-    /// of their journal (`encrypted.*` scenarios; off with `--no-encrypted`).
-    pub encrypted: bool,
+    /// Which copies of their journal the `db`, `vector` and `import` stages measure.
+    pub copies: Copies,
+}
+
+/// Which copies of their journal the `db`, `vector` and `import` stages measure: the
+/// plain one, and the same journal encrypted with SQLCipher (`encrypted.*` scenarios).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copies {
+    /// The plain journal only (`--no-encrypted`).
+    Plain,
+    /// The plain journal in this process, then the encrypted copy in a child process of
+    /// its own ([`encryption::in_child`]), whose figures this run records beside the
+    /// plain ones with their ratios.
+    Both,
+    /// The encrypted copy only: the child's part (`--encrypted-only`).
+    Encrypted,
+}
+
+impl StageContext {
+    /// The `run` options that ask another `mindsage-bench` process for this context.
+    pub fn args(&self) -> Vec<std::ffi::OsString> {
+        let s = &self.sampling;
+        let mut args: Vec<std::ffi::OsString> = vec![
+            format!(
+                "--sizes={}",
+                self.sizes
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+            .into(),
+            format!("--samples={}", s.samples).into(),
+            format!("--warmup={}", s.warmup).into(),
+            format!("--budget-s={}", s.budget_s).into(),
+        ];
+        if let Some(dataset) = &self.dataset {
+            args.extend(["--dataset".into(), dataset.into()]);
+        }
+        if !s.remeasure {
+            args.push("--no-remeasure".into());
+        }
+        match self.copies {
+            Copies::Plain => args.push("--no-encrypted".into()),
+            Copies::Both => {}
+            Copies::Encrypted => args.push("--encrypted-only".into()),
+        }
+        args
+    }
 }
 
 /// Collects a stage's results; the run's own recorder also prints a progress line per
@@ -233,12 +279,31 @@ impl Recorder {
         Ok(())
     }
 
+    /// Records scenarios another process measured (and printed), each with the time and
+    /// load it was measured with; the next one recorded here is timed from now.
+    pub fn adopt(&mut self, scenarios: impl IntoIterator<Item = Scenario>) {
+        self.scenarios.extend(scenarios);
+        if self.since.is_some() {
+            self.since = Some(Probe::start());
+        }
+    }
+
     /// Runs one stage, timing it.
     fn stage(&mut self, stage: &dyn Stage, ctx: &StageContext) -> anyhow::Result<()> {
         let probe = Probe::start();
         self.since = Some(probe.clone());
         eprintln!("[{}] started", stage.name());
-        let ran = stage.run(ctx, self);
+        let ran = stage.run(ctx, self).and_then(|()| {
+            // A plain figure measured after a keyed connection would pay for memory
+            // wiping that no plain journal pays ([`encryption::in_child`]).
+            anyhow::ensure!(
+                ctx.copies == Copies::Encrypted || !encryption::memory_wiping_on()?,
+                "the {} stage keyed a journal in the process that measures plain journals: \
+                 measure encrypted copies with encryption::in_child",
+                stage.name()
+            );
+            Ok(())
+        });
         self.since = None;
         let (load, cpu_s) = probe.finish();
         let time = StageTime {

@@ -22,8 +22,9 @@
 //!
 //! Unless `--no-encrypted`, the same file is also copied and encrypted with SQLCipher
 //! (`db::cipher::encrypt`), and the searches that read it are timed on the encrypted
-//! copy right after the plain one, as `<data>.encrypted.<name>` with their p95 over the
-//! plain one's (`….vs_plain_p95`): `exact.k10`; `int8_rerank_memory.k10`, the app's
+//! copy, in a process of its own after the plain figures
+//! ([`super::encryption::in_child`] says why), as `<data>.encrypted.<name>` with their
+//! p95 over the plain one's (`….vs_plain_p95`): `exact.k10`; `int8_rerank_memory.k10`, the app's
 //! cache on an encrypted journal, which re-scores from an f32 copy in memory (its ratio
 //! is to the plain `int8_rerank.k10`, the app's cache on a plain journal, and its size
 //! is `memory.encrypted_cache`); `int8_rerank.file_reads.k10`, which shows why it does
@@ -54,7 +55,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::embeddings::EmbeddingCache;
 use super::retrieval::DEFAULT_SET;
-use super::{Recorder, Stage, StageContext, encryption};
+use super::{Copies, Recorder, Stage, StageContext, encryption};
 use crate::run::{Measure, Scenario, Unit};
 use crate::stats::{self, Payload, Sampling};
 
@@ -92,15 +93,22 @@ impl Stage for Vector {
         for &size in ctx.sizes.iter().filter(|s| **s >= 5_000) {
             for data in ["random", "clustered"] {
                 let (vectors, queries) = synthetic(size, data);
-                Measurer {
+                let mut m = Measurer {
                     out,
                     size,
                     data,
                     sampling,
-                    encrypted: ctx.encrypted,
+                };
+                match ctx.copies {
+                    Copies::Encrypted => m.encrypted(&vectors, &queries)?,
+                    Copies::Plain | Copies::Both => m.all(&vectors, &queries)?,
                 }
-                .all(&vectors, &queries)?;
             }
+        }
+        match ctx.copies {
+            Copies::Encrypted => return Ok(()),
+            Copies::Both => encryption::in_child("vector", ctx, out, plain_twin)?,
+            Copies::Plain => {}
         }
         match real_embeddings(ctx) {
             Ok((vectors, queries, dim, model)) => {
@@ -110,7 +118,6 @@ impl Stage for Vector {
                     size,
                     data: "real",
                     sampling,
-                    encrypted: false,
                 };
                 m.recall_figures(&vectors, dim, &queries, &format!("{model}, {dim}-d"));
             }
@@ -126,6 +133,19 @@ impl Stage for Vector {
         }
         Ok(())
     }
+}
+
+/// The plain figure an encrypted one (`<data>.encrypted.<name>`) is compared with: the
+/// same search on the plain file; for the app's cache on an encrypted journal, which
+/// re-scores from memory (`int8_rerank_memory`), the app's cache on a plain one.
+fn plain_twin(name: &str) -> Option<String> {
+    let (data, rest) = name.split_once('.')?;
+    let rest = rest.strip_prefix(encryption::PREFIX)?;
+    let rest = match rest.strip_prefix("int8_rerank_memory.") {
+        Some(k) => format!("int8_rerank.{k}"),
+        None => rest.to_owned(),
+    };
+    Some(format!("{data}.{rest}"))
 }
 
 /// Unit vectors: uniformly random, or scattered tightly around 64 centres (closer to
@@ -160,8 +180,6 @@ struct Measurer<'a> {
     size: usize,
     data: &'static str,
     sampling: Sampling,
-    /// Time the searches that read the file on an encrypted copy too.
-    encrypted: bool,
 }
 
 /// What the measurements of one data set and size share.
@@ -176,11 +194,13 @@ struct Files {
     model: vectors::VectorModel,
     /// What every figure's note starts with: the data and the kernel.
     note: String,
-    encrypted: Option<EncryptedCopy>,
     /// The copy of the cached file this run measures, in `_dir`.
     path: PathBuf,
     _dir: tempfile::TempDir,
 }
+
+/// The fields of `int8_rerank.file_reads.k10`.
+const READS_PARAMS: [(&str, &str); 3] = [("k", "10"), ("precision", "f32 file"), ("distance", "l2")];
 
 /// Samples of reading the app's vector cache from the file (tenths of a second each).
 const REFRESH_SAMPLES: usize = 5;
@@ -250,22 +270,83 @@ impl Measurer<'_> {
         Ok(())
     }
 
-    /// The vector file for this data and size (built once, cached, copied for the
-    /// run), its caches at each precision and the app's own, and its encrypted copy
-    /// when the run asks for one.
-    fn files(&self, vectors: &[f32]) -> anyhow::Result<Files> {
-        // The app's path: vectors in a journal file, read into the cache, scanned. The
-        // file is built once per data and size, cached, and copied for each run.
+    /// The searches that read the file, on its encrypted copy (a run's child process
+    /// measures them: [`encryption::in_child`]), and the app's cache on an encrypted
+    /// journal: what it takes, and its searches, which re-score from memory.
+    fn encrypted(&mut self, vectors: &[f32], queries: &[Vec<f32>]) -> anyhow::Result<()> {
         let dir = tempfile::tempdir()?;
-        let path = dir.path().join("vectors.db");
+        let e = EncryptedCopy::new(&self.cached_file(vectors)?, dir.path())?;
+        let note = e.note(&self.note());
+        let (m, refresh_note) = self.refresh_timing(&e.conn, &note)?;
+        self.encrypted_timing("cache_refresh", m, &refresh_note, &[], &e.cipher);
+        for (name, cache, precision) in [
+            ("exact", &e.exact, "f32"),
+            ("int8_rerank_memory", &e.app, "int8+f32 memory"),
+        ] {
+            let m = self.search_timing(cache, &e.conn, queries, 10)?;
+            let params = [("k", "10"), ("precision", precision), ("distance", "l2")];
+            self.encrypted_timing(&format!("{name}.k10"), m, &note, &params, &e.cipher);
+        }
+        let (m, reads_note) = self.file_reads_timing(&e.exact, &e.conn, &e.model, queries, &note)?;
+        self.encrypted_timing(
+            "int8_rerank.file_reads.k10",
+            m,
+            &reads_note,
+            &READS_PARAMS,
+            &e.cipher,
+        );
+        let slow_sampling = Sampling {
+            samples: self.sampling.samples.min(SLOW_SCAN_SAMPLES),
+            ..self.sampling
+        };
+        let m = self.knn_timing(&slow_sampling, &e.conn, &e.model, queries)?;
+        let vec_debug = vec_extension::extension_debug(&e.conn).unwrap_or_default();
+        let params = [
+            ("k", "10"),
+            ("precision", "f32"),
+            ("distance", "l2"),
+            ("vec_debug", vec_debug.as_str()),
+        ];
+        let avx_note = e.note(&self.avx_note());
+        self.encrypted_timing("exact_sqlite_vec_avx.k10", m, &avx_note, &params, &e.cipher);
+        self.value(
+            "memory.encrypted_cache",
+            e.app.memory_bytes() as f64,
+            Unit::Bytes,
+            &format!(
+                "the app's VectorCache on an encrypted journal at this size ({:?}): the vector copies, ids, dates, positions",
+                e.app.precision()
+            ),
+            &[("storage", "encrypted")],
+        );
+        Ok(())
+    }
+
+    /// The vector file for this data and size in the bench's cache (built once; each
+    /// run measures a copy).
+    fn cached_file(&self, vectors: &[f32]) -> anyhow::Result<PathBuf> {
         let schema = db::migrate::latest_version();
         let name = format!(
             "{}-{}-seed{SEED}-dim{DIM}-schema{schema}.db",
             self.data, self.size
         );
-        let cached = cached_file(&crate::paths::cache_dir().join("vectors").join(name), |partial| {
+        cached_file(&crate::paths::cache_dir().join("vectors").join(name), |partial| {
             store_vectors(partial, vectors)
-        })?;
+        })
+    }
+
+    /// What every figure's note starts with: the data and the kernel.
+    fn note(&self) -> String {
+        format!("{} {DIM}-d unit vectors, {}", self.data, kernels::kernel_name())
+    }
+
+    /// A copy of the vector file for this data and size, and its caches at each
+    /// precision and the app's own.
+    fn files(&self, vectors: &[f32]) -> anyhow::Result<Files> {
+        // The app's path: vectors in a journal file, read into the cache, scanned.
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("vectors.db");
+        let cached = self.cached_file(vectors)?;
         std::fs::copy(&cached, &path).with_context(|| format!("copying {}", cached.display()))?;
         let conn = db::open(&path, &StorageOptions::default())?;
         // One cache per copy, all read from the same file, plus the app's own choice
@@ -279,12 +360,7 @@ impl Measurer<'_> {
         let mut app_cache = VectorCache::default();
         app_cache.refresh(&conn, DEFAULT_USER)?;
         let model = vectors::active_model(&conn, DEFAULT_USER)?.context("vectors stored")?;
-        let note = format!("{} {DIM}-d unit vectors, {}", self.data, kernels::kernel_name());
-        let encrypted = match self.encrypted {
-            true => Some(EncryptedCopy::new(&cached, dir.path())?),
-            false => None,
-        };
-
+        let note = self.note();
         Ok(Files {
             conn,
             exact: exact_cache,
@@ -293,7 +369,6 @@ impl Measurer<'_> {
             app: app_cache,
             model,
             note,
-            encrypted,
             path,
             _dir: dir,
         })
@@ -301,105 +376,99 @@ impl Measurer<'_> {
 
     /// The app's cache read from the file, as after the journal opens.
     fn cache_refresh(&mut self, f: &Files) -> anyhow::Result<()> {
-        let (conn, note, encrypted, app_cache) = (&f.conn, &f.note, &f.encrypted, &f.app);
+        let (m, note) = self.refresh_timing(&f.conn, &f.note)?;
+        self.timing_named("cache_refresh", m, &note, &[]);
+        Ok(())
+    }
+
+    /// `VectorCache::default().refresh` on `conn` (every vector read from the file into
+    /// the app's copy), timed, and its note.
+    fn refresh_timing(
+        &self,
+        conn: &rusqlite::Connection,
+        note: &str,
+    ) -> anyhow::Result<(stats::Measured, String)> {
         let refresh_sampling = Sampling {
             samples: self.sampling.samples.min(REFRESH_SAMPLES),
             warmup: self.sampling.warmup.min(1),
             ..self.sampling
         };
-        let refresh = |c: &rusqlite::Connection| {
-            stats::measure(
-                &refresh_sampling,
-                |_| {
-                    let mut cache = VectorCache::default();
-                    cache.refresh(c, DEFAULT_USER)?;
-                    Ok(cache.len())
-                },
-                |&n| Payload::of(n as u64, (n * DIM) as u64),
-            )
-        };
-        let refresh_note = format!(
-            "{note}; VectorCache::default().refresh: every vector read from the file into the app's copy ({:?} at this size)",
-            app_cache.precision()
+        let mut precision = None;
+        let m = stats::measure(
+            &refresh_sampling,
+            |_| {
+                let mut cache = VectorCache::default();
+                cache.refresh(conn, DEFAULT_USER)?;
+                precision = Some(cache.precision());
+                Ok(cache.len())
+            },
+            |&n| Payload::of(n as u64, (n * DIM) as u64),
+        )?;
+        let note = format!(
+            "{note}; VectorCache::default().refresh: every vector read from the file into the app's copy ({precision:?} at this size)",
         );
-        let m = refresh(conn)?;
-        let plain_refresh = m.stats.p95_ms;
-        self.timing_named("cache_refresh", m, &refresh_note, &[]);
-        if let Some(e) = &encrypted {
-            let m = refresh(&e.conn)?;
-            self.encrypted_timing(
-                "cache_refresh",
-                m,
-                ("cache_refresh", plain_refresh),
-                &e.note(&refresh_note),
-                &[],
-                &e.cipher,
-            );
-        }
-
-        Ok(())
+        Ok((m, note))
     }
 
-    /// Searches of each cache at each k, and of the encrypted twins at k=10; returns
-    /// the exact cache's p95 at k=10, which the speedups are relative to.
+    /// Searches of each cache at each k; returns the exact cache's p95 at k=10, which
+    /// the speedups are relative to.
     fn cache_searches(&mut self, f: &Files, queries: &[Vec<f32>]) -> anyhow::Result<Option<f64>> {
-        let (conn, note, encrypted) = (&f.conn, &f.note, &f.encrypted);
-        let filter = SearchFilter::default();
-        let q = |i: usize| &queries[i % queries.len()];
-        let (exact_cache, half_cache, int8_cache) = (&f.exact, &f.half, &f.int8);
         let mut exact_p95 = None;
         for (name, cache, precision) in [
-            ("exact", &exact_cache, "f32"),
-            ("f16_rerank", &half_cache, "f16+f32 file"),
-            ("int8_rerank", &int8_cache, "int8+f32 file"),
+            ("exact", &f.exact, "f32"),
+            ("f16_rerank", &f.half, "f16+f32 file"),
+            ("int8_rerank", &f.int8, "int8+f32 file"),
         ] {
             for k in [5, 10, 50] {
-                let m = stats::measure(
-                    &self.sampling,
-                    |i| Ok(cache.search(conn, q(i), k, &filter)?),
-                    |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
-                )?;
-                let plain_p95 = m.stats.p95_ms;
+                let m = self.search_timing(cache, &f.conn, queries, k)?;
                 if (name, k) == ("exact", 10) {
                     exact_p95 = Some(m.stats.p95_ms);
                 }
-                self.timing(name, k, precision, "l2", m, note);
-                // The encrypted twin: the same copy, or the app's cache on an encrypted
-                // journal for the app's cache on a plain one.
-                let plain_name = name;
-                let twin = encrypted.as_ref().and_then(|e| match name {
-                    "exact" => Some((e, &e.exact, name, precision)),
-                    "int8_rerank" => Some((e, &e.app, "int8_rerank_memory", "int8+f32 memory")),
-                    _ => None,
-                });
-                if let (Some((e, cache, name, precision)), 10) = (twin, k) {
-                    let m = stats::measure(
-                        &self.sampling,
-                        |i| Ok(cache.search(&e.conn, q(i), k, &filter)?),
-                        |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
-                    )?;
-                    let params = [("k", "10"), ("precision", precision), ("distance", "l2")];
-                    let plain = (format!("{plain_name}.k{k}"), plain_p95);
-                    let name = format!("{name}.k{k}");
-                    self.encrypted_timing(&name, m, (&plain.0, plain.1), &e.note(note), &params, &e.cipher);
-                }
+                self.timing(name, k, precision, "l2", m, &f.note);
             }
         }
         Ok(exact_p95)
     }
 
+    /// `cache.search` for the top `k` of each query in turn, timed.
+    fn search_timing(
+        &self,
+        cache: &VectorCache,
+        conn: &rusqlite::Connection,
+        queries: &[Vec<f32>],
+        k: usize,
+    ) -> anyhow::Result<stats::Measured> {
+        let filter = SearchFilter::default();
+        stats::measure(
+            &self.sampling,
+            |i| Ok(cache.search(conn, &queries[i % queries.len()], k, &filter)?),
+            |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
+        )
+    }
+
     /// The rerank's share: reading the f32 vectors of as many candidates as a top 10
     /// hands it (the exact top ones, so their places in the file are realistic).
     fn rerank_reads(&mut self, f: &Files, queries: &[Vec<f32>]) -> anyhow::Result<()> {
-        let (conn, note, model, encrypted) = (&f.conn, &f.note, &f.model, &f.encrypted);
-        let filter = SearchFilter::default();
-        let q = |i: usize| &queries[i % queries.len()];
-        let exact_cache = &f.exact;
+        let (m, note) = self.file_reads_timing(&f.exact, &f.conn, &f.model, queries, &f.note)?;
+        self.timing_named("int8_rerank.file_reads.k10", m, &note, &READS_PARAMS);
+        Ok(())
+    }
+
+    /// Reading from `conn` the f32 vectors of the candidates a top-10 rerank is handed
+    /// (`exact`'s top ones for each query), timed, and its note.
+    fn file_reads_timing(
+        &self,
+        exact: &VectorCache,
+        conn: &rusqlite::Connection,
+        model: &vectors::VectorModel,
+        queries: &[Vec<f32>],
+        note: &str,
+    ) -> anyhow::Result<(stats::Measured, String)> {
         let pool = quantize::rerank_pool(10);
         let candidates: Vec<Vec<i64>> = queries
             .iter()
             .map(|query| -> anyhow::Result<Vec<i64>> {
-                let top = exact_cache.search(conn, query, pool, &filter)?;
+                let top = exact.search(conn, query, pool, &SearchFilter::default())?;
                 Ok(top.into_iter().map(|(id, _)| id).collect())
             })
             .collect::<anyhow::Result<_>>()?;
@@ -409,47 +478,21 @@ impl Measurer<'_> {
                 Ok(stored_scores(
                     conn,
                     model,
-                    q(i),
+                    &queries[i % queries.len()],
                     &candidates[i % candidates.len()],
                 )?)
             },
             |r| Payload::of(r.len() as u64, r.len() as u64 * 4),
         )?;
-        let reads_note = format!("{note}; the {pool} f32 vectors a top-10 rerank reads from the vec0 table");
-        let reads_params = [("k", "10"), ("precision", "f32 file"), ("distance", "l2")];
-        let plain_p95 = m.stats.p95_ms;
-        self.timing_named("int8_rerank.file_reads.k10", m, &reads_note, &reads_params);
-        if let Some(e) = &encrypted {
-            let m = stats::measure(
-                &self.sampling,
-                |i| {
-                    Ok(stored_scores(
-                        &e.conn,
-                        &e.model,
-                        q(i),
-                        &candidates[i % candidates.len()],
-                    )?)
-                },
-                |r| Payload::of(r.len() as u64, r.len() as u64 * 4),
-            )?;
-            self.encrypted_timing(
-                "int8_rerank.file_reads.k10",
-                m,
-                ("int8_rerank.file_reads.k10", plain_p95),
-                &e.note(&reads_note),
-                &reads_params,
-                &e.cipher,
-            );
-        }
-
-        Ok(())
+        let note = format!("{note}; the {pool} f32 vectors a top-10 rerank reads from the vec0 table");
+        Ok((m, note))
     }
 
     /// sqlite-vec's own KNN on the same file: the crate's stock build (by L2 and by
     /// cosine), the AVX build, whether their top tens agree, and the speedups of the
     /// app's exact cache (`exact_p95`) and the AVX build over the stock one.
     fn sqlite_vec(&mut self, f: &Files, queries: &[Vec<f32>], exact_p95: Option<f64>) -> anyhow::Result<()> {
-        let (conn, model, encrypted) = (&f.conn, &f.model, &f.encrypted);
+        let (conn, model) = (&f.conn, &f.model);
         let filter = SearchFilter::default();
         let q = |i: usize| &queries[i % queries.len()];
         let path = &f.path;
@@ -519,53 +562,16 @@ impl Measurer<'_> {
             &stock_debug,
         );
 
-        let avx = ExtensionBuild::best() == ExtensionBuild::Avx;
-        let avx_note = format!(
-            "{} {DIM}-d, sqlite-vec vec0 KNN, mmap on, {}",
-            self.data,
-            if avx {
-                "built with SQLITE_VEC_ENABLE_AVX by core/build.rs"
-            } else {
-                "AVX build unavailable here: the stock build"
-            }
-        );
-        let m = stats::measure(
-            &self.sampling,
-            |i| Ok(knn(conn, i)?),
-            |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
-        )?;
+        let m = self.knn_timing(&self.sampling, conn, model, queries)?;
         let avx_p95 = m.stats.p95_ms;
-        self.timing_debug("exact_sqlite_vec_avx", "f32", "l2", m, &avx_note, &own_debug);
-        if let Some(e) = &encrypted {
-            let m = stats::measure(
-                &slow_sampling,
-                |i| {
-                    Ok(knn_sqlite_vec(
-                        &e.conn,
-                        DEFAULT_USER,
-                        &e.model,
-                        q(i),
-                        10,
-                        &filter,
-                    )?)
-                },
-                |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
-            )?;
-            let params = [
-                ("k", "10"),
-                ("precision", "f32"),
-                ("distance", "l2"),
-                ("vec_debug", own_debug.as_str()),
-            ];
-            self.encrypted_timing(
-                "exact_sqlite_vec_avx.k10",
-                m,
-                ("exact_sqlite_vec_avx.k10", avx_p95),
-                &e.note(&avx_note),
-                &params,
-                &e.cipher,
-            );
-        }
+        self.timing_debug(
+            "exact_sqlite_vec_avx",
+            "f32",
+            "l2",
+            m,
+            &self.avx_note(),
+            &own_debug,
+        );
         let mut same = 0;
         for i in 0..SAME_TOP_QUERIES {
             let l2: Vec<i64> = knn(conn, i)?.into_iter().map(|(id, _)| id).collect();
@@ -619,10 +625,43 @@ impl Measurer<'_> {
         Ok(())
     }
 
+    /// sqlite-vec's KNN (the AVX build where there is one) for the top 10 of each query
+    /// in turn, timed.
+    fn knn_timing(
+        &self,
+        sampling: &Sampling,
+        conn: &rusqlite::Connection,
+        model: &vectors::VectorModel,
+        queries: &[Vec<f32>],
+    ) -> anyhow::Result<stats::Measured> {
+        let filter = SearchFilter::default();
+        stats::measure(
+            sampling,
+            |i| {
+                Ok(knn_sqlite_vec(
+                    conn,
+                    DEFAULT_USER,
+                    model,
+                    &queries[i % queries.len()],
+                    10,
+                    &filter,
+                )?)
+            },
+            |r| Payload::of(r.len() as u64, r.len() as u64 * 12),
+        )
+    }
+
+    fn avx_note(&self) -> String {
+        let build = match ExtensionBuild::best() {
+            ExtensionBuild::Avx => "built with SQLITE_VEC_ENABLE_AVX by core/build.rs",
+            _ => "AVX build unavailable here: the stock build",
+        };
+        format!("{} {DIM}-d, sqlite-vec vec0 KNN, mmap on, {build}", self.data)
+    }
+
     /// What each copy of the vectors takes in memory, and the app's whole cache.
     fn memory(&mut self, f: &Files) {
-        let (encrypted, exact_cache, half_cache, int8_cache, app_cache) =
-            (&f.encrypted, &f.exact, &f.half, &f.int8, &f.app);
+        let (exact_cache, half_cache, int8_cache, app_cache) = (&f.exact, &f.half, &f.int8, &f.app);
         for (name, cache, label, note) in [
             ("memory.f32", &exact_cache, "f32", "the f32 copy of the vectors"),
             (
@@ -656,18 +695,6 @@ impl Measurer<'_> {
             ),
             &[],
         );
-        if let Some(e) = &encrypted {
-            self.value(
-                "memory.encrypted_cache",
-                e.app.memory_bytes() as f64,
-                Unit::Bytes,
-                &format!(
-                    "the app's VectorCache on an encrypted journal at this size ({:?}): the vector copies, ids, dates, positions",
-                    e.app.precision()
-                ),
-                &[("storage", "encrypted")],
-            );
-        }
     }
 
     /// Prefilter timings and recall@10 against exact search.
@@ -835,37 +862,18 @@ impl Measurer<'_> {
         self.out.push(s);
     }
 
-    /// A timing on the encrypted copy, `<data>.encrypted.<name>`, and its p95 over
-    /// `plain_p95`, the plain file's figure just measured.
-    /// Stores `m`, measured on the encrypted copy, as `encrypted.<name>` with its p95
-    /// over `plain`'s (the plain scenario's name and p95).
+    /// Stores `m`, measured on the encrypted copy, as `<data>.encrypted.<name>`.
     fn encrypted_timing(
         &mut self,
         name: &str,
         m: stats::Measured,
-        (plain_name, plain_p95): (&str, f64),
         note: &str,
         params: &[(&str, &str)],
         cipher: &str,
     ) {
-        let name = format!("{}{name}", encryption::PREFIX);
-        let p95 = m.stats.p95_ms;
         let mut params = params.to_vec();
         params.extend([("storage", "encrypted"), ("cipher", cipher)]);
-        self.timing_named(&name, m, note, &params);
-        if plain_p95 > 0.0 {
-            let data = self.data;
-            self.derived(
-                &format!("{name}{}", encryption::RATIO_SUFFIX),
-                p95 / plain_p95,
-                Unit::Count,
-                &format!(
-                    "p95 of {data}.{name} ÷ p95 of {data}.{plain_name}, measured one after the other in this run",
-                ),
-                &[("storage", "encrypted"), ("cipher", cipher)],
-                &[plain_name, &name],
-            );
-        }
+        self.timing_named(&format!("{}{name}", encryption::PREFIX), m, note, &params);
     }
 
     fn value(&mut self, name: &str, value: f64, unit: Unit, note: &str, params: &[(&str, &str)]) {
