@@ -44,6 +44,11 @@ const MARKER: &str = "zqxlockedtitle";
 /// The title of a draft kept as text beside the plain journal.
 const PLAIN_DRAFT: &str = "zqxtextdrafttitle";
 const PASSPHRASE: &str = "correct horse battery";
+/// How long a test waits for encrypting, unlocking or decrypting: a conversion (the
+/// journal and its backups, each key derived again) in a debug build, on a machine the
+/// rest of the suite keeps busy, takes longer than a screen's answer (`fresh-check`'s
+/// `make test` once took more than 30 s to encrypt this small journal).
+const CONVERSION_PATIENCE: Duration = Duration::from_secs(120);
 
 /// A plain journal with one marked entry.
 fn journal(data_dir: &Path) {
@@ -121,7 +126,7 @@ fn encrypted_in_settings_locked_with_ctrl_l_unlocked_with_the_passphrase_and_dec
     type_into(&mut harness, Role::PasswordInput, "New passphrase", PASSPHRASE);
     type_into(&mut harness, Role::PasswordInput, "Type it again", PASSPHRASE);
     click(&mut harness, "Encrypt the journal");
-    wait_until(&mut harness, "the journal encrypted", |h| {
+    wait_at_most(&mut harness, "the journal encrypted", CONVERSION_PATIENCE, |h| {
         shows(h, "The journal is encrypted now")
     });
     assert!(cipher::is_encrypted(&journal_file));
@@ -158,14 +163,21 @@ fn encrypted_in_settings_locked_with_ctrl_l_unlocked_with_the_passphrase_and_dec
     assert!(h_locked(&harness));
 
     unlock(&mut harness, PASSPHRASE);
-    wait_until(&mut harness, "the journal open again", lists_the_entry);
+    wait_at_most(
+        &mut harness,
+        "the journal open again",
+        CONVERSION_PATIENCE,
+        lists_the_entry,
+    );
 
     // Turned off again: the file is plain, the entry still there.
     harness.get_by_role_and_label(Role::Button, "Settings").click();
     harness.run_steps(3);
     click(&mut harness, "Turn encryption off…");
     click(&mut harness, "Turn encryption off");
-    wait_until(&mut harness, "encryption off", |h| shows(h, "Encryption is off"));
+    wait_at_most(&mut harness, "encryption off", CONVERSION_PATIENCE, |h| {
+        shows(h, "Encryption is off")
+    });
     assert!(!cipher::is_encrypted(&journal_file));
     harness.get_by_role_and_label(Role::Button, "Journal").click();
     wait_until(&mut harness, "the entry in the plain journal", lists_the_entry);
@@ -242,9 +254,6 @@ fn a_remembered_passphrase_opens_the_journal_without_asking() {
         shows(h, "This journal is encrypted")
     });
 }
-
-/// How long the child below waits for encrypting and unlocking.
-const CONVERSION_PATIENCE: Duration = Duration::from_secs(120);
 
 #[test]
 fn remember_on_this_computer_says_so_when_the_credential_store_cannot_be_reached() {
