@@ -15,8 +15,24 @@ fn the_encrypted_copy_is_measured_in_a_child_and_recorded_beside_the_plain_one()
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run.json");
     let output = Command::new(BIN)
-        .args(["run", "--label", "encrypted-test", "--stages", "db", "--sizes", "150"])
-        .args(["--samples", "5", "--warmup", "0", "--budget-s", "0.2", "--no-remeasure"])
+        .args([
+            "run",
+            "--label",
+            "encrypted-test",
+            "--stages",
+            "db",
+            "--sizes",
+            "150",
+        ])
+        .args([
+            "--samples",
+            "5",
+            "--warmup",
+            "0",
+            "--budget-s",
+            "0.2",
+            "--no-remeasure",
+        ])
         .arg("--out")
         .arg(&out)
         .env_remove("MINDSAGE_BENCH_SLOWDOWN")
@@ -36,13 +52,27 @@ fn the_encrypted_copy_is_measured_in_a_child_and_recorded_beside_the_plain_one()
         .filter(|s| s["params"]["storage"] == "encrypted")
         .collect();
     let plain = scenarios.len() - encrypted.len();
-    assert!(plain > 20 && encrypted.len() > 40, "{plain} plain, {} encrypted", encrypted.len());
-    for name in ["list.page1", "search.keyword", "write.create", "open_to_first_page"] {
+    assert!(
+        plain > 20 && encrypted.len() > 40,
+        "{plain} plain, {} encrypted",
+        encrypted.len()
+    );
+    for name in [
+        "list.page1",
+        "search.keyword",
+        "write.create",
+        "open_to_first_page",
+    ] {
         assert!(named(name).is_some(), "no {name}");
         let twin = named(&format!("encrypted.{name}")).unwrap_or_else(|| panic!("no encrypted.{name}"));
-        assert!(twin["params"]["cipher"].as_str().unwrap().starts_with("SQLCipher 4"));
-        let ratio = named(&format!("encrypted.{name}.vs_plain_p95"))
-            .unwrap_or_else(|| panic!("no ratio for {name}"));
+        assert!(
+            twin["params"]["cipher"]
+                .as_str()
+                .unwrap()
+                .starts_with("SQLCipher 4")
+        );
+        let ratio =
+            named(&format!("encrypted.{name}.vs_plain_p95")).unwrap_or_else(|| panic!("no ratio for {name}"));
         assert!(ratio["measure"]["value"].as_f64().unwrap() > 0.0, "{ratio}");
     }
     // Recorded once each: the child's figures are the encrypted ones only.

@@ -1,8 +1,9 @@
 //! The encrypted copies the `db`, `vector` and `import` stages measure beside the plain
 //! journal (issue #18): the same journal converted with `db::cipher::encrypt`, opened
 //! with its key in `StorageOptions`, its scenarios named `encrypted.<name>` (the vector
-//! stage's `<data>.encrypted.<name>`, the import stage's `import.shipped_encrypted.*`)
-//! with the field `storage: encrypted` and the SQLCipher build in `cipher`.
+//! stage's `<data>.encrypted.<name>`) with the field `storage: encrypted` and the
+//! SQLCipher build in `cipher`; the import stage's are `import.shipped_encrypted.*`, the
+//! shipped path into a new encrypted journal.
 //!
 //! They are measured in a child process of their own ([`in_child`]), after the plain
 //! journal's figures: every keyed connection turns on SQLCipher's memory wiping
@@ -11,9 +12,10 @@
 //! SQLite frees in that process, on plain journals too, and a plain figure measured
 //! after it pays a cost no person with a plain journal pays (the same searches took
 //! about twice as long: docs/optimisation-log.md). The run records the child's figures
-//! beside the plain ones and the ratio of each to its plain twin
+//! beside the plain ones and the ratio of each timing to its plain twin
 //! (`….vs_plain_p95`: lower is better, so it is stored as a count, and a rise is a
-//! regression); a stage that keys a journal in the measuring process fails the run.
+//! regression; the import stage divides rates itself, `import.shipped_encrypted.vs_shipped`).
+//! A stage that keys a journal in the measuring process fails the run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
