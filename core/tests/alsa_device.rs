@@ -72,7 +72,18 @@ fn a_recording_from_the_default_alsa_device_is_transcribed() {
     let length = Duration::from_millis(mindsage_core::voice::duration_ms(original.len()) + 500);
     let recording = Recording::start(Input::Default, path.clone(), length, None);
     let (samples, ending) = loop {
-        match common::next_event(&recording, Duration::from_secs(30)).expect("the recorder answers") {
+        let event = common::next_event(&recording, Duration::from_secs(30)).unwrap_or_else(|| {
+            // It timed out once in fresh-check's make test, never on a warm machine: say
+            // whether the device stopped delivering (the recording ends only on its
+            // length, a stop or an error) or the recorder stopped draining.
+            let meter = recording.meter();
+            panic!(
+                "the recorder said nothing for 30 s: {:?} of {length:?} recorded, {} device samples dropped",
+                meter.elapsed(),
+                meter.dropped()
+            )
+        });
+        match event {
             Event::Started { input } => eprintln!("recording from {input}"),
             Event::Failed(error) => panic!("{error}"),
             Event::Finished { samples, ending, .. } => break (samples, ending),
