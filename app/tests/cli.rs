@@ -180,6 +180,107 @@ fn index_queues_what_entries_miss_and_wait_does_it_with_the_model() {
     assert_eq!(shown["summary"], "Something happened.");
 }
 
+/// The model's reply to an entry that contains `matching`, as the scripted server gives it.
+fn enrichment_rule(
+    matching: &str,
+    people: serde_json::Value,
+    places: &[&str],
+    activities: &[&str],
+) -> serde_json::Value {
+    let reply = serde_json::json!({
+        "title": "A day", "mood_score": 6, "mood_tags": ["calm"], "summary": "Something happened.",
+        "people": people, "places": places, "activities": activities,
+    });
+    serde_json::json!({"match": matching, "response": reply.to_string()})
+}
+
+#[test]
+fn the_people_and_places_entries_mention_are_remembered_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    add(dir.path(), "", "Tea with Maya, my sister, at the lake house.");
+    add(
+        dir.path(),
+        "",
+        "My sister called about the weekend. Went running after.",
+    );
+    let secret = add(dir.path(), "", "Lunch with Jonas at Villa Nova.");
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    let rules = [
+        enrichment_rule(
+            "Tea with Maya",
+            serde_json::json!([{"name": "Maya", "relation": "sister"}]),
+            &["the lake house"],
+            &[],
+        ),
+        enrichment_rule(
+            "My sister called",
+            serde_json::json!([{"name": "my sister", "relation": "sister"}]),
+            &[],
+            &["Running"],
+        ),
+        enrichment_rule(
+            "Lunch with Jonas",
+            serde_json::json!([{"name": "Jonas", "relation": "friend"}]),
+            &["Villa Nova"],
+            &[],
+        ),
+    ];
+    server.script(
+        &serde_json::json!({"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": rules}).to_string(),
+    );
+    let url = server.url();
+    let host = [("OLLAMA_HOST", url.as_str())];
+    let done = json(&mindsage_with(dir.path(), &["index", "--wait", "--json"], &host));
+    assert_eq!(done["counts"]["failed"], 0, "{done}");
+
+    let people = json(&mindsage(dir.path(), &["people", "--json"]));
+    let named = |name: &str| -> serde_json::Value {
+        people
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {people}"))
+    };
+    let maya = named("Maya");
+    assert_eq!(
+        (
+            maya["kind"].as_str(),
+            maya["relation"].as_str(),
+            maya["entries"].as_u64()
+        ),
+        (Some("person"), Some("sister"), Some(2))
+    );
+    assert_eq!(named("the lake house")["kind"], "place");
+    assert_eq!(named("running")["kind"], "activity");
+    assert_eq!(named("Jonas")["relation"], "friend");
+    let text = String::from_utf8(mindsage(dir.path(), &["people"]).stdout).unwrap();
+    assert!(text.contains("People\n  Maya (sister) · 2 entries"), "{text}");
+
+    // An export carries them; a purge takes what only the purged entry said.
+    let export = dir.path().join("journal.json");
+    json(&mindsage(
+        dir.path(),
+        &["export", export.to_str().unwrap(), "--json"],
+    ));
+    let exported = std::fs::read_to_string(&export).unwrap();
+    assert!(
+        exported.contains(r#""phrase":"my sister""#),
+        "the export names who the entries mention"
+    );
+    json(&mindsage(dir.path(), &["purge", &secret.to_string(), "--json"]));
+    let people = json(&mindsage(dir.path(), &["people", "--json"]));
+    let names: Vec<&str> = people
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Maya", "the lake house", "running"]);
+}
+
 #[test]
 fn search_finds_words_and_says_when_it_could_not_use_meaning() {
     let dir = tempfile::tempdir().unwrap();

@@ -370,10 +370,10 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
         .unwrap();
     assert_eq!(jobs_left(&journal), (0, 0));
     let settings = server.settings();
-    let queued = runner::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap();
+    let queued = runner::backfill(&journal.writer, DEFAULT_USER, &settings).unwrap();
     assert_eq!(queued, 80, "an embedding and an enrichment each");
     assert_eq!(
-        runner::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
+        runner::backfill(&journal.writer, DEFAULT_USER, &settings).unwrap(),
         0
     );
 
@@ -394,7 +394,7 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
     // (a job that failed for good stays in the queue as failed, so it is not retried by
     // every start).
     assert_eq!(
-        runner::backfill(&journal.writer, DEFAULT_USER, &settings.embed_model).unwrap(),
+        runner::backfill(&journal.writer, DEFAULT_USER, &settings).unwrap(),
         40,
         "enrichment that was never done is queued again"
     );
@@ -405,7 +405,7 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
         embed_model: "all-minilm:l6-v2".into(),
         ..settings.clone()
     };
-    let queued = runner::backfill(&journal.writer, DEFAULT_USER, &other.embed_model).unwrap();
+    let queued = runner::backfill(&journal.writer, DEFAULT_USER, &other).unwrap();
     assert_eq!(queued, 40, "re-index on model change");
     journal
         .writer

@@ -587,6 +587,7 @@ impl Saver {
                     mood_score: mood,
                     mood_tags,
                     summary,
+                    mentions: Vec::new(),
                 },
             ),
             Op::Checkpoint { truncate } => self.checkpoint(truncate),
@@ -660,14 +661,16 @@ impl Saver {
         let applied = self
             .writer
             .call(move |c| {
-                let revision = entries::get(c, DEFAULT_USER, id)?.revision;
+                let entry = entries::get(c, DEFAULT_USER, id)?;
                 let enriched = Enriched {
                     enrichment,
                     embedding: (1..=8).map(|i| i as f32).collect(),
                     embed_model: EMBED_MODEL.to_owned(),
                     model_calls: 1,
                     stats: CallStats::default(),
-                    revision,
+                    revision: entry.revision,
+                    body: entry.body,
+                    text_model: "crash-text".to_owned(),
                 };
                 enrich::apply(c, DEFAULT_USER, id, &enriched)
             })

@@ -9,6 +9,7 @@ use mindsage_core::db::archive::{self, ArchivedEntry};
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::audio::{self, NewRecording};
 use mindsage_core::db::entries::{self, NewEntry};
+use mindsage_core::db::memory::{self, Found, Kind};
 use mindsage_core::db::{DEFAULT_USER, gallery, jobs};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::export::{self, ExportError, Format};
@@ -53,6 +54,21 @@ fn seeded(journal: &TempJournal) -> Connection {
             Some(&format!("Summary of entry {id}.")),
         )
         .unwrap();
+        // What the model found in them: the people and places they mention.
+        let body = entries::get(&conn, DEFAULT_USER, id).unwrap().body;
+        let found = [
+            Found {
+                kind: Kind::Person,
+                name: format!("Friend {}", id % 2),
+                relation: "friend".into(),
+            },
+            Found {
+                kind: Kind::Place,
+                name: format!("Place {id}"),
+                relation: String::new(),
+            },
+        ];
+        memory::remember(&conn, DEFAULT_USER, id, &body, &found, "a text model").unwrap();
     }
     entries::soft_delete(&mut conn, DEFAULT_USER, 5).unwrap();
     // A photo dropped into an entry's text: its Markdown image names it.
@@ -142,7 +158,19 @@ fn json_export_imported_into_an_empty_journal_is_the_same_journal() {
         );
         assert_eq!(a.media, b.media, "media of {:?}", x.title);
     }
-    // Summaries came along, so only the embedding is queued for those entries.
+    // The model's reading came along (summaries, people, places), so only the
+    // embedding is queued for those entries.
+    let remembered = |conn: &Connection| -> Vec<(String, String, u64)> {
+        let mut all: Vec<_> = memory::subjects(conn, DEFAULT_USER)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.name, s.relation, s.entries))
+            .collect();
+        all.sort();
+        all
+    };
+    assert_eq!(remembered(&copy_conn), remembered(&conn));
+    assert_eq!(remembered(&conn).len(), 5);
     let queue = jobs::counts(&copy_conn).unwrap();
     assert_eq!(queue.embed_pending as usize, before.len());
     assert_eq!(queue.enrich_pending as usize, before.len() - 3);

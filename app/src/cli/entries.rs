@@ -1,6 +1,6 @@
 //! The journal's entries from the command line: `seed`, `list`, `add` (text, or a
-//! recording), `show`, `delete`, `restore ID`, `purge`, and the journal's figures
-//! (`stats`, `info`).
+//! recording), `show`, `delete`, `restore ID`, `purge`, the journal's figures
+//! (`stats`, `info`), and what it remembers (`people`).
 
 use std::path::Path;
 
@@ -10,6 +10,8 @@ use anyhow::{Context, Result, bail};
 use chrono::Local;
 use rusqlite::Connection;
 
+use mindsage_core::clock;
+use mindsage_core::db::memory::{self, Kind};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::voice;
@@ -139,6 +141,66 @@ pub(super) fn stats(args: &Args, conn: &rusqlite::Connection) -> Result<()> {
             stats.total_entries, stats.total_words, stats.current_streak, stats.longest_streak
         )
     })
+}
+
+/// `mindsage people`: the people, places and activities the entries mention, each with
+/// its relation, how many entries and from when to when; hidden ones only with `all`.
+pub(super) fn people(args: &Args, conn: &Connection, all: bool) -> Result<()> {
+    let subjects: Vec<memory::Subject> = memory::subjects(conn, DEFAULT_USER)?
+        .into_iter()
+        .filter(|s| all || !s.hidden)
+        .collect();
+    print(args, &subjects, || {
+        if subjects.is_empty() {
+            return "no people, places or activities yet: the local model finds them as it reads \
+                    the entries (mindsage index --wait)"
+                .to_owned();
+        }
+        let mut lines = Vec::new();
+        for kind in Kind::ALL {
+            let of_kind: Vec<&memory::Subject> = subjects.iter().filter(|s| s.kind == kind).collect();
+            if of_kind.is_empty() {
+                continue;
+            }
+            lines.push(
+                match kind {
+                    Kind::Person => "People",
+                    Kind::Place => "Places",
+                    Kind::Activity => "Activities",
+                }
+                .to_owned(),
+            );
+            lines.extend(of_kind.iter().map(|s| format!("  {}", format_subject(s))));
+        }
+        lines.join("\n")
+    })
+}
+
+/// "Maya (sister) · 12 entries · 3 Mar 2025 to 28 Nov 2026".
+fn format_subject(s: &memory::Subject) -> String {
+    let day = |at: &Option<String>| {
+        at.as_deref()
+            .and_then(clock::parse_utc)
+            .map(|t| t.with_timezone(&Local).format("%-d %b %Y").to_string())
+    };
+    let mut line = s.name.clone();
+    if !s.relation.is_empty() {
+        line.push_str(&format!(" ({})", s.relation));
+    }
+    line.push_str(&format!(
+        " · {} {}",
+        s.entries,
+        if s.entries == 1 { "entry" } else { "entries" }
+    ));
+    match (day(&s.first), day(&s.last)) {
+        (Some(first), Some(last)) if first != last => line.push_str(&format!(" · {first} to {last}")),
+        (Some(first), _) => line.push_str(&format!(" · {first}")),
+        _ => {}
+    }
+    if s.hidden {
+        line.push_str(" · hidden");
+    }
+    line
 }
 
 /// `mindsage info`: the journal file, this build, and the settings SQLite runs with.

@@ -34,7 +34,7 @@ pub fn run(
     json: bool,
 ) -> Result<()> {
     let writer = Arc::new(Writer::spawn(path, options)?);
-    let queued = runner::backfill(&writer, DEFAULT_USER, &settings.embed_model)?;
+    let queued = runner::backfill(&writer, DEFAULT_USER, settings)?;
     if wait {
         work(path, options, settings, Arc::clone(&writer), json)?;
     }

@@ -179,6 +179,13 @@ pub enum Command {
     Purge { id: i64 },
     /// Totals, streaks and words.
     Stats,
+    /// The people, places and activities your entries mention, as the local model found
+    /// them: each with how the writer is related to them, how many entries and when.
+    People {
+        /// Also those hidden in the app.
+        #[arg(long)]
+        all: bool,
+    },
     /// Where the journal is, whether it is encrypted, and the SQLite settings in effect.
     Info,
     /// Search as the search box does: by words and, when the local model is running, by
@@ -372,6 +379,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
             entries::purge(args, &mut conn, id, &options)
         }
         Command::Stats => entries::stats(args, &open(args, &path?, options)?.0),
+        Command::People { all } => entries::people(args, &open(args, &path?, options)?.0, all),
         Command::Info => {
             let path = path?;
             let (conn, options) = open(args, &path, options)?;

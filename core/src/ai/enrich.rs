@@ -1,8 +1,9 @@
-//! Enrichment on save: title, mood and summary in **one** model call, then the
-//! embedding.
+//! Enrichment on save: title, mood, summary and what the entry mentions (people, places,
+//! activities) in **one** model call, then the embedding.
 //!
 //! The reference app made two generations per save; one JSON reply
-//! `{title, mood_score, mood_tags, summary}` carries all of it. The reply is requested
+//! `{title, mood_score, mood_tags, summary, people, places, activities}` carries all of
+//! it. The reply is requested
 //! with a JSON schema (Ollama constrains the output to it) that bounds every string, and
 //! the token limit leaves room for the longest reply the schema allows: a reply cut off
 //! by the limit is unparseable, and that was every rejected reply of the small test
@@ -20,7 +21,9 @@
 //! `suggested_tags`), apart from the person's own mood and tags. The model's guesses
 //! once went straight into the person's fields, where they could not be told from what
 //! the person set and were added to tags the person had chosen; now the editor shows
-//! them as the model's, and only the person's accepting one makes it theirs.
+//! them as the model's, and only the person's accepting one makes it theirs. The people,
+//! places and activities go to the journal's memory (`db::memory`), which keeps the
+//! person's corrections over them.
 
 use rusqlite::Connection;
 use serde::Deserialize;
@@ -28,6 +31,7 @@ use serde::Deserialize;
 use super::client::{CallStats, Message};
 use super::{AiError, OllamaClient, Result};
 use crate::db::entries::{self, Entry};
+use crate::db::memory::{self, Kind};
 use crate::db::queries::ENRICH_WRITE;
 use crate::db::{self, EntryId, UserId, jobs};
 use crate::search::document::{self, DocumentText};
@@ -51,6 +55,20 @@ const MAX_SUMMARY_CHARS: usize = 600;
 /// Mood tags kept per entry.
 const MAX_MOOD_TAGS: usize = 3;
 
+/// People, places and activities kept per entry: an entry names few, and the bound
+/// keeps a rambling reply within the token limit.
+const MAX_PEOPLE: usize = 8;
+const MAX_PLACES: usize = 5;
+const MAX_ACTIVITIES: usize = 5;
+
+/// Longest name of a person, place or activity the model may write, and longest
+/// relation ("sister", "best friend").
+const MAX_MENTION_CHARS: usize = 40;
+const MAX_RELATION_CHARS: usize = 24;
+
+/// Words that name the writer, not someone the entry mentions.
+const THE_WRITER: [&str; 5] = ["i", "me", "myself", "the writer", "writer"];
+
 /// Longest mood tag the model may write, in characters: one word for a feeling fits
 /// easily ("overwhelmed"), and the bound stops a tag from running on for the whole
 /// token budget.
@@ -61,15 +79,25 @@ const MAX_MOOD_TAG_CHARS: usize = 24;
 /// does not parse and costs another call). A token is rarely shorter than a character;
 /// the margin covers escapes, the JSON around the strings and the grammar's spaces. A
 /// reply that ends sooner costs nothing for the limit.
-const MAX_REPLY_TOKENS: i32 =
-    2 * (MAX_TITLE_CHARS + MAX_MOOD_TAGS * MAX_MOOD_TAG_CHARS + MAX_SUMMARY_CHARS) as i32;
+const MAX_REPLY_TOKENS: i32 = 2
+    * (MAX_TITLE_CHARS
+        + MAX_MOOD_TAGS * MAX_MOOD_TAG_CHARS
+        + MAX_SUMMARY_CHARS
+        + MAX_PEOPLE * (MAX_MENTION_CHARS + MAX_RELATION_CHARS)
+        + (MAX_PLACES + MAX_ACTIVITIES) * MAX_MENTION_CHARS) as i32;
 
 const SYSTEM_PROMPT: &str = "You read one private journal entry and describe it. \
 Reply with a JSON object only: \
 \"title\": a short title of at most 8 words; \
 \"mood_score\": an integer from 1 (awful) to 10 (wonderful) for the writer's mood; \
 \"mood_tags\": one to three lowercase single words naming the feelings, such as \"calm\"; \
-\"summary\": one or two sentences saying what happened and how the writer felt.";
+\"summary\": one or two sentences saying what happened and how the writer felt; \
+\"people\": everyone the entry mentions other than the writer, each as \"name\" (their name as written, \
+or how the writer refers to them, such as \"my sister\") and \"relation\" (one or two words for how \
+they are related to the writer, such as \"sister\" or \"colleague\", or \"\" if the entry does not say); \
+\"places\": the places the entry mentions, as written; \
+\"activities\": what the writer did, one to three lowercase words each, such as \"running\". \
+Use empty lists when the entry mentions none.";
 
 /// The model's reply as it must be shaped (also the schema sent to Ollama, which
 /// turns it into a grammar the output must follow). The lengths bound the generation
@@ -79,6 +107,7 @@ Reply with a JSON object only: \
 /// but `minimum`/`maximum` only in recent ones (llama-cpp-python's does not), and a
 /// mood of 0 costs a second call.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = require_every_field)]
 struct Reply {
     #[schemars(length(min = 1, max = MAX_TITLE_CHARS))]
     title: String,
@@ -88,15 +117,50 @@ struct Reply {
     mood_tags: Vec<String>,
     #[schemars(length(min = 1, max = MAX_SUMMARY_CHARS))]
     summary: String,
+    // Replies from before the journal remembered (and a model that leaves them out) mean
+    // none.
+    #[serde(default)]
+    #[schemars(length(max = MAX_PEOPLE))]
+    people: Vec<ReplyPerson>,
+    #[serde(default)]
+    #[schemars(length(max = MAX_PLACES), inner(length(min = 1, max = MAX_MENTION_CHARS)))]
+    places: Vec<String>,
+    #[serde(default)]
+    #[schemars(length(max = MAX_ACTIVITIES), inner(length(min = 1, max = MAX_MENTION_CHARS)))]
+    activities: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = require_every_field)]
+struct ReplyPerson {
+    #[schemars(length(min = 1, max = MAX_MENTION_CHARS))]
+    name: String,
+    #[serde(default)]
+    #[schemars(length(max = MAX_RELATION_CHARS))]
+    relation: String,
+}
+
+/// Every field required in the schema, so the grammar always writes the lists (empty
+/// when there is nothing), while a reply without them still parses (`serde(default)`,
+/// which alone would make them optional and let the model skip them).
+fn require_every_field(schema: &mut schemars::Schema) {
+    let names: Vec<serde_json::Value> = schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().cloned().map(serde_json::Value::from).collect())
+        .unwrap_or_default();
+    schema.insert("required".to_owned(), names.into());
 }
 
 /// A validated enrichment.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Enrichment {
     pub title: String,
     pub mood_score: u8,
     pub mood_tags: Vec<String>,
     pub summary: String,
+    /// The people, places and activities the entry mentions, each once.
+    pub mentions: Vec<memory::Found>,
 }
 
 /// An enrichment with the embedding, ready for [`apply`].
@@ -111,6 +175,10 @@ pub struct Enriched {
     pub stats: CallStats,
     /// The entry's revision when its text was read: [`apply`] writes only over that one.
     pub revision: i64,
+    /// The body the model read, where [`apply`] finds the mentions' words.
+    pub body: String,
+    /// The text model that read it: the entry's memory is rebuilt when it changes.
+    pub text_model: String,
 }
 
 /// The text whose embedding represents an entry in search: title, tags and the whole
@@ -160,6 +228,8 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
                     model_calls: attempt,
                     stats,
                     revision: entry.revision,
+                    body: entry.body.clone(),
+                    text_model: settings.text_model.clone(),
                 });
             }
             Err(problem) => {
@@ -199,12 +269,47 @@ pub fn validate(text: &str) -> Result<Enrichment, String> {
     let title = Some(clip(&one_line(&reply.title), MAX_TITLE_CHARS))
         .filter(|t| has_words(t))
         .unwrap_or_else(|| title_from(&summary));
+    let people = reply
+        .people
+        .iter()
+        .map(|p| (Kind::Person, p.name.as_str(), p.relation.as_str()));
+    let places = reply.places.iter().map(|p| (Kind::Place, p.as_str(), ""));
+    let activities = reply.activities.iter().map(|a| (Kind::Activity, a.as_str(), ""));
     Ok(Enrichment {
         title,
         mood_score,
         mood_tags: mood_tags(&reply.mood_tags),
         summary,
+        mentions: mentions(people.chain(places).chain(activities)),
     })
+}
+
+/// The model's people, places and activities tidied: names on one line, cut at their
+/// bound; relations lowercased without a leading "my"; activities lowercased; the
+/// writer, empty names and repeats (by [`memory::key_of`]) dropped.
+fn mentions<'a>(raw: impl Iterator<Item = (Kind, &'a str, &'a str)>) -> Vec<memory::Found> {
+    let mut found: Vec<memory::Found> = Vec::new();
+    for (kind, name, relation) in raw {
+        let name = clip(&one_line(name), MAX_MENTION_CHARS);
+        let key = memory::key_of(&name);
+        if key.is_empty() || (kind == Kind::Person && THE_WRITER.contains(&key.as_str())) {
+            continue;
+        }
+        if found
+            .iter()
+            .any(|f| f.kind == kind && memory::key_of(&f.name) == key)
+        {
+            continue;
+        }
+        let name = if kind == Kind::Activity {
+            name.to_lowercase()
+        } else {
+            name
+        };
+        let relation = memory::key_of(&clip(&one_line(relation), MAX_RELATION_CHARS));
+        found.push(memory::Found { kind, name, relation });
+    }
+    found
 }
 
 /// The first words of `summary`'s first sentence, as many as the prompt allows a title.
@@ -290,6 +395,14 @@ pub fn apply(
             }
         };
         let e = &enriched.enrichment;
+        memory::remember(
+            &tx,
+            user,
+            entry_id,
+            &enriched.body,
+            &e.mentions,
+            &enriched.text_model,
+        )?;
         entries::write_enrichment(
             &tx,
             user,
@@ -314,12 +427,35 @@ mod tests {
 
     #[test]
     fn the_schema_bounds_what_the_model_can_write() {
-        let schema = serde_json::to_value(schemars::schema_for!(Reply)).unwrap();
+        // As ollama-rs sends it: subschemas inline (Ollama does not follow `$ref`).
+        let mut settings = schemars::generate::SchemaSettings::draft07();
+        settings.inline_subschemas = true;
+        let schema = serde_json::to_value(settings.into_generator().into_root_schema_for::<Reply>()).unwrap();
         let properties = &schema["properties"];
         assert_eq!(properties["title"]["maxLength"], MAX_TITLE_CHARS);
         assert_eq!(properties["summary"]["minLength"], 1);
         assert_eq!(properties["mood_tags"]["maxItems"], MAX_MOOD_TAGS);
         assert_eq!(properties["mood_tags"]["items"]["maxLength"], MAX_MOOD_TAG_CHARS);
+        assert_eq!(properties["people"]["maxItems"], MAX_PEOPLE);
+        let required = |schema: &serde_json::Value| -> Vec<String> {
+            let mut names: Vec<String> = serde_json::from_value(schema["required"].clone()).unwrap();
+            names.sort();
+            names
+        };
+        assert_eq!(
+            required(&schema),
+            [
+                "activities",
+                "mood_score",
+                "mood_tags",
+                "people",
+                "places",
+                "summary",
+                "title"
+            ]
+        );
+        assert_eq!(required(&properties["people"]["items"]), ["name", "relation"]);
+        assert_eq!(properties["places"]["items"]["maxLength"], MAX_MENTION_CHARS);
         let moods: Vec<i64> = serde_json::from_value(properties["mood_score"]["enum"].clone()).unwrap();
         assert_eq!(moods, (1..=10).collect::<Vec<_>>());
     }
@@ -371,6 +507,36 @@ mod tests {
             assert_eq!(e.title, "A long walk along the cliffs with Sam");
         }
         assert_eq!(reply("", "[]", "Rain!").title, "Rain");
+    }
+
+    #[test]
+    fn people_places_and_activities_are_tidied() {
+        let e = validate(
+            r#"{"title": "t", "mood_score": 6, "mood_tags": [], "summary": "s",
+                "people": [{"name": " Maya ", "relation": "My Sister"}, {"name": "maya", "relation": ""},
+                           {"name": "I", "relation": ""}, {"name": "...", "relation": "x"},
+                           {"name": "my  mum", "relation": "mother"}],
+                "places": ["the Lake House", "Lake house"],
+                "activities": ["Running", "running "]}"#,
+        )
+        .unwrap();
+        let found: Vec<(Kind, &str, &str)> = e
+            .mentions
+            .iter()
+            .map(|f| (f.kind, f.name.as_str(), f.relation.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Kind::Person, "Maya", "sister"),
+                (Kind::Person, "my mum", "mother"),
+                (Kind::Place, "the Lake House", ""),
+                (Kind::Activity, "running", ""),
+            ]
+        );
+        // A reply without them (a model that leaves them out) mentions nothing.
+        let e = validate(r#"{"title": "t", "mood_score": 6, "mood_tags": [], "summary": "s"}"#).unwrap();
+        assert!(e.mentions.is_empty());
     }
 
     #[test]

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::{AiError, OllamaClient, block_on, enrich, health};
+use super::{AiError, AiSettings, OllamaClient, block_on, enrich, health};
 use crate::db::entries::{self, Entry};
 use crate::db::jobs::{self, Job, JobKind, QueueCounts};
 use crate::db::writer::Writer;
@@ -147,15 +147,16 @@ fn thousands(n: u64) -> String {
     out
 }
 
-/// Queues the work live entries are missing: enrichment for entries without a summary,
-/// embeddings from the configured model for entries without one (all of them after a
-/// model change). Returns how many jobs were queued.
-pub fn backfill(writer: &Writer, user: UserId, embed_model: &str) -> db::Result<usize> {
-    let model = embed_model.to_owned();
+/// Queues the work live entries are missing: enrichment for entries the configured text
+/// model has not read, embeddings from the configured embedding model for entries
+/// without one (all of them after a change of either model). Returns how many jobs were
+/// queued.
+pub fn backfill(writer: &Writer, user: UserId, settings: &AiSettings) -> db::Result<usize> {
+    let (text_model, embed_model) = (settings.text_model.clone(), settings.embed_model.clone());
     writer.call(move |conn| {
         let tx = conn.transaction()?;
-        let queued =
-            jobs::queue_missing_enrichment(&tx, user)? + jobs::queue_missing_embeddings(&tx, user, &model)?;
+        let queued = jobs::queue_missing_enrichment(&tx, user, &text_model)?
+            + jobs::queue_missing_embeddings(&tx, user, &embed_model)?;
         tx.commit()?;
         Ok(queued)
     })
@@ -541,7 +542,7 @@ impl Runner<'_> {
         let mut outages = 0u32;
         while !self.control.stop.load(Ordering::Relaxed) {
             if self.control.rescan.swap(false, Ordering::Relaxed) {
-                match backfill(self.writer, db::DEFAULT_USER, &self.client.settings().embed_model) {
+                match backfill(self.writer, db::DEFAULT_USER, self.client.settings()) {
                     Ok(0) => {}
                     Ok(queued) => tracing::info!(queued, "queued the model's work for entries missing it"),
                     Err(error) => {

@@ -1,11 +1,12 @@
 //! Reads for an export: every live entry in id order, a page at a time, with its
-//! photos' and recordings' bytes and what was heard in each recording.
+//! photos' and recordings' bytes, what was heard in each recording, and what the
+//! journal remembers of it.
 
 use rusqlite::{Connection, params};
 
 use super::entries::{self, Entry};
 use super::queries::{ARCHIVE_MEDIA, ARCHIVE_PAGE};
-use super::{EntryId, Result, UserId, audio};
+use super::{EntryId, Result, UserId, audio, memory};
 use crate::db::audio::Segment;
 use crate::timing;
 
@@ -16,6 +17,10 @@ pub struct ArchivedEntry {
     /// The day it counts for (`local_date`).
     pub day: String,
     pub media: Vec<ArchivedMedia>,
+    /// The people, places and activities it mentions.
+    pub memory: Vec<memory::Mention>,
+    /// The text model that found them, if one has read the entry.
+    pub memory_model: Option<String>,
 }
 
 /// A photo or a recording, with its bytes.
@@ -36,21 +41,23 @@ pub struct ArchivedMedia {
 
 /// Up to `limit` live entries after `after` (an id; 0 for the first page), whole.
 pub fn page(conn: &Connection, user: UserId, after: EntryId, limit: usize) -> Result<Vec<ArchivedEntry>> {
-    let ids: Vec<(EntryId, String)> = timing::timed(ARCHIVE_PAGE.name, || {
+    let ids: Vec<(EntryId, String, Option<String>)> = timing::timed(ARCHIVE_PAGE.name, || {
         let mut stmt = conn.prepare_cached(ARCHIVE_PAGE.sql)?;
         let rows = stmt
             .query_map(params![user, after, limit as i64], |row| {
-                Ok((row.get(0)?, row.get(1)?))
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok::<_, super::DbError>(rows)
     })?;
     ids.into_iter()
-        .map(|(id, day)| {
+        .map(|(id, day, memory_model)| {
             Ok(ArchivedEntry {
                 entry: entries::get(conn, user, id)?,
                 day,
                 media: media_of(conn, id)?,
+                memory: memory::of_entry(conn, user, id)?,
+                memory_model,
             })
         })
         .collect()

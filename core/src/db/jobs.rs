@@ -170,15 +170,19 @@ pub fn record_failure(conn: &Connection, job_id: i64, reason: &str) -> Result<()
     Ok(())
 }
 
-/// Queues enrichment for every live entry that has no summary and no enrichment job
-/// (entries from before saves queued their work, seeded and imported ones). Returns how
-/// many were queued. It walks the partial index of unsummarised entries, so a journal
-/// whose work is done pays almost nothing at open.
-pub fn queue_missing_enrichment(conn: &Connection, user: UserId) -> Result<usize> {
+/// Queues enrichment for every live entry that `text_model` has not read and that has
+/// no enrichment job: entries from before saves queued their work, seeded and imported
+/// ones, entries from before the journal remembered people and places (migration 20),
+/// and every entry after a change of text model, whose memory is rebuilt. Returns how
+/// many were queued. It walks a narrow partial index of live entries, so a journal whose
+/// work is done pays little at open.
+pub fn queue_missing_enrichment(conn: &Connection, user: UserId, text_model: &str) -> Result<usize> {
     timing::timed(AI_BACKFILL_ENRICH.name, || {
-        Ok(conn
-            .prepare_cached(AI_BACKFILL_ENRICH.sql)?
-            .execute(params![user, clock::now_utc()])?)
+        Ok(conn.prepare_cached(AI_BACKFILL_ENRICH.sql)?.execute(params![
+            user,
+            clock::now_utc(),
+            text_model
+        ])?)
     })
 }
 

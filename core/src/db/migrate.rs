@@ -116,6 +116,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0019_photo_names",
         sql: include_str!("../../../migrations/0019_photo_names.sql"),
     },
+    Migration {
+        version: 20,
+        name: "0020_memory",
+        sql: include_str!("../../../migrations/0020_memory.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -21,6 +21,7 @@ pub mod gallery;
 pub mod history;
 pub mod imports;
 pub mod jobs;
+pub mod memory;
 pub mod migrate;
 pub mod queries;
 pub mod query_plan;

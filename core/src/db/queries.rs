@@ -370,6 +370,128 @@ pub const TEMPLATE_DELETE: NamedQuery = q(
     "DELETE FROM templates WHERE id = ?2 AND user_id = ?1",
 );
 
+/// An entry's created_at, to copy into its mentions. ?1 user, ?2 entry.
+pub const MEMORY_ENTRY_CREATED: NamedQuery = q(
+    "memory.entry_created",
+    "SELECT created_at FROM journal_entries WHERE id = ?2 AND user_id = ?1",
+);
+
+/// The text model whose reading the entry's memory comes from. ?1 user, ?2 entry, ?3 model.
+pub const MEMORY_ENTRY_MODEL: NamedQuery = q(
+    "memory.entry_model",
+    "UPDATE journal_entries SET memory_model = ?3 WHERE id = ?2 AND user_id = ?1",
+);
+
+/// The model's mentions of an entry, before its new reading replaces them. ?1 entry.
+pub const MEMORY_MENTIONS_CLEAR_MODEL: NamedQuery = q(
+    "memory.mentions_clear_model",
+    "DELETE FROM memory_mentions WHERE entry_id = ?1 AND by_user = 0",
+);
+
+/// ?1 entry, ?2 subject, ?3 phrase, ?4 position, ?5 by the person, ?6 entry's created_at.
+pub const MEMORY_MENTION_INSERT: NamedQuery = q(
+    "memory.mention_insert",
+    "INSERT INTO memory_mentions (entry_id, subject_id, phrase, position, by_user, entry_created_at) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+);
+
+/// The subject a key names. ?1 user, ?2 kind, ?3 key.
+pub const MEMORY_NAME_FIND: NamedQuery = q(
+    "memory.name_find",
+    "SELECT subject_id FROM memory_names WHERE user_id = ?1 AND kind = ?2 AND key = ?3",
+);
+
+/// A key for a subject, unless it names one already. ?1 user, ?2 kind, ?3 key, ?4 subject.
+pub const MEMORY_NAME_INSERT: NamedQuery = q(
+    "memory.name_insert",
+    "INSERT INTO memory_names (user_id, kind, key, subject_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+);
+
+/// A key for a subject as the person's, whatever it named. ?1 user, ?2 kind, ?3 key, ?4 subject.
+pub const MEMORY_NAME_TAKE: NamedQuery = q(
+    "memory.name_take",
+    "INSERT INTO memory_names (user_id, kind, key, subject_id, by_user) VALUES (?1, ?2, ?3, ?4, 1) \
+     ON CONFLICT (user_id, kind, key) DO UPDATE SET subject_id = excluded.subject_id, by_user = 1",
+);
+
+/// ?1 user, ?2 subject.
+pub const MEMORY_SUBJECT: NamedQuery = q(
+    "memory.subject",
+    "SELECT kind, name, relation, hidden, by_user FROM memory_subjects WHERE id = ?2 AND user_id = ?1",
+);
+
+/// ?1 user, ?2 kind, ?3 name, ?4 relation.
+pub const MEMORY_SUBJECT_INSERT: NamedQuery = q(
+    "memory.subject_insert",
+    "INSERT INTO memory_subjects (user_id, kind, name, relation) VALUES (?1, ?2, ?3, ?4)",
+);
+
+/// What the model learned of a subject it made; never one the person changed. ?1 user,
+/// ?2 subject, ?3 name, ?4 relation.
+pub const MEMORY_SUBJECT_MODEL_UPDATE: NamedQuery = q(
+    "memory.subject_model_update",
+    "UPDATE memory_subjects SET name = ?3, relation = ?4 WHERE id = ?2 AND user_id = ?1 AND by_user = 0",
+);
+
+/// The person's subject. ?1 user, ?2 subject, ?3 name, ?4 relation, ?5 hidden.
+pub const MEMORY_SUBJECT_CORRECT: NamedQuery = q(
+    "memory.subject_correct",
+    "UPDATE memory_subjects SET name = ?3, relation = ?4, hidden = ?5, by_user = 1 WHERE id = ?2 AND user_id = ?1",
+);
+
+/// ?1 user, ?2 subject.
+pub const MEMORY_SUBJECT_DELETE: NamedQuery = q(
+    "memory.subject_delete",
+    "DELETE FROM memory_subjects WHERE id = ?2 AND user_id = ?1",
+);
+
+/// A merge moves a subject's mentions; an entry that mentions both keeps the one it
+/// had (the other goes with its subject). ?1 from, ?2 into.
+pub const MEMORY_MENTIONS_MERGE: NamedQuery = q(
+    "memory.mentions_merge",
+    "UPDATE OR IGNORE memory_mentions SET subject_id = ?2, by_user = 1 WHERE subject_id = ?1",
+);
+
+/// A merge moves a subject's names, as the person's. ?1 from, ?2 into.
+pub const MEMORY_NAMES_MERGE: NamedQuery = q(
+    "memory.names_merge",
+    "UPDATE memory_names SET subject_id = ?2, by_user = 1 WHERE subject_id = ?1",
+);
+
+/// A split moves one entry's mention. ?1 entry, ?2 from, ?3 to.
+pub const MEMORY_MENTION_MOVE: NamedQuery = q(
+    "memory.mention_move",
+    "UPDATE OR IGNORE memory_mentions SET subject_id = ?3, by_user = 1 WHERE entry_id = ?1 AND subject_id = ?2",
+);
+
+/// Every subject with its live entries' count and dates. Few rows per journal (the
+/// people, places and activities it names), read when the memory view opens. ?1 user.
+pub const MEMORY_SUBJECTS: NamedQuery = q(
+    "memory.subjects",
+    "SELECT s.id, s.kind, s.name, s.relation, s.hidden, s.by_user, \
+            count(e.id), min(e.created_at), max(e.created_at) \
+     FROM memory_subjects AS s \
+     LEFT JOIN memory_mentions AS m ON m.subject_id = s.id \
+     LEFT JOIN journal_entries AS e ON e.id = m.entry_id AND e.is_deleted = 0 \
+     WHERE s.user_id = ?1 GROUP BY s.id",
+);
+
+/// A subject's live entries, newest first. ?1 user, ?2 subject.
+pub const MEMORY_SUBJECT_ENTRIES: NamedQuery = q(
+    "memory.subject_entries",
+    "SELECT m.entry_id FROM memory_mentions AS m JOIN journal_entries AS e ON e.id = m.entry_id \
+     WHERE m.subject_id = ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
+     ORDER BY m.entry_created_at DESC, m.entry_id DESC",
+);
+
+/// The subjects an entry mentions, in the order of the text. ?1 user, ?2 entry.
+pub const MEMORY_MENTIONS_OF_ENTRY: NamedQuery = q(
+    "memory.mentions_of_entry",
+    "SELECT s.id, s.kind, s.name, s.relation, s.hidden, s.by_user, m.phrase, m.position, m.by_user \
+     FROM memory_mentions AS m JOIN memory_subjects AS s ON s.id = m.subject_id \
+     WHERE m.entry_id = ?2 AND s.user_id = ?1 ORDER BY m.position IS NULL, m.position, s.name",
+);
+
 /// The first photo of a live entry at or after a random id. ?1 user, ?2 id.
 pub const GALLERY_RANDOM: NamedQuery = q(
     "gallery.random",
@@ -409,7 +531,7 @@ pub const IMPORT_RECORD: NamedQuery = q(
 /// A page of live entries in id order, for an export. ?1 user, ?2 after this id, ?3 rows.
 pub const ARCHIVE_PAGE: NamedQuery = q(
     "archive.page",
-    "SELECT id, local_date FROM journal_entries \
+    "SELECT id, local_date, memory_model FROM journal_entries \
      WHERE user_id = ?1 AND is_deleted = 0 AND id > ?2 ORDER BY id LIMIT ?3",
 );
 
@@ -532,15 +654,15 @@ pub const AI_JOB_QUEUE: NamedQuery = q(
 );
 
 /// Queues the model's work for every live entry with ids from ?2 to ?3 (a batch an
-/// import wrote): an embedding for each, enrichment for those without a summary (a
-/// MindSage export brings its summaries along). ?1 user, ?4 now.
+/// import wrote): an embedding for each, enrichment for those no model has read (a
+/// MindSage export brings its summaries and memory along). ?1 user, ?4 now.
 pub const AI_JOB_QUEUE_RANGE: NamedQuery = q(
     "ai.queue_range",
     "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
      SELECT e.user_id, e.id, k.column1, ?4, e.created_at \
      FROM journal_entries AS e CROSS JOIN (VALUES ('embed'), ('enrich')) AS k \
      WHERE e.id BETWEEN ?2 AND ?3 AND e.user_id = ?1 AND e.is_deleted = 0 \
-     AND (k.column1 = 'embed' OR e.summary IS NULL) \
+     AND (k.column1 = 'embed' OR e.memory_model IS NULL) \
      ON CONFLICT (entry_id, kind) DO NOTHING",
 );
 
@@ -572,13 +694,14 @@ pub const AI_JOB_FAILED: NamedQuery = q(
      state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE 'pending' END WHERE id = ?1",
 );
 
-/// Enrichment for live entries with no summary and no enrichment job, through the
-/// partial index of unsummarised entries. ?1 user, ?2 now.
+/// Enrichment for live entries that text model ?3 has not read (no model, or another)
+/// and no enrichment job, through the narrow index of live entries by the model that
+/// read them (migration 20). ?1 user, ?2 now.
 pub const AI_BACKFILL_ENRICH: NamedQuery = q(
     "ai.backfill_enrich",
     "INSERT INTO ai_jobs (user_id, entry_id, kind, created_at, entry_created_at) \
-     SELECT e.user_id, e.id, 'enrich', ?2, e.created_at FROM journal_entries AS e \
-     WHERE e.user_id = ?1 AND e.summary IS NULL AND e.is_deleted = 0 \
+     SELECT e.user_id, e.id, 'enrich', ?2, e.created_at FROM journal_entries AS e INDEXED BY idx_entries_unremembered \
+     WHERE e.user_id = ?1 AND e.is_deleted = 0 AND (e.memory_model IS NULL OR e.memory_model <> ?3) \
      AND NOT EXISTS (SELECT 1 FROM ai_jobs AS j WHERE j.entry_id = e.id AND j.kind = 'enrich') \
      ON CONFLICT DO NOTHING",
 );
@@ -944,6 +1067,24 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &TEMPLATE_INSERT,
     &TEMPLATE_UPDATE,
     &TEMPLATE_DELETE,
+    &MEMORY_ENTRY_CREATED,
+    &MEMORY_ENTRY_MODEL,
+    &MEMORY_MENTIONS_CLEAR_MODEL,
+    &MEMORY_MENTION_INSERT,
+    &MEMORY_NAME_FIND,
+    &MEMORY_NAME_INSERT,
+    &MEMORY_NAME_TAKE,
+    &MEMORY_SUBJECT,
+    &MEMORY_SUBJECT_INSERT,
+    &MEMORY_SUBJECT_MODEL_UPDATE,
+    &MEMORY_SUBJECT_CORRECT,
+    &MEMORY_SUBJECT_DELETE,
+    &MEMORY_MENTIONS_MERGE,
+    &MEMORY_NAMES_MERGE,
+    &MEMORY_MENTION_MOVE,
+    &MEMORY_SUBJECTS,
+    &MEMORY_SUBJECT_ENTRIES,
+    &MEMORY_MENTIONS_OF_ENTRY,
     &PHOTO_DATA,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,

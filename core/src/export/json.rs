@@ -14,13 +14,15 @@ use serde::{Deserialize, Serialize};
 use crate::clock;
 use crate::db::archive::{ArchivedEntry, ArchivedMedia};
 use crate::db::audio::Segment;
+use crate::db::memory;
 
 /// The `format` field that says a JSON file is a MindSage export.
 pub const FORMAT: &str = "mindsage-journal";
 
 /// The schema version this build writes; it reads this one and every earlier one.
-/// Version 2 added each entry's `local_time`.
-pub const VERSION: u32 = 2;
+/// Version 2 added each entry's `local_time`, version 3 its `memory` and
+/// `memory_model`.
+pub const VERSION: u32 = 3;
 
 /// One entry as the export holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +47,68 @@ pub struct ExportedEntry {
     pub summary: Option<String>,
     #[serde(default)]
     pub media: Vec<ExportedMedia>,
+    /// The people, places and activities the entry mentions (version 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<ExportedMention>,
+    /// The text model that found them; absent when none has read the entry, and then
+    /// the importing journal's model reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_model: Option<String>,
+}
+
+/// A person, place or activity an entry mentions, with what the person had changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedMention {
+    pub kind: memory::Kind,
+    /// Its name in the journal.
+    pub name: String,
+    /// How the writer is related to a person ("sister"), or "".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub relation: String,
+    /// The words the entry uses for it ("my sister").
+    pub phrase: String,
+    /// The person changed it (renamed, related, hid or merged it): name, relation and
+    /// `hidden` are theirs.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub corrected: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hidden: bool,
+    /// The person linked this entry to it (a split).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub linked_by_user: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+impl ExportedMention {
+    fn from_mention(m: &memory::Mention) -> ExportedMention {
+        ExportedMention {
+            kind: m.kind,
+            name: m.name.clone(),
+            relation: m.relation.clone(),
+            phrase: m.phrase.clone(),
+            corrected: m.corrected,
+            hidden: m.hidden,
+            linked_by_user: m.linked_by_user,
+        }
+    }
+
+    /// What the journal stores of it ([`memory::restore`]).
+    pub fn restored(&self) -> memory::Restored {
+        memory::Restored {
+            found: memory::Found {
+                kind: self.kind,
+                name: self.name.clone(),
+                relation: self.relation.clone(),
+            },
+            phrase: self.phrase.clone(),
+            hidden: self.hidden,
+            corrected: self.corrected,
+            linked_by_user: self.linked_by_user,
+        }
+    }
 }
 
 /// A photo or a recording, with its bytes.
@@ -82,6 +146,12 @@ impl ExportedEntry {
             mood_score: e.mood_score,
             summary: e.summary.clone(),
             media: archived.media.iter().map(ExportedMedia::from_archived).collect(),
+            memory: archived
+                .memory
+                .iter()
+                .map(ExportedMention::from_mention)
+                .collect(),
+            memory_model: archived.memory_model.clone(),
         }
     }
 }

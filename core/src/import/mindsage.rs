@@ -11,7 +11,7 @@ use chrono::{DateTime, NaiveDate};
 use super::{Carried, CarriedRecording, Export, Files, Item, Photo, Problem, Source};
 use crate::clock;
 use crate::db::entries::NewEntry;
-use crate::export::json::{ExportedEntry, FORMAT, VERSION};
+use crate::export::json::{ExportedEntry, ExportedMention, FORMAT, VERSION};
 
 /// Whether a JSON document is a MindSage export (any version).
 pub fn looks_like(json: &serde_json::Value) -> bool {
@@ -63,6 +63,8 @@ fn item(label: String, entry: ExportedEntry, files: &mut MemoryFiles) -> Result<
     let mut carried = Carried {
         title_by_user: entry.title_by_user,
         summary: entry.summary,
+        memory: entry.memory.iter().map(ExportedMention::restored).collect(),
+        memory_model: entry.memory_model,
         photo_times: Vec::new(),
         recordings: Vec::new(),
     };

@@ -37,7 +37,7 @@ use crate::clock;
 use crate::db::checkpointer::Checkpointer;
 use crate::db::entries::{self, NewEntry};
 use crate::db::jobs;
-use crate::db::{DbError, EntryId, UserId, audio, gallery, imports};
+use crate::db::{DbError, EntryId, UserId, audio, gallery, imports, memory};
 use crate::media;
 
 /// Entries written per transaction: large enough that commits are a small part of the
@@ -115,12 +115,17 @@ impl Photo {
     }
 }
 
-/// What MindSage's own export carries beyond text, tags and photos: the model's work,
-/// when each photo was added, and recordings with what was heard in them.
+/// What MindSage's own export carries beyond text, tags and photos: the model's work
+/// (summary and memory), when each photo was added, and recordings with what was heard
+/// in them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Carried {
     pub title_by_user: bool,
     pub summary: Option<String>,
+    /// The people, places and activities the entry mentions, and the model that found
+    /// them (`None`: this journal's model reads the entry).
+    pub memory: Vec<memory::Restored>,
+    pub memory_model: Option<String>,
     /// When each of [`Item::photos`] was added (stored timestamps), in order.
     pub photo_times: Vec<String>,
     pub recordings: Vec<CarriedRecording>,
@@ -599,7 +604,7 @@ fn write_items(
                 imports::record(&tx, id, source, &item.external_id, &hash, &imported_at)?;
                 known.recorded(id);
                 if let Some(carried) = carried {
-                    write_carried(&tx, user, id, carried)?;
+                    write_carried(&tx, user, id, &item.entry.body, carried)?;
                 }
                 written = Some((written.map_or(id, |(first, _)| first), id));
                 if options.write.fts_per_batch {
@@ -671,8 +676,22 @@ fn cannot_write(item: &Item) -> Option<String> {
 
 /// The model's work and the recordings of an entry from MindSage's own export (the
 /// batch's queuing then skips the enrichment it carries).
-fn write_carried(conn: &Connection, user: UserId, id: EntryId, carried: &Carried) -> Result<(), DbError> {
+fn write_carried(
+    conn: &Connection,
+    user: UserId,
+    id: EntryId,
+    body: &str,
+    carried: &Carried,
+) -> Result<(), DbError> {
     entries::keep_model_work(conn, user, id, carried.title_by_user, carried.summary.as_deref())?;
+    memory::restore(
+        conn,
+        user,
+        id,
+        body,
+        &carried.memory,
+        carried.memory_model.as_deref(),
+    )?;
     for r in &carried.recordings {
         let recording = audio::NewRecording {
             wav: &r.wav,

@@ -12,7 +12,7 @@ use mindsage_core::ai::enrich::{self, Enriched, Enrichment};
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::audio::{self, NewRecording};
 use mindsage_core::db::entries::{self, EntryEdit, NewEntry};
-use mindsage_core::db::{self, DEFAULT_USER, EntryId, backup, gallery, history, vectors};
+use mindsage_core::db::{self, DEFAULT_USER, EntryId, backup, gallery, history, memory, vectors};
 use mindsage_core::voice::wav;
 use rand::Rng;
 use rusqlite::Connection;
@@ -172,18 +172,26 @@ pub fn attach_photo(conn: &Connection, id: EntryId, rng: &mut impl Rng) -> Vec<M
 /// The model's write-back, as the job runner makes it: summary, mood tag, embedding.
 pub fn apply_enrichment(conn: &mut Connection, id: EntryId, rng: &mut impl Rng) -> Vec<Marker> {
     let embedding: Vec<f32> = (0..64).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let entry = entries::get(conn, USER, id).unwrap();
     let enriched = Enriched {
         enrichment: Enrichment {
             title: "A model's title".into(),
             mood_score: 4,
             mood_tags: vec!["zqxerasemood".into()],
             summary: "zqxerasesummary of the day".into(),
+            mentions: vec![memory::Found {
+                kind: memory::Kind::Person,
+                name: "zqxeraseperson".into(),
+                relation: "zqxeraserelation".into(),
+            }],
         },
         embedding: embedding.clone(),
         embed_model: EMBED_MODEL.into(),
         model_calls: 1,
         stats: CallStats::default(),
-        revision: entries::get(conn, USER, id).unwrap().revision,
+        revision: entry.revision,
+        body: entry.body,
+        text_model: "a text model".into(),
     };
     assert!(
         enrich::apply(conn, USER, id, &enriched).unwrap(),
@@ -196,6 +204,8 @@ pub fn apply_enrichment(conn: &mut Connection, id: EntryId, rng: &mut impl Rng) 
     vec![
         Marker::text("model's summary", "zqxerasesummary"),
         Marker::text("model's mood tag", "zqxerasemood"),
+        Marker::text("person the entry mentions", "zqxeraseperson"),
+        Marker::text("that person's relation", "zqxeraserelation"),
         Marker::slice("search vector", &stored),
     ]
 }
