@@ -39,6 +39,7 @@ use crate::views::gallery::GalleryView;
 use crate::views::importing::Importer;
 use crate::views::journal::JournalView;
 use crate::views::palette::{self, Palette};
+use crate::views::people::PeopleView;
 use crate::views::recorder::RecorderView;
 use crate::views::settings::{SettingsView, apply_theme};
 use crate::views::unlock::PassphraseForm;
@@ -131,6 +132,7 @@ pub struct MindSageApp {
     view: View,
     journal: JournalView,
     dashboard: DashboardView,
+    people: PeopleView,
     gallery: GalleryView,
     ask: AskView,
     settings: SettingsView,
@@ -206,6 +208,7 @@ impl MindSageApp {
             view: startup.view,
             journal: JournalView::default(),
             dashboard: DashboardView::default(),
+            people: PeopleView::default(),
             gallery: GalleryView::default(),
             ask: AskView::default(),
             status: startup.settings_damaged.clone(),
@@ -488,6 +491,13 @@ impl MindSageApp {
                 attempt,
                 question,
             } => self.journal.on_model_prompt(day, attempt, question),
+            Response::Memory(subjects) => self.people.on_memory(subjects),
+            Response::MemoryEntries { subject, rows } => self.people.on_entries(subject, rows),
+            Response::MemoryCorrected {
+                subjects,
+                subject,
+                rows,
+            } => self.people.on_corrected(subjects, subject, rows),
             Response::Templates(list) => {
                 self.settings.on_templates(list.clone());
                 self.journal.on_templates(list);
@@ -687,6 +697,7 @@ impl MindSageApp {
     /// The journal was written: the screens that summarise it read it again when shown.
     fn journal_changed(&mut self) {
         self.dashboard.mark_stale();
+        self.people.mark_stale();
         self.gallery.mark_stale();
         self.journal.mark_stale();
     }
@@ -696,6 +707,7 @@ impl MindSageApp {
     /// before) is not read again after every pause in typing.
     fn entry_edited(&mut self) {
         self.dashboard.mark_stale();
+        self.people.mark_stale();
         self.gallery.mark_stale();
         self.journal.mark_calendar_stale();
     }
@@ -781,7 +793,7 @@ impl MindSageApp {
         let on_screen = match self.view {
             View::Journal => self.journal.dialog_open(),
             View::Settings => self.settings.dialog_open(),
-            View::Dashboard | View::Gallery | View::Ask => false,
+            View::Dashboard | View::Gallery | View::Ask | View::People => false,
         };
         on_screen
             || matches!(self.offer, Some(Offer::Asking(_)))
@@ -1139,8 +1151,13 @@ impl MindSageApp {
             });
             return;
         }
-        if self.shown.replace(self.view) != Some(self.view) && self.view == View::Ask {
-            self.ask.focus_question();
+        if self.shown.replace(self.view) != Some(self.view) {
+            match self.view {
+                View::Ask => self.ask.focus_question(),
+                // The model may have read entries since: what it found shows.
+                View::People => self.people.mark_stale(),
+                _ => {}
+            }
         }
         // Each view lays out its own panels inside this one, which has no frame of its own.
         self.gallery.set_open_entry(self.journal.entry_id());
@@ -1149,6 +1166,7 @@ impl MindSageApp {
             View::Dashboard => &mut self.dashboard,
             View::Gallery => &mut self.gallery,
             View::Ask => &mut self.ask,
+            View::People => &mut self.people,
             View::Settings => &mut self.settings,
         };
         egui::CentralPanel::default()

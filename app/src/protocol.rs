@@ -24,6 +24,7 @@ use mindsage_core::db::chats::{ChatMessage, ChatSummary};
 use mindsage_core::db::entries::{
     Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page, Suggestion,
 };
+use mindsage_core::db::memory::{Correction, Subject, SubjectId};
 use mindsage_core::db::stats::{DashboardStats, DayTotals};
 use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
@@ -166,6 +167,18 @@ pub enum Request {
     /// Saves a template (a new one when its id is 0).
     SaveTemplate(db::templates::Template),
     DeleteTemplate(i64),
+    /// The people, places and activities the journal remembers: answered with
+    /// [`Response::Memory`].
+    Memory,
+    /// The newest entries that mention one of them: answered with
+    /// [`Response::MemoryEntries`].
+    MemoryEntries(SubjectId),
+    /// The person's correction of one of them; answered with
+    /// [`Response::MemoryCorrected`].
+    CorrectMemory {
+        subject: SubjectId,
+        correction: Correction,
+    },
     /// An entry's photos, for its page: answered with [`Response::Photos`].
     Photos(EntryId),
     /// One photo decoded to be shown large: answered with [`Response::Photo`].
@@ -442,6 +455,20 @@ pub enum Response {
     },
     /// The templates, after [`Request::Templates`] or a change to them.
     Templates(Vec<db::templates::Template>),
+    /// What the journal remembers, after [`Request::Memory`] or a correction.
+    Memory(Vec<Subject>),
+    /// The newest entries that mention `subject`.
+    MemoryEntries {
+        subject: SubjectId,
+        rows: Vec<EntryRow>,
+    },
+    /// A correction was written: what the journal remembers now, and the subject it
+    /// leaves (the new one of a split) with its newest entries.
+    MemoryCorrected {
+        subjects: Vec<Subject>,
+        subject: SubjectId,
+        rows: Vec<EntryRow>,
+    },
     /// The clipboard's image as a PNG, or why there is none.
     ClipboardPhoto(Result<Vec<u8>, String>),
     /// The answer to [`Request::Photos`].

@@ -25,6 +25,7 @@ use mindsage_core::db::audio;
 use mindsage_core::db::chats;
 use mindsage_core::db::entries::{self, ListFilter, NewEntry};
 use mindsage_core::db::gallery::{self, GalleryItem};
+use mindsage_core::db::memory;
 use mindsage_core::db::stats::{self, StatsCache};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
@@ -46,6 +47,10 @@ const CHATS_LISTED: u32 = 100;
 
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
+
+/// Entries listed under a person, place or activity: the newest, as many as a person
+/// looks through; the count beside the name says how many there are.
+const MEMORY_ENTRIES_SHOWN: u32 = 200;
 
 /// How often the reader looks whether another program wrote to the journal: the window
 /// shows another program's entry about this long after it is saved.
@@ -288,6 +293,19 @@ impl Reader {
                 return self.write(move |conn| {
                     db::templates::delete(conn, USER, id)?;
                     db::templates::list(conn, USER).map(Response::Templates)
+                });
+            }
+            Request::Memory => memory::subjects(conn, USER).map(Response::Memory),
+            Request::MemoryEntries(subject) => memory::entries_of(conn, USER, subject, MEMORY_ENTRIES_SHOWN)
+                .map(|rows| Response::MemoryEntries { subject, rows }),
+            Request::CorrectMemory { subject, correction } => {
+                return self.write(move |conn| {
+                    let left = memory::correct(conn, USER, subject, &correction)?;
+                    Ok(Response::MemoryCorrected {
+                        subjects: memory::subjects(conn, USER)?,
+                        subject: left,
+                        rows: memory::entries_of(conn, USER, left, MEMORY_ENTRIES_SHOWN)?,
+                    })
                 });
             }
             Request::Pragmas => db::effective_pragmas(conn).map(|p| Response::Pragmas(Box::new(p))),

@@ -110,9 +110,14 @@ pub const COMMANDS: &[Named] = &[
     ),
     named(Command::Show(View::Ask), "Ask the journal", keys(CTRL, Key::Num4)),
     named(
+        Command::Show(View::People),
+        "Show people & places",
+        keys(CTRL, Key::Num5),
+    ),
+    named(
         Command::Show(View::Settings),
         "Show the settings",
-        keys(CTRL, Key::Num5),
+        keys(CTRL, Key::Num6),
     ),
     named(Command::ImportFile, "Import a journal…", None),
     named(Command::ImportFolder, "Import a Markdown folder…", None),

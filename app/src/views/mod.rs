@@ -31,6 +31,7 @@ pub mod markdown;
 pub mod page;
 pub mod paged;
 pub mod palette;
+pub mod people;
 pub mod photos;
 pub mod player;
 pub mod prompts;
@@ -42,7 +43,7 @@ pub mod unlock;
 pub mod when;
 pub mod year;
 
-/// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+5.
+/// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+6.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum View {
     #[default]
@@ -50,15 +51,17 @@ pub enum View {
     Dashboard,
     Gallery,
     Ask,
+    People,
     Settings,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
         View::Journal,
         View::Dashboard,
         View::Gallery,
         View::Ask,
+        View::People,
         View::Settings,
     ];
 
@@ -68,6 +71,7 @@ impl View {
             View::Dashboard => "Dashboard",
             View::Gallery => "Gallery",
             View::Ask => "Ask",
+            View::People => "People & places",
             View::Settings => "Settings",
         }
     }

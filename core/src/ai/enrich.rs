@@ -66,8 +66,26 @@ const MAX_ACTIVITIES: usize = 5;
 const MAX_MENTION_CHARS: usize = 40;
 const MAX_RELATION_CHARS: usize = 24;
 
-/// Words that name the writer, not someone the entry mentions.
-const THE_WRITER: [&str; 5] = ["i", "me", "myself", "the writer", "writer"];
+/// Words that name the writer, or no one in particular, not someone the entry mentions.
+const NOT_NAMES: [&str; 17] = [
+    "i",
+    "me",
+    "myself",
+    "the writer",
+    "writer",
+    "you",
+    "yourself",
+    "he",
+    "him",
+    "himself",
+    "she",
+    "her",
+    "herself",
+    "they",
+    "them",
+    "we",
+    "us",
+];
 
 /// Longest mood tag the model may write, in characters: one word for a feeling fits
 /// easily ("overwhelmed"), and the bound stops a tag from running on for the whole
@@ -212,7 +230,8 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
             Err(e) => return Err(e),
         };
         match validate(&text) {
-            Ok(enrichment) => {
+            Ok(mut enrichment) => {
+                enrichment.mentions = said_in(&entry.body, std::mem::take(&mut enrichment.mentions));
                 let mut described = entry.clone();
                 if !entry.title_by_user {
                     described.title = enrichment.title.clone();
@@ -292,7 +311,7 @@ fn mentions<'a>(raw: impl Iterator<Item = (Kind, &'a str, &'a str)>) -> Vec<memo
     for (kind, name, relation) in raw {
         let name = clip(&one_line(name), MAX_MENTION_CHARS);
         let key = memory::key_of(&name);
-        if key.is_empty() || (kind == Kind::Person && THE_WRITER.contains(&key.as_str())) {
+        if key.is_empty() || (kind == Kind::Person && NOT_NAMES.contains(&key.as_str())) {
             continue;
         }
         if found
@@ -370,6 +389,37 @@ fn mood_tags(raw: &[String]) -> Vec<String> {
     let mut tags = entries::normalise_tags(&words);
     tags.truncate(MAX_MOOD_TAGS);
     tags
+}
+
+/// What of the model's people, places and activities the entry itself says: a small
+/// model invents names, and a name that is not in the text is not the writer's. A
+/// person's name or a place must be in the text; a person named only by an invented
+/// name but with a relation the text uses ("my sister") is kept as that relation; an
+/// activity needs one of its words (from its first four letters: "running" for "ran"
+/// does not count, "run" for "running" does) in the text.
+fn said_in(body: &str, found: Vec<memory::Found>) -> Vec<memory::Found> {
+    let text = body.to_lowercase();
+    found
+        .into_iter()
+        .filter_map(|mut f| {
+            let key = memory::key_of(&f.name);
+            if text.contains(&key) {
+                return Some(f);
+            }
+            match f.kind {
+                Kind::Person if !f.relation.is_empty() && text.contains(&f.relation) => {
+                    f.name = format!("my {}", f.relation);
+                    Some(f)
+                }
+                Kind::Activity => key
+                    .split_whitespace()
+                    .filter(|word| word.chars().count() >= 3)
+                    .any(|word| text.contains(&word.chars().take(4).collect::<String>()))
+                    .then_some(f),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Writes an enrichment in one transaction: the entry's title (unless the person typed
@@ -537,6 +587,35 @@ mod tests {
         // A reply without them (a model that leaves them out) mentions nothing.
         let e = validate(r#"{"title": "t", "mood_score": 6, "mood_tags": [], "summary": "s"}"#).unwrap();
         assert!(e.mentions.is_empty());
+    }
+
+    #[test]
+    fn only_what_the_entry_says_is_kept() {
+        let found = |kind, name: &str, relation: &str| memory::Found {
+            kind,
+            name: name.into(),
+            relation: relation.into(),
+        };
+        let body = "Tea with Maya and my sister at the Lake House. Went running, then talked.";
+        let kept = said_in(
+            body,
+            vec![
+                found(Kind::Person, "Maya", ""),
+                found(Kind::Person, "Josie", "sister"),
+                found(Kind::Person, "Liam", "colleague"),
+                found(Kind::Place, "the lake house", ""),
+                found(Kind::Place, "coffeehouse_matt", ""),
+                found(Kind::Activity, "running", ""),
+                found(Kind::Activity, "talking", ""),
+                found(Kind::Activity, "to me", ""),
+                found(Kind::Activity, "swimming", ""),
+            ],
+        );
+        let names: Vec<&str> = kept.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Maya", "my sister", "the lake house", "running", "talking"]
+        );
     }
 
     #[test]

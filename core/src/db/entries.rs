@@ -284,7 +284,7 @@ fn page_of(rows: Vec<EntryRow>, limit: u32, key: impl Fn(&EntryRow) -> String) -
     Page { rows, next }
 }
 
-fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
+pub(crate) fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
     Ok(EntryRow {
         id: row.get(0)?,
         created_at: row.get(1)?,

@@ -13,6 +13,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::entries::{self, EntryRow};
 use super::queries::{
     MEMORY_ENTRY_CREATED, MEMORY_ENTRY_MODEL, MEMORY_MENTION_INSERT, MEMORY_MENTION_MOVE,
     MEMORY_MENTIONS_CLEAR_MODEL, MEMORY_MENTIONS_MERGE, MEMORY_MENTIONS_OF_ENTRY, MEMORY_NAME_FIND,
@@ -410,13 +411,13 @@ pub fn subjects(conn: &Connection, user: UserId) -> Result<Vec<Subject>> {
     Ok(rows)
 }
 
-/// The live entries that mention `subject`, newest first.
-pub fn entries_of(conn: &Connection, user: UserId, subject: SubjectId) -> Result<Vec<EntryId>> {
+/// Up to `limit` of the live entries that mention `subject`, newest first, as list rows.
+pub fn entries_of(conn: &Connection, user: UserId, subject: SubjectId, limit: u32) -> Result<Vec<EntryRow>> {
     let mut stmt = conn.prepare_cached(MEMORY_SUBJECT_ENTRIES.sql)?;
-    let ids = stmt
-        .query_map(params![user, subject], |row| row.get(0))?
+    let rows = stmt
+        .query_map(params![user, subject, limit], entries::entry_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(ids)
+    Ok(rows)
 }
 
 /// The subjects an entry mentions, in the order the text mentions them.

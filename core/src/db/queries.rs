@@ -476,12 +476,16 @@ pub const MEMORY_SUBJECTS: NamedQuery = q(
      WHERE s.user_id = ?1 GROUP BY s.id",
 );
 
-/// A subject's live entries, newest first. ?1 user, ?2 subject.
+/// A subject's live entries as list rows, newest first. ?1 user, ?2 subject, ?3 limit.
 pub const MEMORY_SUBJECT_ENTRIES: NamedQuery = q(
     "memory.subject_entries",
-    "SELECT m.entry_id FROM memory_mentions AS m JOIN journal_entries AS e ON e.id = m.entry_id \
-     WHERE m.subject_id = ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
-     ORDER BY m.entry_created_at DESC, m.entry_id DESC",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM memory_mentions AS m JOIN journal_entries AS e ON e.id = m.entry_id \
+         WHERE m.subject_id = ?2 AND e.user_id = ?1 AND e.is_deleted = 0 \
+         ORDER BY m.entry_created_at DESC, m.entry_id DESC LIMIT ?3"
+    ),
 );
 
 /// The subjects an entry mentions, in the order of the text. ?1 user, ?2 entry.
