@@ -1,7 +1,7 @@
 //! People & places in the real window: the app's own job runner has the local model read
 //! the entries (one typed in the window), the screen lists who and where they mention,
-//! and the person's corrections are written and survive the model reading an edited
-//! entry again.
+//! the person's corrections are written and survive the model reading an edited entry
+//! again, and Ask finds "my sister" through them.
 
 #[path = "../../core/tests/ollama_server/mod.rs"]
 mod ollama_server;
@@ -74,6 +74,7 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
         }
     }
     let rules = [
+        serde_json::json!({"match": "What did my sister", "response": "You had tea and cake."}),
         // The edited entry, read again: the model calls her Maya again.
         rule(
             "cake",
@@ -191,4 +192,21 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
         shows(h, "Maya Lind (sister)")
     });
     assert!(!shows(&harness, "Jonas"));
+
+    // Ask knows who "my sister" is, says so, and answers from her entries.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    harness.run_steps(2);
+    type_slowly(
+        &mut harness,
+        &mut rng,
+        Role::TextInput,
+        "Question",
+        "What did my sister and I do?",
+    );
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    wait_until(&mut harness, "the answer with what the journal remembered", |h| {
+        shows(h, "You had tea and cake.") && shows(h, "Remembered: Maya Lind, whom you call your sister")
+    });
+    assert!(shows(&harness, "Tea and cake with Maya."));
+    assert!(!shows(&harness, "Lunch."), "Jonas's entry is not hers");
 }

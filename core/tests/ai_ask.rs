@@ -9,9 +9,9 @@ mod ollama_server;
 use std::time::{Duration, Instant};
 
 use mindsage_core::ai::ask::{self, AskAnswer, AskEvent};
-use mindsage_core::ai::{AiError, AiSettings};
+use mindsage_core::ai::{AiError, AiSettings, OllamaClient, runner};
 use mindsage_core::db::writer::Writer;
-use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, memory};
 
 use ai_journals::{ask_as_the_window, asked_journal, resets, shown};
 
@@ -288,5 +288,88 @@ fn a_question_nothing_in_the_journal_matches_is_answered_plainly_without_the_mod
         answer.cost.model_calls <= 1,
         "no answer call: {}",
         answer.cost.model_calls
+    );
+}
+
+/// A journal whose model has read who its entries mention: Maya, the writer's sister, in
+/// two of them (one says only "my sister"), and bread in another without her.
+fn journal_that_remembers(settings: &AiSettings) -> (tempfile::TempDir, rusqlite::Connection, Vec<i64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.db");
+    let writer = Writer::spawn(&path, &StorageOptions::default()).unwrap();
+    let mut ids = Vec::new();
+    for (body, people) in [
+        (
+            "Maya and I baked bread at the lake house.",
+            vec![("Maya", "sister")],
+        ),
+        (
+            "My sister called; we planned the trip to Lisbon.",
+            vec![("my sister", "sister")],
+        ),
+        ("Worked late on the quarterly report.", vec![]),
+        ("Baked bread again, alone this time.", vec![]),
+    ] {
+        let found: Vec<memory::Found> = people
+            .into_iter()
+            .map(|(name, relation)| memory::Found {
+                kind: memory::Kind::Person,
+                name: name.into(),
+                relation: relation.into(),
+            })
+            .collect();
+        let entry = entries::NewEntry {
+            body: body.into(),
+            ..Default::default()
+        };
+        ids.push(
+            writer
+                .call(move |conn| {
+                    let id = entries::create(conn, DEFAULT_USER, &entry)?;
+                    conn.execute("DELETE FROM ai_jobs WHERE kind = 'enrich'", [])?;
+                    // What enrichment's model call found in it, written as enrichment does.
+                    memory::remember(conn, DEFAULT_USER, id, &entry.body, &found, "a text model")?;
+                    Ok(id)
+                })
+                .unwrap(),
+        );
+    }
+    let reader = db::open(&path, &StorageOptions::default()).unwrap();
+    runner::run_pending(&OllamaClient::new(settings).unwrap(), &reader, &writer).unwrap();
+    (dir, reader, ids)
+}
+
+#[test]
+fn a_person_named_by_relation_is_found_through_what_the_journal_remembers() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [{"match": ".", "regex": true, "response": "You baked bread and planned Lisbon."}]}"#);
+    let (_dir, conn, ids) = journal_that_remembers(&server.settings());
+
+    // "my sister" is Maya: only her entries are sources, the one that names her and the
+    // one that says only "my sister"; bread without her is not.
+    let (events, result) = ask(&server.settings(), &conn, "What did my sister and I do together?");
+    let answer = result.unwrap();
+    let mut sources: Vec<i64> = answer.sources.iter().map(|s| s.entry_id).collect();
+    sources.sort();
+    assert_eq!(sources, [ids[0], ids[1]]);
+    assert_eq!(answer.remembered, ["Maya, whom you call your sister"]);
+    assert!(events.contains(&AskEvent::Remembered(answer.remembered.clone())));
+    assert!(answer.keyword_only.is_none(), "{:?}", answer.keyword_only);
+
+    // A question that is only a name reads her entries, newest first.
+    let (_, result) = ask(&server.settings(), &conn, "Maya?");
+    let answer = result.unwrap();
+    let sources: Vec<i64> = answer.sources.iter().map(|s| s.entry_id).collect();
+    assert_eq!(sources, [ids[1], ids[0]]);
+
+    // Without a name the journal knows, Ask searches the whole journal as before.
+    let (_, result) = ask(&server.settings(), &conn, "When did I bake bread?");
+    let answer = result.unwrap();
+    assert!(answer.remembered.is_empty());
+    assert!(
+        answer.sources.iter().any(|s| s.entry_id == ids[3]),
+        "{:?}",
+        answer.sources
     );
 }

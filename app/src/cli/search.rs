@@ -118,6 +118,9 @@ pub(super) fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, 
         return Ok(());
     }
     writeln!(out)?;
+    if !answer.remembered.is_empty() {
+        writeln!(out, "\nremembered: {}", answer.remembered.join("; "))?;
+    }
     if !answer.sources.is_empty() {
         writeln!(out, "\nsources:")?;
         for s in &answer.sources {

@@ -24,6 +24,9 @@ struct Exchange {
     question: String,
     answer: String,
     sources: Vec<Source>,
+    /// What the journal remembered of the question's words ("Maya, whom you call your
+    /// sister").
+    remembered: Vec<String>,
     /// Stages in the order they finished, with their durations.
     stages: Vec<(&'static str, Duration)>,
     timings: Option<AskTimings>,
@@ -89,10 +92,12 @@ impl AskView {
             AskEvent::Stage { name, elapsed } => current.stages.push((name, elapsed)),
             AskEvent::Token(text) => current.answer.push_str(&text),
             AskEvent::Reset => current.answer.clear(),
+            AskEvent::Remembered(remembered) => current.remembered = remembered,
             AskEvent::Sources(sources) => current.sources = sources,
             AskEvent::Done(answer) => {
                 current.answer = answer.text;
                 current.sources = answer.sources;
+                current.remembered = answer.remembered;
                 current.timings = Some(answer.cost.timings);
                 self.streaming = false;
             }
@@ -256,8 +261,8 @@ impl AskView {
     }
 }
 
-/// One answer: its text, the entries it rests on (a click opens one), and where the
-/// time went.
+/// One answer: its text, what the journal remembered of the question's words, the
+/// entries it rests on (a click opens one), and where the time went.
 fn answer_ui(ui: &mut egui::Ui, exchange: &Exchange, actions: &mut Vec<Action>) {
     if let Some(error) = &exchange.error {
         ui.label(RichText::new(error).color(ui.visuals().warn_fg_color));
@@ -265,6 +270,10 @@ fn answer_ui(ui: &mut egui::Ui, exchange: &Exchange, actions: &mut Vec<Action>) 
         ui.label(RichText::new("Thinking…").weak());
     } else {
         ui.label(&exchange.answer);
+    }
+    if !exchange.remembered.is_empty() {
+        let remembered = format!("Remembered: {}", exchange.remembered.join("; "));
+        ui.label(RichText::new(remembered).weak());
     }
     if !exchange.sources.is_empty() {
         ui.horizontal_wrapped(|ui| {

@@ -37,11 +37,17 @@ use serde::Serialize;
 
 use super::client::Message;
 use super::{AiError, OllamaClient, Result, plan};
+use crate::clock;
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
-use crate::db::{self, UserId, entries};
+use crate::db::entries::EntryRow;
+use crate::db::{self, UserId, entries, memory};
 use crate::search::{self, nearest::VectorCache};
 use crate::timing;
+
+/// Entries of a person, place or activity the question names that the search ranks,
+/// and that are read to fill the context: as many as a few years of mentions.
+const MEMORY_CANDIDATES: usize = 200;
 
 /// Characters of an entry's body used as context when it has no summary yet.
 const CONTEXT_BODY_CHARS: usize = 500;
@@ -102,6 +108,9 @@ pub enum AskEvent {
     Token(String),
     /// Discard the answer text shown so far: the call is being retried.
     Reset,
+    /// What the journal remembered of the question's words ("Maya, whom you call your
+    /// sister"), before the search over their entries.
+    Remembered(Vec<String>),
     /// The entries the answer rests on.
     Sources(Vec<Source>),
     /// The complete answer.
@@ -132,6 +141,8 @@ pub struct AskAnswer {
     pub question: String,
     pub text: String,
     pub sources: Vec<Source>,
+    /// What the journal remembered of the question's words, and used.
+    pub remembered: Vec<String>,
     /// What it cost (its fields appear beside these in JSON).
     #[serde(flatten)]
     pub cost: AskCost,
@@ -215,6 +226,7 @@ pub async fn ask_measured(
         question: question.to_owned(),
         text,
         sources: found.sources,
+        remembered: found.remembered,
         cost: cost.clone(),
         keyword_only: found.keyword_only,
     };
@@ -243,6 +255,9 @@ struct Found {
     context: String,
     /// Why search used keywords only, if it did.
     keyword_only: Option<String>,
+    /// What the journal remembered of the question's words ("Maya, whom you call your
+    /// sister").
+    remembered: Vec<String>,
 }
 
 impl Asking<'_> {
@@ -301,41 +316,93 @@ impl Asking<'_> {
     }
 
     /// Stages 2 and 3: the search phrase embedded (keywords alone if that fails), then
-    /// the hybrid search whose best entries become the sources and the context.
+    /// the hybrid search whose best entries become the sources and the context. The
+    /// people, places and activities the question names ("my sister") are found in the
+    /// journal's memory first: the search then runs over their entries for the rest of
+    /// the question, and their newest entries in the question's dates fill what the
+    /// search leaves.
     async fn find(
         &self,
         query: &search::SearchQuery,
         emit: &mut dyn FnMut(AskEvent),
         cost: &mut AskCost,
     ) -> Result<Found> {
+        let named = memory::named_in(self.conn, self.user, &query.text)?;
+        let mut query = query.clone();
+        let mut found = Found::default();
+        if !named.is_empty() {
+            query.text = without_names(&query.text, &named);
+            query.limit = query.limit.max(MEMORY_CANDIDATES);
+            found.remembered = named.iter().map(memory::Named::described).collect();
+            emit(AskEvent::Remembered(found.remembered.clone()));
+        }
+        let searched = named.is_empty() || has_words(&query.text);
         let stage = Instant::now();
-        let embedding = self.embed(query.text.trim()).await;
+        let embedding = match searched {
+            true => self.embed(query.text.trim()).await,
+            false => None,
+        };
         cost.timings.embed = stage_done(emit, Stage::Embed, stage);
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let outcome = match self.vectors {
-            Some(vectors) => {
-                search::hybrid_shared(self.conn, self.user, query, embedding.as_deref(), vectors)?
+        let mut chosen: Vec<Source> = Vec::new();
+        if searched {
+            let outcome = match self.vectors {
+                Some(vectors) => {
+                    search::hybrid_shared(self.conn, self.user, &query, embedding.as_deref(), vectors)?
+                }
+                None => search::hybrid_knn(self.conn, self.user, &query, embedding.as_deref())?,
+            };
+            if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
+                found.keyword_only = Some(reason.clone());
             }
-            None => search::hybrid_knn(self.conn, self.user, query, embedding.as_deref())?,
-        };
-        let mut found = Found::default();
-        if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
-            found.keyword_only = Some(reason.clone());
+            chosen = outcome
+                .hits
+                .iter()
+                .map(|hit| Source {
+                    entry_id: hit.entry_id,
+                    created_at: hit.created_at.clone(),
+                    title: hit.title.clone(),
+                })
+                .collect();
         }
-        for (n, hit) in outcome.hits.iter().take(plan::CONTEXT_ENTRIES).enumerate() {
-            let entry = entries::get(self.conn, self.user, hit.entry_id)?;
+        if !named.is_empty() {
+            let theirs = self.entries_of(&named, &query.filter)?;
+            chosen.retain(|source| theirs.iter().any(|row| row.id == source.entry_id));
+            for row in theirs {
+                if !chosen.iter().any(|source| source.entry_id == row.id) {
+                    chosen.push(Source {
+                        entry_id: row.id,
+                        created_at: row.created_at,
+                        title: row.title,
+                    });
+                }
+            }
+        }
+        for (n, source) in chosen.into_iter().take(plan::CONTEXT_ENTRIES).enumerate() {
+            let entry = entries::get(self.conn, self.user, source.entry_id)?;
             found.context.push_str(&context_block(n + 1, &entry));
-            found.sources.push(Source {
-                entry_id: hit.entry_id,
-                created_at: hit.created_at.clone(),
-                title: hit.title.clone(),
-            });
+            found.sources.push(source);
         }
         cost.timings.search = stage_done(emit, Stage::Search, stage);
         emit(AskEvent::Sources(found.sources.clone()));
         Ok(found)
+    }
+
+    /// The live entries of the subjects a question names, in its dates, newest first.
+    fn entries_of(&self, named: &[memory::Named], filter: &search::SearchFilter) -> Result<Vec<EntryRow>> {
+        let mut rows: Vec<EntryRow> = Vec::new();
+        for subject in named {
+            for row in memory::entries_of(self.conn, self.user, subject.subject, MEMORY_CANDIDATES as u32)? {
+                let day = clock::lived(&row.created_at, row.utc_offset).map(|l| l.date_naive());
+                if filter.contains(day) && !rows.iter().any(|r| r.id == row.id) {
+                    rows.push(row);
+                }
+            }
+        }
+        rows.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        Ok(rows)
     }
 
     /// The search phrase's embedding; `None` for an empty phrase or when the model
@@ -483,6 +550,27 @@ fn stage_done(emit: &mut dyn FnMut(AskEvent), stage: Stage, started: Instant) ->
 }
 
 /// One entry as context: its date, title and summary, or the opening of its body.
+/// `text` without the words that named the subjects (and a "my" or "our" before them):
+/// the search over their entries looks for the rest.
+fn without_names(text: &str, named: &[memory::Named]) -> String {
+    let mut rest = text.to_lowercase();
+    for n in named {
+        for words in [
+            format!("my {}", n.words),
+            format!("our {}", n.words),
+            n.words.clone(),
+        ] {
+            rest = rest.replace(&words, " ");
+        }
+    }
+    rest.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `text` has a word to search for.
+fn has_words(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
+}
+
 fn context_block(n: usize, entry: &entries::Entry) -> String {
     let text = match entry.summary.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(summary) => summary.trim().to_owned(),

@@ -17,9 +17,9 @@ use super::entries::{self, EntryRow};
 use super::queries::{
     MEMORY_ENTRY_CREATED, MEMORY_ENTRY_MODEL, MEMORY_MENTION_INSERT, MEMORY_MENTION_MOVE,
     MEMORY_MENTIONS_CLEAR_MODEL, MEMORY_MENTIONS_MERGE, MEMORY_MENTIONS_OF_ENTRY, MEMORY_NAME_FIND,
-    MEMORY_NAME_INSERT, MEMORY_NAME_TAKE, MEMORY_NAMES_MERGE, MEMORY_SUBJECT, MEMORY_SUBJECT_CORRECT,
-    MEMORY_SUBJECT_DELETE, MEMORY_SUBJECT_ENTRIES, MEMORY_SUBJECT_INSERT, MEMORY_SUBJECT_MODEL_UPDATE,
-    MEMORY_SUBJECTS,
+    MEMORY_NAME_INSERT, MEMORY_NAME_TAKE, MEMORY_NAMES_ALL, MEMORY_NAMES_MERGE, MEMORY_SUBJECT,
+    MEMORY_SUBJECT_CORRECT, MEMORY_SUBJECT_DELETE, MEMORY_SUBJECT_ENTRIES, MEMORY_SUBJECT_INSERT,
+    MEMORY_SUBJECT_MODEL_UPDATE, MEMORY_SUBJECTS,
 };
 use super::{DbError, EntryId, Result, UserId};
 
@@ -446,6 +446,76 @@ pub fn find_by_name(conn: &Connection, user: UserId, kind: Kind, name: &str) -> 
     find(conn, user, kind, &key_of(name))
 }
 
+/// A subject a question names, and the words that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub subject: SubjectId,
+    pub kind: Kind,
+    pub name: String,
+    pub relation: String,
+    /// The words of the question that name it, as matched (lower case).
+    pub words: String,
+}
+
+impl Named {
+    /// What the journal remembered, as a person reads it: "Maya, whom you call your
+    /// sister", "your sister", "Villa Nova".
+    pub fn described(&self) -> String {
+        if self.relation.is_empty() {
+            self.name.clone()
+        } else if key_of(&self.name) == self.relation {
+            format!("your {}", self.relation)
+        } else {
+            format!("{}, whom you call your {}", self.name, self.relation)
+        }
+    }
+}
+
+/// The subjects `text` names (a question): each of their words ("maya", "sister",
+/// "villa nova") that stands in it as whole words, longest first, each place in the text
+/// taken once. Hidden subjects are left out: the person put them aside.
+pub fn named_in(conn: &Connection, user: UserId, text: &str) -> Result<Vec<Named>> {
+    let mut names: Vec<Named> = conn
+        .prepare_cached(MEMORY_NAMES_ALL.sql)?
+        .query_map(params![user], |row| {
+            Ok(Named {
+                words: row.get(0)?,
+                subject: row.get(1)?,
+                kind: Kind::parse(&row.get::<_, String>(2)?)?,
+                name: row.get(3)?,
+                relation: row.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    names.sort_by_key(|n| std::cmp::Reverse(n.words.chars().count()));
+    let lower = text.to_lowercase();
+    let mut taken: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut found: Vec<Named> = Vec::new();
+    for named in names {
+        if named.words.chars().count() < 3 || found.iter().any(|f| f.subject == named.subject) {
+            continue;
+        }
+        let place = whole_words_at(&lower, &named.words)
+            .find(|at| !taken.iter().any(|t| t.start < at.end && at.start < t.end));
+        if let Some(at) = place {
+            taken.push(at);
+            found.push(named);
+        }
+    }
+    Ok(found)
+}
+
+/// Where `words` stand in `text` as whole words (a possessive "'s" after them counts).
+fn whole_words_at<'a>(text: &'a str, words: &'a str) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+    text.match_indices(words).filter_map(move |(at, _)| {
+        let end = at + words.len();
+        let before = text[..at].chars().next_back();
+        let after = text[end..].chars().next();
+        let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        (bounded(before) && bounded(after)).then_some(at..end)
+    })
+}
+
 /// What the person can change about a subject.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Correction {
@@ -569,6 +639,12 @@ mod tests {
         assert_eq!(key_of("Maya"), "maya");
         assert_eq!(key_of("the Lake House"), "lake house");
         assert_eq!(key_of(" ... "), "");
+    }
+
+    #[test]
+    fn whole_words_only() {
+        let at: Vec<_> = whole_words_at("tom and tomas met tom's dog", "tom").collect();
+        assert_eq!(at, [0..3, 18..21]);
     }
 
     #[test]

@@ -488,6 +488,15 @@ pub const MEMORY_SUBJECT_ENTRIES: NamedQuery = q(
     ),
 );
 
+/// Every word that names a subject the person has not hidden, with the subject: what
+/// a question is matched against. A few hundred rows in a journal of years. ?1 user.
+pub const MEMORY_NAMES_ALL: NamedQuery = q(
+    "memory.names_all",
+    "SELECT n.key, s.id, s.kind, s.name, s.relation \
+     FROM memory_names AS n JOIN memory_subjects AS s ON s.id = n.subject_id \
+     WHERE n.user_id = ?1 AND s.hidden = 0",
+);
+
 /// The subjects an entry mentions, in the order of the text. ?1 user, ?2 entry.
 pub const MEMORY_MENTIONS_OF_ENTRY: NamedQuery = q(
     "memory.mentions_of_entry",
@@ -1089,6 +1098,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &MEMORY_SUBJECTS,
     &MEMORY_SUBJECT_ENTRIES,
     &MEMORY_MENTIONS_OF_ENTRY,
+    &MEMORY_NAMES_ALL,
     &PHOTO_DATA,
     &MEDIA_INSERT,
     &MEDIA_BLOB_INSERT,
