@@ -137,9 +137,12 @@ impl Assistant {
         }
     }
 
+    /// Answers `question`, with the model's background work held back meanwhile, so the
+    /// question is not queued behind a backfill (the job in hand finishes first).
     fn ask(&self, client: &OllamaClient, conn: &Connection, question: &str) {
+        let _ = self.reader.send(Request::Asking(true));
         let mut emit = |event| self.reply.send(Response::Ask(event));
-        match block_on(ask::ask(
+        let asked = block_on(ask::ask(
             client,
             conn,
             Some(&self.vectors),
@@ -147,7 +150,9 @@ impl Assistant {
             question,
             Local::now(),
             &mut emit,
-        )) {
+        ));
+        let _ = self.reader.send(Request::Asking(false));
+        match asked {
             Ok(answer) => {
                 let _ = self.reader.send(Request::SaveChat(Box::new(answer)));
             }

@@ -202,6 +202,9 @@ pub enum Request {
     StartModelWork,
     /// Pause (true) or resume the model's background work.
     PauseQueue(bool),
+    /// Ask has the model (true) or is done with it: the background work holds back
+    /// meanwhile.
+    Asking(bool),
     /// Answered with [`Response::Flushed`] once every write sent before it is committed
     /// (the writer runs jobs in order): closing waits for it.
     Flush,

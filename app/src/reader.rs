@@ -374,6 +374,12 @@ impl Reader {
             // The model's background work.
             Request::StartModelWork => return self.start_model_work(),
             Request::PauseQueue(paused) => return self.pause_queue(paused),
+            Request::Asking(asking) => {
+                if let Some(runner) = &self.enrichment {
+                    runner.set_asking(asking);
+                }
+                return;
+            }
         };
         self.reply.result(response);
     }

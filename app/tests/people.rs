@@ -210,3 +210,59 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
     assert!(shows(&harness, "Tea and cake with Maya."));
     assert!(!shows(&harness, "Lunch."), "Jonas's entry is not hers");
 }
+
+/// A question asked while the model works through a backlog is answered first: the
+/// backlog holds back (the queue bar says until when) and goes on after the answer.
+#[test]
+fn a_question_is_not_queued_behind_the_backlog() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        for n in 0..8 {
+            let entry = NewEntry {
+                body: format!("Slow day number {n} at the allotment."),
+                ..NewEntry::default()
+            };
+            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+        }
+    }
+    let answer = "The allotment, most days, ".repeat(6);
+    let rules = serde_json::json!({"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+        {"match": "What did I grow", "response": answer, "token_delay_ms": 80},
+        rule("Slow day", "A slow day.", serde_json::json!([]), &["the allotment"]),
+    ]});
+    let mut rules = rules;
+    rules["rules"][1]["first_token_delay_ms"] = 700.into();
+    server.script(&rules.to_string());
+    let mut harness = app_from(
+        Startup::on_view(dir.path().to_path_buf(), View::Ask),
+        server.settings(),
+        800.0,
+    );
+    wait_until(&mut harness, "the backlog under way", |h| {
+        shows(h, "Writing titles and summaries")
+    });
+    let mut rng = rand::rngs::StdRng::seed_from_u64(35);
+    type_slowly(
+        &mut harness,
+        &mut rng,
+        Role::TextInput,
+        "Question",
+        "What did I grow at the allotment?",
+    );
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    wait_until(&mut harness, "the backlog holding back for the answer", |h| {
+        shows(h, "(after the answer)")
+    });
+    wait_until(&mut harness, "the whole answer", |h| shows(h, answer.trim()));
+    let left = summaries(dir.path()).iter().filter(|s| s.is_none()).count();
+    assert!(
+        left >= 2,
+        "the answer came after the backlog ({left} entries left)"
+    );
+    wait_until(&mut harness, "the backlog going on after the answer", |_| {
+        summaries(dir.path()).iter().filter(|s| s.is_none()).count() < left
+    });
+}

@@ -425,3 +425,49 @@ fn entries_that_never_had_the_work_are_found_and_a_model_change_reindexes() {
     );
     assert!(!ids.is_empty());
 }
+
+/// While Ask answers, the backlog holds back after the job in hand, says so, and goes on
+/// when the answer is written: a question never waits behind hundreds of entries.
+#[test]
+fn the_backlog_holds_back_while_ask_answers() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    server.script(
+        r#"{"token_delay_ms": 0, "first_token_delay_ms": 300, "rules": [
+          {"match": "slow-entry", "response": "{\"title\": \"Slow\", \"mood_score\": 5, \"mood_tags\": [], \"summary\": \"Slow.\", \"people\": [], \"places\": [], \"activities\": []}"}]}"#,
+    );
+    let journal = journal();
+    for n in 0..6 {
+        save(&journal, "", &format!("slow-entry number {n}"), None);
+    }
+    let activities = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&activities);
+    let runner = runner::JobRunner::spawn(
+        OllamaClient::new(&server.settings()).unwrap(),
+        journal.path.clone(),
+        StorageOptions::default(),
+        journal.writer.clone(),
+        Box::new(move |status| seen.lock().unwrap().push(status.activity)),
+    )
+    .unwrap();
+    runner.set_asking(true);
+    let enriched = || -> i64 {
+        journal
+            .reader
+            .query_row(
+                "SELECT count(*) FROM journal_entries WHERE summary IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(enriched() <= 1, "{} enriched while Ask had the model", enriched());
+    assert!(activities.lock().unwrap().contains(&runner::Activity::Answering));
+    runner.set_asking(false);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while enriched() < 6 {
+        assert!(std::time::Instant::now() < deadline, "the backlog did not go on");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

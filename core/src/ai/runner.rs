@@ -80,6 +80,9 @@ pub enum Activity {
     Working,
     /// Paused by the person; nothing is lost, work resumes when they say so.
     Paused,
+    /// Holding back while Ask answers a question, so the question never waits behind
+    /// the backlog; work resumes when the answer is written.
+    Answering,
     /// The model is unavailable; the message says what to do. Work resumes by itself.
     Waiting(String),
 }
@@ -127,6 +130,7 @@ impl QueueStatus {
         let line = format!("{what}: {} of {}", thousands(done), thousands(total));
         let line = match &self.activity {
             Activity::Paused => format!("{line} (paused)"),
+            Activity::Answering => format!("{line} (after the answer)"),
             Activity::Waiting(why) => format!("{line}, waiting: {why}"),
             Activity::Idle | Activity::Working => line,
         };
@@ -167,12 +171,25 @@ pub fn backfill(writer: &Writer, user: UserId, settings: &AiSettings) -> db::Res
 struct Control {
     stop: AtomicBool,
     paused: AtomicBool,
+    /// Ask is answering a question: the model is its.
+    asking: AtomicBool,
     rescan: AtomicBool,
 }
 
 impl Control {
     fn should_yield(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || self.paused.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed) || self.held().is_some()
+    }
+
+    /// Why work is held back, if it is: the person paused it, or Ask has the model.
+    fn held(&self) -> Option<Activity> {
+        if self.paused.load(Ordering::Relaxed) {
+            Some(Activity::Paused)
+        } else if self.asking.load(Ordering::Relaxed) {
+            Some(Activity::Answering)
+        } else {
+            None
+        }
     }
 }
 
@@ -500,6 +517,13 @@ impl JobRunner {
         self.wake();
     }
 
+    /// Holds the work back while Ask answers (true), or lets it go on (false); the job
+    /// in hand is finished first. Apart from the person's pause, which stays as it was.
+    pub fn set_asking(&self, asking: bool) {
+        self.control.asking.store(asking, Ordering::Relaxed);
+        self.wake();
+    }
+
     /// Whether the runner's thread is still there: it ends only when dropped, or by a bug.
     pub fn is_running(&self) -> bool {
         self.thread.as_ref().is_some_and(|t| !t.is_finished())
@@ -550,20 +574,15 @@ impl Runner<'_> {
                     }
                 }
             }
-            let pause = if self.control.paused.load(Ordering::Relaxed) {
-                self.publish(Activity::Paused);
+            let pause = if let Some(held) = self.control.held() {
+                self.publish(held);
                 IDLE_POLL
             } else {
                 self.publish(Activity::Working);
                 match self.pass() {
                     Ok(()) => {
                         outages = 0;
-                        let activity = if self.control.paused.load(Ordering::Relaxed) {
-                            Activity::Paused
-                        } else {
-                            Activity::Idle
-                        };
-                        self.publish(activity);
+                        self.publish(self.control.held().unwrap_or(Activity::Idle));
                         IDLE_POLL
                     }
                     Err(e) => {
