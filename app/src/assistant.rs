@@ -12,7 +12,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use chrono::Local;
 use rusqlite::Connection;
 
-use mindsage_core::ai::ask::{self, AskEvent};
+use mindsage_core::ai::ask::{self, AskEvent, Question};
 use mindsage_core::ai::{AiSettings, OllamaClient, block_on, health, prompt, search_box};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions};
 use mindsage_core::search::SharedVectors;
@@ -51,8 +51,15 @@ impl Assistant {
             match request {
                 AiRequest::Health => self.health(client),
                 AiRequest::Embed { generation, text } => self.embed(client, generation, text),
-                AiRequest::Ask { question } => match &conn {
-                    Ok(conn) => self.ask(client, conn, &question),
+                AiRequest::Ask { question, earlier } => match &conn {
+                    Ok(conn) => self.ask(
+                        client,
+                        conn,
+                        Question {
+                            text: &question,
+                            earlier: &earlier,
+                        },
+                    ),
                     Err(message) => self.reply.send(Response::Ask(AskEvent::Error(message.clone()))),
                 },
                 AiRequest::Prompt { day, attempt } => {
@@ -139,7 +146,7 @@ impl Assistant {
 
     /// Answers `question`, with the model's background work held back meanwhile, so the
     /// question is not queued behind a backfill (the job in hand finishes first).
-    fn ask(&self, client: &OllamaClient, conn: &Connection, question: &str) {
+    fn ask(&self, client: &OllamaClient, conn: &Connection, question: Question<'_>) {
         let _ = self.reader.send(Request::Asking(true));
         let mut emit = |event| self.reply.send(Response::Ask(event));
         let asked = block_on(ask::ask(

@@ -17,7 +17,7 @@ use std::sync::mpsc::Sender;
 
 use chrono::{DateTime, FixedOffset, NaiveDate};
 
-use mindsage_core::ai::ask::{AskAnswer, AskEvent};
+use mindsage_core::ai::ask::{AskAnswer, AskEvent, Turn};
 use mindsage_core::ai::runner::QueueStatus;
 use mindsage_core::db::audio::Segment;
 use mindsage_core::db::chats::{ChatMessage, ChatSummary};
@@ -282,7 +282,12 @@ pub enum AiRequest {
     /// Embed the search box's text, then search again with meaning as well as words.
     Embed { generation: u64, text: String },
     /// Answer a question from the journal, streaming.
-    Ask { question: String },
+    Ask {
+        question: String,
+        /// The chat's earlier questions and answers, the latest last: the question
+        /// may follow them ("and after that?").
+        earlier: Vec<Turn>,
+    },
     /// The model's question to start from about the last days before `day`; answered
     /// with [`Response::ModelPrompt`]. `attempt` varies it.
     Prompt { day: NaiveDate, attempt: u32 },

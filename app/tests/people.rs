@@ -74,6 +74,8 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
         }
     }
     let rules = [
+        // A follow-up is answered so only when the earlier answer is in the conversation.
+        serde_json::json!({"match": "You had tea and cake", "response": "After that, home by six."}),
         serde_json::json!({"match": "What did my sister", "response": "You had tea and cake."}),
         // The edited entry, read again: the model calls her Maya again.
         rule(
@@ -209,6 +211,19 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
     });
     assert!(shows(&harness, "Tea and cake with Maya."));
     assert!(!shows(&harness, "Lunch."), "Jonas's entry is not hers");
+
+    // A follow-up in the same chat keeps its context.
+    type_slowly(
+        &mut harness,
+        &mut rng,
+        Role::TextInput,
+        "Question",
+        "And after that?",
+    );
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    wait_until(&mut harness, "the follow-up's answer", |h| {
+        shows(h, "After that, home by six.")
+    });
 }
 
 /// A question asked while the model works through a backlog is answered first: the

@@ -373,3 +373,44 @@ fn a_person_named_by_relation_is_found_through_what_the_journal_remembers() {
         answer.sources
     );
 }
+
+#[test]
+fn a_follow_up_keeps_the_chats_context() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    // The follow-up's answer is given only when the earlier answer is in the conversation.
+    server.script(
+        r#"{"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+          {"match": "planned Lisbon", "response": "After that, the trip to Lisbon."},
+          {"match": "together", "response": "You baked bread and planned Lisbon."}]}"#,
+    );
+    let (_dir, conn, ids) = journal_that_remembers(&server.settings());
+    let (_, first) = ask(&server.settings(), &conn, "What did my sister and I do together?");
+    let first = first.unwrap();
+    let earlier = [ask::Turn {
+        question: first.question.clone(),
+        answer: first.text.clone(),
+    }];
+    let client = OllamaClient::new(&server.settings()).unwrap();
+    let question = ask::Question {
+        text: "And after that?",
+        earlier: &earlier,
+    };
+    let follow_up = mindsage_core::ai::block_on(ask::ask(
+        &client,
+        &conn,
+        None,
+        DEFAULT_USER,
+        question,
+        chrono::Local::now(),
+        &mut |_| {},
+    ))
+    .unwrap();
+    assert_eq!(follow_up.text, "After that, the trip to Lisbon.");
+    assert_eq!(follow_up.question, "And after that?");
+    // It is still about her: the earlier question's words are searched with it.
+    assert_eq!(follow_up.remembered, ["Maya, whom you call your sister"]);
+    let mut sources: Vec<i64> = follow_up.sources.iter().map(|s| s.entry_id).collect();
+    sources.sort();
+    assert_eq!(sources, [ids[0], ids[1]]);
+}

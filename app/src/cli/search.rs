@@ -107,7 +107,7 @@ pub(super) fn ask(args: &Args, conn: &mut rusqlite::Connection, question: &str, 
         conn,
         None,
         DEFAULT_USER,
-        question,
+        question.into(),
         Local::now(),
         &mut emit,
     ))?;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use egui::RichText;
 
-use mindsage_core::ai::ask::{AskEvent, AskTimings, Source};
+use mindsage_core::ai::ask::{AskEvent, AskTimings, Source, TURNS_KEPT, Turn};
 use mindsage_core::db::chats::{ChatMessage, ChatSummary, Role};
 
 use super::{Action, Screen, display_time};
@@ -147,8 +147,20 @@ impl AskView {
         if question.is_empty() || self.streaming {
             return;
         }
+        // The chat so far, for a follow-up: the answered questions, the latest last.
+        let answered = self
+            .exchanges
+            .iter()
+            .filter(|e| e.error.is_none() && !e.answer.is_empty())
+            .map(|e| Turn {
+                question: e.question.clone(),
+                answer: e.answer.clone(),
+            });
+        let mut earlier: Vec<Turn> = answered.collect();
+        earlier.drain(..earlier.len().saturating_sub(TURNS_KEPT));
         actions.push(Action::SendAi(AiRequest::Ask {
             question: question.clone(),
+            earlier,
         }));
         self.exchanges.push(Exchange {
             question,

@@ -205,7 +205,7 @@ impl Ai {
                     conn,
                     Some(&vectors),
                     DEFAULT_USER,
-                    question,
+                    (*question).into(),
                     now,
                     &mut |_| {},
                     &mut cost,

@@ -164,6 +164,42 @@ pub struct AskCost {
     pub planned_locally: bool,
 }
 
+/// An earlier question of the same chat and the answer it got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub question: String,
+    pub answer: String,
+}
+
+/// Earlier turns a follow-up question carries: enough for "and after that?", few enough
+/// to keep the answer call's prompt short.
+pub const TURNS_KEPT: usize = 3;
+
+/// A question, and the chat's earlier turns it follows (none for a new chat).
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    pub text: &'a str,
+    pub earlier: &'a [Turn],
+}
+
+impl<'a> From<&'a str> for Question<'a> {
+    fn from(text: &'a str) -> Question<'a> {
+        Question { text, earlier: &[] }
+    }
+}
+
+impl Question<'_> {
+    /// What is planned and searched for: a follow-up ("and after that?") says little on
+    /// its own, so the question it follows is read with it (its people, places and
+    /// dates too).
+    fn searched(&self) -> String {
+        match self.earlier.last() {
+            Some(turn) => format!("{} {}", turn.question, self.text),
+            None => self.text.to_owned(),
+        }
+    }
+}
+
 /// Answers `question` from the journal, reporting through `emit`. `vectors`: an
 /// in-memory vector copy to search (the app's reader's, [`search::SharedVectors`]);
 /// `None` asks sqlite-vec instead.
@@ -172,7 +208,7 @@ pub async fn ask(
     conn: &Connection,
     vectors: Option<&Mutex<VectorCache>>,
     user: UserId,
-    question: &str,
+    question: Question<'_>,
     now: DateTime<Local>,
     emit: &mut dyn FnMut(AskEvent),
 ) -> Result<AskAnswer> {
@@ -197,7 +233,7 @@ pub async fn ask_measured(
     conn: &Connection,
     vectors: Option<&Mutex<VectorCache>>,
     user: UserId,
-    question: &str,
+    question: Question<'_>,
     now: DateTime<Local>,
     emit: &mut dyn FnMut(AskEvent),
     cost: &mut AskCost,
@@ -223,7 +259,7 @@ pub async fn ask_measured(
     timing::record(timing_names::OVERHEAD, timings.overhead);
     let (text, found) = result?;
     let answer = AskAnswer {
-        question: question.to_owned(),
+        question: question.text.to_owned(),
         text,
         sources: found.sources,
         remembered: found.remembered,
@@ -241,7 +277,7 @@ struct Asking<'a> {
     /// The in-memory vector copy the search stage scans; `None`: sqlite-vec's KNN.
     vectors: Option<&'a Mutex<VectorCache>>,
     user: UserId,
-    question: &'a str,
+    question: Question<'a>,
     now: DateTime<Local>,
     /// When it was asked: the first answer text's time counts from here.
     started: Instant,
@@ -295,11 +331,12 @@ impl Asking<'_> {
     /// local rule or else one planning call.
     async fn plan(&self, emit: &mut dyn FnMut(AskEvent), cost: &mut AskCost) -> Result<plan::Plan> {
         let stage = Instant::now();
-        let planned = match plan::local(self.conn, self.user, self.question, self.now)? {
+        let searched = self.question.searched();
+        let planned = match plan::local(self.conn, self.user, &searched, self.now)? {
             Some(plan) => Ok(plan),
             None => {
                 cost.model_calls += 1;
-                plan::with_model(self.client, self.question, self.now).await
+                plan::with_model(self.client, &searched, self.now).await
             }
         };
         let plan_time = stage.elapsed();
@@ -438,7 +475,11 @@ impl Asking<'_> {
                 self.now.format("%A %-d %B %Y")
             )));
         }
-        messages.push(Message::user(self.question));
+        for turn in self.question.earlier {
+            messages.push(Message::user(turn.question.clone()));
+            messages.push(Message::assistant(turn.answer.clone()));
+        }
+        messages.push(Message::user(self.question.text));
         let mut text = String::new();
         let mut outcome = Ok(());
         for attempt in 1..=ANSWER_ATTEMPTS {

@@ -71,6 +71,13 @@ impl Message {
         }
     }
 
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+
     fn to_ollama(&self) -> ChatMessage {
         match self.role {
             Role::System => ChatMessage::system(self.content.clone()),

@@ -102,7 +102,7 @@ pub fn ask_as_the_window(
         conn,
         None,
         DEFAULT_USER,
-        question,
+        question.into(),
         chrono::Local::now(),
         &mut |event| {
             on_event(&event);
