@@ -127,6 +127,33 @@ pub fn entries(n: usize) -> String {
     }
 }
 
+/// A person, place or activity as the screens and the command line name it: "Maya
+/// (sister)", the relation left out when the name already says it ("my sister").
+pub fn subject_name(subject: &mindsage_core::db::memory::Subject) -> String {
+    let says_more =
+        !subject.relation.is_empty() && mindsage_core::db::memory::key_of(&subject.name) != subject.relation;
+    match says_more {
+        true => format!("{} ({})", subject.name, subject.relation),
+        false => subject.name.clone(),
+    }
+}
+
+/// The local days of a subject's first and latest entries, in `format`; one day when
+/// they are the same, none when every entry is in the trash.
+pub fn subject_days(
+    subject: &mindsage_core::db::memory::Subject,
+    format: &str,
+) -> Option<(String, Option<String>)> {
+    let day = |at: &Option<String>| {
+        at.as_deref()
+            .and_then(mindsage_core::clock::parse_utc)
+            .map(|t| t.with_timezone(&chrono::Local).format(format).to_string())
+    };
+    let first = day(&subject.first)?;
+    let last = day(&subject.last).filter(|last| *last != first);
+    Some((first, last))
+}
+
 /// `n` words, in words ("1 word").
 pub fn words(n: u32) -> String {
     match n {

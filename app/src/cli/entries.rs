@@ -10,7 +10,6 @@ use anyhow::{Context, Result, bail};
 use chrono::Local;
 use rusqlite::Connection;
 
-use mindsage_core::clock;
 use mindsage_core::db::memory::{self, Kind};
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
@@ -18,6 +17,7 @@ use mindsage_core::voice;
 
 use super::transcribe::transcribe_file;
 use super::{Args, print};
+use crate::wording;
 
 pub(super) fn seed(args: &Args, conn: &mut rusqlite::Connection, entries: usize, seed: u64) -> Result<()> {
     let options = DemoOptions {
@@ -178,24 +178,15 @@ pub(super) fn people(args: &Args, conn: &Connection, all: bool) -> Result<()> {
 
 /// "Maya (sister) · 12 entries · 3 Mar 2025 to 28 Nov 2026".
 fn format_subject(s: &memory::Subject) -> String {
-    let day = |at: &Option<String>| {
-        at.as_deref()
-            .and_then(clock::parse_utc)
-            .map(|t| t.with_timezone(&Local).format("%-d %b %Y").to_string())
-    };
-    let mut line = s.name.clone();
-    if !s.relation.is_empty() {
-        line.push_str(&format!(" ({})", s.relation));
-    }
-    line.push_str(&format!(
-        " · {} {}",
-        s.entries,
-        if s.entries == 1 { "entry" } else { "entries" }
-    ));
-    match (day(&s.first), day(&s.last)) {
-        (Some(first), Some(last)) if first != last => line.push_str(&format!(" · {first} to {last}")),
-        (Some(first), _) => line.push_str(&format!(" · {first}")),
-        _ => {}
+    let mut line = format!(
+        "{} · {}",
+        wording::subject_name(s),
+        wording::entries(s.entries as usize)
+    );
+    match wording::subject_days(s, "%-d %b %Y") {
+        Some((first, Some(last))) => line.push_str(&format!(" · {first} to {last}")),
+        Some((first, None)) => line.push_str(&format!(" · {first}")),
+        None => {}
     }
     if s.hidden {
         line.push_str(" · hidden");

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use egui::{Color32, RichText, Sense, vec2};
 
 use mindsage_core::db::entries::EntryRow;
-use mindsage_core::db::memory::{self, Correction, Kind, Subject, SubjectId};
+use mindsage_core::db::memory::{Correction, Kind, Subject, SubjectId};
 
 use super::{Action, Screen, display_lived};
 use crate::protocol::Request;
@@ -143,7 +143,7 @@ impl PeopleView {
         actions: &mut Vec<Action>,
     ) {
         ui.heading(&subject.name);
-        if names_relation(subject) {
+        if wording::subject_name(subject) != subject.name {
             ui.label(RichText::new(format!("Your {}", subject.relation)).weak());
         }
         ui.label(figures(subject));
@@ -332,35 +332,22 @@ fn kind_heading(kind: Kind) -> &'static str {
     }
 }
 
-/// Whether the relation says more than the name ("Maya", sister; not "my sister").
-fn names_relation(subject: &Subject) -> bool {
-    !subject.relation.is_empty() && memory::key_of(&subject.name) != subject.relation
-}
-
-/// "Maya (sister)", and "(hidden)" after one the list shows only on request.
+/// The list's name, and "(hidden)" after one the list shows only on request.
 fn list_name(subject: &Subject) -> String {
-    let mut name = subject.name.clone();
-    if names_relation(subject) {
-        name.push_str(&format!(" ({})", subject.relation));
+    let name = wording::subject_name(subject);
+    match subject.hidden {
+        true => format!("{name} (hidden)"),
+        false => name,
     }
-    if subject.hidden {
-        name.push_str(" (hidden)");
-    }
-    name
 }
 
 /// "12 entries, from 3 March 2025 to 28 November 2026".
 fn figures(subject: &Subject) -> String {
-    let day = |at: &Option<String>| {
-        at.as_deref()
-            .and_then(mindsage_core::clock::parse_utc)
-            .map(|t| t.with_timezone(&chrono::Local).format("%-d %B %Y").to_string())
-    };
     let count = wording::entries(subject.entries as usize);
-    match (day(&subject.first), day(&subject.last)) {
-        (Some(first), Some(last)) if first != last => format!("{count}, from {first} to {last}"),
-        (Some(first), _) => format!("{count}, on {first}"),
-        _ => format!("{count} now (all of them are in the trash)"),
+    match wording::subject_days(subject, "%-d %B %Y") {
+        Some((first, Some(last))) => format!("{count}, from {first} to {last}"),
+        Some((first, None)) => format!("{count}, on {first}"),
+        None => format!("{count} now (all of them are in the trash)"),
     }
 }
 
