@@ -374,12 +374,7 @@ impl Reader {
             // The model's background work.
             Request::StartModelWork => return self.start_model_work(),
             Request::PauseQueue(paused) => return self.pause_queue(paused),
-            Request::Asking(asking) => {
-                if let Some(runner) = &self.enrichment {
-                    runner.set_asking(asking);
-                }
-                return;
-            }
+            Request::Asking(asking) => return self.hold_queue_for_ask(asking),
         };
         self.reply.result(response);
     }
@@ -523,6 +518,14 @@ impl Reader {
     fn pause_queue(&self, paused: bool) {
         if let Some(runner) = &self.enrichment {
             runner.set_paused(paused);
+        }
+    }
+
+    /// Ask has the model (true) or is done with it: the background work holds back
+    /// meanwhile, apart from the person's pause.
+    fn hold_queue_for_ask(&self, asking: bool) {
+        if let Some(runner) = &self.enrichment {
+            runner.set_asking(asking);
         }
     }
 
