@@ -233,6 +233,48 @@ impl OllamaClient {
         Ok((response.message.content, stats))
     }
 
+    /// A JSON reply shaped as `T` that `validate` accepts: up to `attempts` calls, each
+    /// with another seed (a deterministic model would repeat its mistake). Returns what
+    /// `validate` made of it, the calls made and the last call's figures; after the last
+    /// attempt, [`AiError::InvalidOutput`] about `what`, with the last problem (which
+    /// `validate` words without quoting the reply: it may repeat journal text).
+    pub async fn chat_validated<T: schemars::JsonSchema, R>(
+        &self,
+        messages: &[Message],
+        options: ModelOptions,
+        attempts: u32,
+        what: &'static str,
+        validate: impl Fn(&str) -> std::result::Result<R, String>,
+    ) -> Result<(R, u32, CallStats)> {
+        let mut last_problem = String::new();
+        for attempt in 1..=attempts {
+            let options = options.clone().seed(attempt as i32);
+            let (text, stats) = match self
+                .chat_json::<T>(&self.settings.text_model, messages, options)
+                .await
+            {
+                Ok(reply) => reply,
+                Err(e) if e.is_retryable() && attempt < attempts => {
+                    last_problem = e.to_string();
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            match validate(&text) {
+                Ok(valid) => return Ok((valid, attempt, stats)),
+                Err(problem) => {
+                    tracing::info!(what, attempt, %problem, "model output rejected");
+                    last_problem = problem;
+                }
+            }
+        }
+        Err(AiError::InvalidOutput {
+            what,
+            attempts,
+            detail: last_problem,
+        })
+    }
+
     /// One streamed chat call. `on_token` receives each piece of text as it arrives.
     ///
     /// Ends with an error, never with a silently shortened reply, when the stream

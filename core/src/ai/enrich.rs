@@ -29,7 +29,7 @@ use rusqlite::Connection;
 use serde::Deserialize;
 
 use super::client::{CallStats, Message};
-use super::{AiError, OllamaClient, Result};
+use super::{OllamaClient, Result};
 use crate::db::entries::{self, Entry};
 use crate::db::memory::{self, Kind};
 use crate::db::queries::ENRICH_WRITE;
@@ -212,55 +212,36 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
     let settings = client.settings();
     let body: String = entry.body.chars().take(MAX_BODY_CHARS).collect();
     let messages = [Message::system(SYSTEM_PROMPT), Message::user(body)];
-    let mut last_problem = String::new();
-    for attempt in 1..=MAX_ATTEMPTS {
-        let options = ollama_rs::models::ModelOptions::default()
-            .temperature(0.3)
-            .seed(attempt as i32)
-            .num_predict(MAX_REPLY_TOKENS);
-        let (text, stats) = match client
-            .chat_json::<Reply>(&settings.text_model, &messages, options)
-            .await
-        {
-            Ok(reply) => reply,
-            Err(e) if e.is_retryable() && attempt < MAX_ATTEMPTS => {
-                last_problem = e.to_string();
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        match validate(&text) {
-            Ok(mut enrichment) => {
-                enrichment.mentions = said_in(&entry.body, std::mem::take(&mut enrichment.mentions));
-                let mut described = entry.clone();
-                if !entry.title_by_user {
-                    described.title = enrichment.title.clone();
-                }
-                described.summary = Some(enrichment.summary.clone());
-                let mut vectors = client
-                    .embed(&settings.embed_model, &[embedding_text(&described)])
-                    .await?;
-                return Ok(Enriched {
-                    enrichment,
-                    embedding: vectors.pop().unwrap_or_default(),
-                    embed_model: settings.embed_model.clone(),
-                    model_calls: attempt,
-                    stats,
-                    revision: entry.revision,
-                    body: entry.body.clone(),
-                    text_model: settings.text_model.clone(),
-                });
-            }
-            Err(problem) => {
-                tracing::info!(entry = entry.id, attempt, %problem, "enrichment output rejected");
-                last_problem = problem;
-            }
-        }
+    let options = ollama_rs::models::ModelOptions::default()
+        .temperature(0.3)
+        .num_predict(MAX_REPLY_TOKENS);
+    let (mut enrichment, model_calls, stats) = client
+        .chat_validated::<Reply, _>(
+            &messages,
+            options,
+            MAX_ATTEMPTS,
+            "the entry's title, mood and summary",
+            validate,
+        )
+        .await?;
+    enrichment.mentions = said_in(&entry.body, std::mem::take(&mut enrichment.mentions));
+    let mut described = entry.clone();
+    if !entry.title_by_user {
+        described.title = enrichment.title.clone();
     }
-    Err(AiError::InvalidOutput {
-        what: "the entry's title, mood and summary",
-        attempts: MAX_ATTEMPTS,
-        detail: last_problem,
+    described.summary = Some(enrichment.summary.clone());
+    let mut vectors = client
+        .embed(&settings.embed_model, &[embedding_text(&described)])
+        .await?;
+    Ok(Enriched {
+        enrichment,
+        embedding: vectors.pop().unwrap_or_default(),
+        embed_model: settings.embed_model.clone(),
+        model_calls,
+        stats,
+        revision: entry.revision,
+        body: entry.body.clone(),
+        text_model: settings.text_model.clone(),
     })
 }
 
@@ -341,14 +322,14 @@ fn title_from(summary: &str) -> String {
 }
 
 /// Whether `text` has a letter or digit: punctuation alone (")") is as empty as a blank.
-fn has_words(text: &str) -> bool {
+pub(super) fn has_words(text: &str) -> bool {
     text.chars().any(char::is_alphanumeric)
 }
 
 /// Whitespace collapsed, the quotes and asterisks the model likes to wrap text in
 /// removed, and punctuation no phrase begins with (") The walk", ", then") dropped
 /// from the start.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     joined
         .trim_matches(|c: char| c == '"' || c == '\'' || c == '*')
@@ -362,7 +343,7 @@ fn one_line(text: &str) -> String {
 /// grammar most likely ended it there mid-word. A cut title or summary still says what
 /// the model meant; refusing it would cost a model call for nothing. A single word
 /// longer than the limit is cut where the limit falls.
-fn clip(text: &str, max: usize) -> String {
+pub(super) fn clip(text: &str, max: usize) -> String {
     if text.chars().count() < max {
         return text.to_owned();
     }
