@@ -354,9 +354,20 @@ impl MindSageApp {
                     self.view = View::Journal;
                     self.backend.send(Request::Entry(id));
                 }
+                Action::OpenOlderEntry => {
+                    self.view = View::Journal;
+                    self.backend.send(Request::OlderEntry);
+                }
                 Action::OpenDay(day) => {
                     self.view = View::Journal;
                     self.journal.open_day(day, &mut more);
+                }
+                Action::Search(text) => {
+                    self.view = View::Journal;
+                    if self.journal.list_hidden() {
+                        self.journal.toggle_list();
+                    }
+                    self.journal.search_for(text, &mut more);
                 }
                 Action::ShowTag(tag) => {
                     self.view = View::Journal;
@@ -470,7 +481,12 @@ impl MindSageApp {
             }
             Response::Trashed(id) => self.on_moved(id, true, actions),
             Response::Restored(id) | Response::Purged(id) => self.on_moved(id, false, actions),
-            Response::Dashboard { stats, on_this_day } => self.dashboard.on_dashboard(stats, on_this_day),
+            Response::Dashboard {
+                stats,
+                month_ago,
+                on_this_day,
+            } => self.dashboard.on_dashboard(stats, month_ago, on_this_day),
+            Response::Themes(themes) => self.dashboard.on_themes(themes),
             Response::Thumbnails {
                 generation,
                 thumbnails,
@@ -868,6 +884,7 @@ impl MindSageApp {
     fn run(&mut self, command: Command, ctx: &egui::Context, actions: &mut Vec<Action>) {
         match command {
             Command::NewEntry => actions.push(Action::NewEntry),
+            Command::OlderEntry => actions.push(Action::OpenOlderEntry),
             Command::Record => self.recorder.toggle(actions),
             Command::Today => {
                 self.view = View::Journal;

@@ -29,6 +29,7 @@ use mindsage_core::db::stats::{DashboardStats, DayTotals};
 use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
 use mindsage_core::search::SearchOutcome;
+use mindsage_core::search::themes::Theme;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::transcribe::Transcript;
 use mindsage_core::{export, import};
@@ -96,8 +97,13 @@ pub enum Request {
     Trash(EntryId),
     Restore(EntryId),
     Purge(EntryId),
-    /// The dashboard's figures and "on this day".
+    /// The dashboard's figures, "a month ago" and "on this day".
     Dashboard,
+    /// The themes of the last weeks and months: answered with [`Response::Themes`].
+    Themes,
+    /// An entry lived over a month ago, at random: answered with [`Response::Entry`], or
+    /// [`Response::Told`] when there is none.
+    OlderEntry,
     /// A page of gallery thumbnails, newest first.
     GalleryPage {
         generation: u64,
@@ -414,6 +420,8 @@ pub enum Response {
     Purged(EntryId),
     Dashboard {
         stats: Arc<DashboardStats>,
+        /// Entries of the same day a month ago, newest first.
+        month_ago: Vec<EntryRow>,
         /// Entries written on today's date in earlier years, newest year first.
         on_this_day: Vec<EntryRow>,
     },
@@ -465,6 +473,7 @@ pub enum Response {
     Templates(Vec<db::templates::Template>),
     /// What the journal remembers, after [`Request::Memory`] or a correction.
     Memory(Vec<Subject>),
+    Themes(Themes),
     /// The newest entries that mention `subject`.
     MemoryEntries {
         subject: SubjectId,
@@ -594,6 +603,13 @@ pub struct KeptDraft {
     pub described: String,
 }
 
+/// What keeps coming back lately, for the dashboard.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Themes {
+    pub weeks: Vec<Theme>,
+    pub months: Vec<Theme>,
+}
+
 /// What is shown around a day's page, beside its date.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Around {
@@ -601,6 +617,8 @@ pub struct Around {
     pub streak: u32,
     /// Whether today has an entry.
     pub written_today: bool,
+    /// The newest entry of the same day a month before, by its name and day.
+    pub month_before: Option<(NaiveDate, String)>,
     /// The newest entry of the same day a year before, by its name and day.
     pub year_before: Option<(NaiveDate, String)>,
 }

@@ -31,12 +31,14 @@ use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::media;
+use mindsage_core::search::themes;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher, SharedVectors};
 use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
 use crate::protocol::{
-    Around, Fault, LargePhoto, NewPhoto, PhotoFrom, Reply, Request, Response, Thumbnail, VoiceEvent, Watch,
+    Around, Fault, LargePhoto, NewPhoto, PhotoFrom, Reply, Request, Response, Themes, Thumbnail, VoiceEvent,
+    Watch,
 };
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
@@ -44,6 +46,9 @@ const DEMO_ENTRIES: usize = 2_000;
 
 /// Chats listed in the Ask history.
 const CHATS_LISTED: u32 = 100;
+
+/// Themes the dashboard shows for each span.
+const THEMES_SHOWN: usize = 6;
 
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
@@ -258,6 +263,8 @@ impl Reader {
                 embedding,
             } => self.search(generation, &text, embedding.as_deref()),
             Request::Dashboard => self.dashboard(),
+            Request::Themes => self.themes(),
+            Request::OlderEntry => self.older_entry(),
             Request::Chats => chats::recent(conn, USER, CHATS_LISTED).map(Response::Chats),
             Request::ChatMessages(chat) => chats::messages(conn, USER, chat).map(Response::ChatMessages),
             Request::GalleryPage {
@@ -635,44 +642,78 @@ impl Reader {
         let today = Local::now().date_naive();
         let stats = self.stats.get(&self.conn, USER, today)?;
         let first_year = stats.first_day.map_or(today.year(), |d| d.year());
+        let month_ago = match today.checked_sub_months(chrono::Months::new(1)) {
+            Some(day) => {
+                entries::list(&self.conn, USER, &ListFilter::on(day), None, ON_THIS_DAY_PER_YEAR)?.rows
+            }
+            None => Vec::new(),
+        };
         let mut on_this_day = Vec::new();
         for year in (first_year..today.year()).rev() {
             // 29 February has no date in most years; those years have nothing to show.
             let Some(day) = NaiveDate::from_ymd_opt(year, today.month(), today.day()) else {
                 continue;
             };
-            let filter = ListFilter {
-                from: Some(day),
-                to: Some(day),
-                ..ListFilter::default()
-            };
-            on_this_day.extend(entries::list(&self.conn, USER, &filter, None, ON_THIS_DAY_PER_YEAR)?.rows);
+            on_this_day.extend(
+                entries::list(&self.conn, USER, &ListFilter::on(day), None, ON_THIS_DAY_PER_YEAR)?.rows,
+            );
         }
-        Ok(Response::Dashboard { stats, on_this_day })
+        Ok(Response::Dashboard {
+            stats,
+            month_ago,
+            on_this_day,
+        })
     }
 
-    /// The streak as of today and the entry of `day` a year before (the 28th for a
-    /// 29 February).
+    /// The themes of the last four weeks and of the last six months.
+    fn themes(&self) -> db::Result<Response> {
+        let today = Local::now().date_naive();
+        let since = |days: u64| today - chrono::Days::new(days);
+        Ok(Response::Themes(Themes {
+            weeks: themes::between(&self.conn, USER, since(27), today, THEMES_SHOWN)?,
+            months: themes::between(&self.conn, USER, since(182), today, THEMES_SHOWN)?,
+        }))
+    }
+
+    /// An entry lived over a month ago, at random, opened as any entry is.
+    fn older_entry(&self) -> db::Result<Response> {
+        let today = Local::now().date_naive();
+        let before = today.checked_sub_months(chrono::Months::new(1)).unwrap_or(today);
+        match entries::random_older(&self.conn, USER, before)? {
+            Some(id) => entries::get(&self.conn, USER, id).map(|e| Response::Entry(Box::new(e))),
+            None => Ok(Response::Told(
+                "Nothing is older than a month yet: older entries come back here once there are some.".into(),
+            )),
+        }
+    }
+
+    /// The streak as of today and the entries of `day` a month and a year before (the
+    /// month's last day when it is shorter: 28 February for 30 March).
     fn around(&mut self, day: NaiveDate) -> db::Result<Response> {
         let today = Local::now().date_naive();
         let stats = self.stats.get(&self.conn, USER, today)?;
-        let year_before = match day.checked_sub_months(chrono::Months::new(12)) {
-            Some(then) => entries::newest_on(&self.conn, USER, then)?.map(|e| {
-                (
-                    then,
-                    crate::wording::plain(&crate::wording::entry_title(&e.title, &e.body)).into_owned(),
-                )
-            }),
-            None => None,
-        };
         Ok(Response::Around {
             day,
             around: Around {
                 streak: stats.current_streak,
                 written_today: stats.last_day == Some(today),
-                year_before,
+                month_before: self.months_before(day, 1)?,
+                year_before: self.months_before(day, 12)?,
             },
         })
+    }
+
+    /// The newest entry of `day` so many months before, by its day and name.
+    fn months_before(&self, day: NaiveDate, months: u32) -> db::Result<Option<(NaiveDate, String)>> {
+        let Some(then) = day.checked_sub_months(chrono::Months::new(months)) else {
+            return Ok(None);
+        };
+        Ok(entries::newest_on(&self.conn, USER, then)?.map(|e| {
+            (
+                then,
+                crate::wording::plain(&crate::wording::entry_title(&e.title, &e.body)).into_owned(),
+            )
+        }))
     }
 
     /// Runs an import on a thread of its own with its own connection: batches of

@@ -154,6 +154,25 @@ pub fn subject_days(
     Some((first, last))
 }
 
+/// What a search with `@name`s lists: "Entries with Maya, whom you call your sister".
+pub fn entries_with(remembered: &[String]) -> String {
+    format!("Entries with {}", remembered.join(" or "))
+}
+
+/// What a search says of `@name`s that stand for no one and nowhere the journal
+/// remembers, as they were typed.
+pub fn not_remembered(names: &[String]) -> String {
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| format!("@{}", n.replace(' ', "_")))
+        .collect();
+    format!(
+        "The journal remembers no one and nowhere called {}. People & places (Ctrl+5) lists \
+         whom it remembers.",
+        names.join(" or ")
+    )
+}
+
 /// `n` words, in words ("1 word").
 pub fn words(n: u32) -> String {
     match n {

@@ -1,7 +1,8 @@
 //! People & places in the real window: the app's own job runner has the local model read
 //! the entries (one typed in the window), the screen lists who and where they mention,
 //! the person's corrections are written and survive the model reading an edited entry
-//! again, and Ask finds "my sister" through them.
+//! again, Ask finds "my sister" through them, and `@maya` in the search box lists her
+//! entries.
 
 #[path = "../../core/tests/ollama_server/mod.rs"]
 mod ollama_server;
@@ -102,6 +103,10 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
             serde_json::json!([{"name": "Jonas", "relation": "friend"}]),
             &["Villa Nova"],
         ),
+        // The typed entry read at a pause mid-sentence ("Tea wi"): matched by the
+        // enrichment's own instructions once no rule matches the text, so the real small
+        // model never invents people for it.
+        rule("private journal entry", "A note.", serde_json::json!([]), &[]),
     ];
     server.script(
         &serde_json::json!({"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": rules}).to_string(),
@@ -129,13 +134,15 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
 
     // People & places (Ctrl+5): Maya is one person, found in two entries.
     harness.key_press_modifiers(Modifiers::COMMAND, Key::Num5);
-    wait_until(&mut harness, "Maya in People & places", |h| {
-        shows(h, "Maya (sister)")
-    });
-    assert!(shows(&harness, "Jonas (friend)") && shows(&harness, "the lake house"));
+    wait_until(
+        &mut harness,
+        "Maya, Jonas and the lake house in People & places",
+        |h| shows(h, "Maya (sister)") && shows(h, "Jonas (friend)") && shows(h, "the lake house"),
+    );
     harness.get_by_label("Maya (sister)").click();
-    wait_until(&mut harness, "Maya's entries", |h| shows(h, "2 entries"));
-    assert!(shows(&harness, "Entries per month"));
+    wait_until(&mut harness, "Maya's entries and their months", |h| {
+        shows(h, "2 entries") && shows(h, "Entries per month")
+    });
 
     // She is renamed, as a person types a name over the old one.
     harness.get_by_role_and_label(Role::TextInput, "Name").focus();
@@ -164,7 +171,9 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
     // An entry of hers opens in the journal, where the person adds to it; the model
     // reads it again, and what the person corrected stays.
     harness.get_by_label("Maya Lind (sister)").click();
-    wait_until(&mut harness, "Maya's entries again", |h| shows(h, "2 entries"));
+    wait_until(&mut harness, "Maya's entries again", |h| {
+        shows(h, "2 entries") && h.query_by_label("Tea with Maya.").is_some()
+    });
     harness.get_by_label("Tea with Maya.").click();
     wait_until(&mut harness, "the entry open in the journal", |h| {
         h.query_by_role_and_label(Role::MultilineTextInput, "Entry")
@@ -223,6 +232,32 @@ fn the_people_an_entry_mentions_are_listed_and_the_persons_corrections_stay() {
     harness.get_by_role_and_label(Role::Button, "Send").click();
     wait_until(&mut harness, "the follow-up's answer", |h| {
         shows(h, "After that, home by six.")
+    });
+
+    // @maya in the journal's search box lists her entries, called by name or not.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num1);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    harness.run_steps(2);
+    type_where_the_cursor_is(&mut harness, &mut rng, "@maya");
+    wait_until(&mut harness, "her entries in the search box", |h| {
+        shows(h, "Entries with Maya Lind, whom you call your sister")
+            && shows(h, "My sister called about the weekend.")
+            && shows(h, "Tea with Maya, my sister")
+    });
+    assert!(!shows(&harness, "Lunch with Jonas"));
+    // Words after her name search her entries only: Jonas's lunch is not hers.
+    type_where_the_cursor_is(&mut harness, &mut rng, " lunch");
+    harness.run_steps(2);
+    wait_until(&mut harness, "the search of her entries for lunch", |h| {
+        !shows(h, "Searching…") && shows(h, "Entries with Maya Lind")
+    });
+    assert!(!shows(&harness, "Lunch with Jonas"));
+    // A name the journal does not know lists nothing, and says so.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    type_where_the_cursor_is(&mut harness, &mut rng, "@zed");
+    wait_until(&mut harness, "the search box saying it knows no @zed", |h| {
+        shows(h, "The journal remembers no one and nowhere called @zed")
     });
 }
 

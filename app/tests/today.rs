@@ -622,9 +622,9 @@ fn a_page_is_moved_to_yesterday_and_its_time_typed_in() {
 }
 
 /// Beside today's date: the streak it would keep going, then the day it makes once
-/// written; the entry of a year before, whose name opens its day.
+/// written; the entries of a month and a year before, whose names open their days.
 #[test]
-fn todays_page_speaks_of_the_streak_and_of_a_year_ago() {
+fn todays_page_speaks_of_the_streak_and_of_a_month_and_a_year_ago() {
     let dir = tempfile::tempdir().unwrap();
     let today = chrono::Local::now().date_naive();
     let year_before = today.checked_sub_months(chrono::Months::new(12)).unwrap();
@@ -632,10 +632,17 @@ fn todays_page_speaks_of_the_streak_and_of_a_year_ago() {
     written(dir.path(), 2, "The day before.");
     let days_back = (today - year_before).num_days() as u64;
     written(dir.path(), days_back, "# The new flat\nBoxes everywhere.");
+    let month_before = today.checked_sub_months(chrono::Months::new(1)).unwrap();
+    written(
+        dir.path(),
+        (today - month_before).num_days() as u64,
+        "Keys handed back.",
+    );
     let mut harness = window(dir.path(), |_| {});
-    wait_until(&mut harness, "the streak and a year ago", |h| {
+    wait_until(&mut harness, "the streak, a month and a year ago", |h| {
         cursor_in_text(h)
             && shows(h, "Write today to make it 3 days in a row")
+            && shows(h, "A month ago: Keys handed back.")
             && shows(h, "A year ago: The new flat")
     });
 
@@ -653,6 +660,17 @@ fn todays_page_speaks_of_the_streak_and_of_a_year_ago() {
     wait_until(&mut harness, "the page of a year before", |h| {
         text_on_page(h).as_deref() == Some("# The new flat\nBoxes everywhere.")
             && shows(h, &day_heading_of(year_before))
+    });
+    // Back on today's page, a month ago opens its day too.
+    harness.key_press_modifiers(Modifiers::ALT, Key::Home);
+    wait_until(&mut harness, "today's page again", |h| {
+        shows(h, "A month ago: Keys handed back.")
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "A month ago: Keys handed back.")
+        .click();
+    wait_until(&mut harness, "the page of a month before", |h| {
+        text_on_page(h).as_deref() == Some("Keys handed back.") && shows(h, &day_heading_of(month_before))
     });
 }
 

@@ -280,7 +280,12 @@ fn dashboard_streaks_and_on_this_day_follow_the_dates_written() {
             ("Run 3", ago(12)),
             ("Run 4", ago(11)),
             ("Run 5", ago(10)),
-            // On this day: the same date in an earlier year, and a near miss.
+            // Looking back: a month ago, the same date in an earlier year, and a near
+            // miss.
+            (
+                "A month ago today",
+                today.checked_sub_months(chrono::Months::new(1)).unwrap(),
+            ),
             ("A year ago today", years_ago(1)),
             (
                 "Two years ago, the day after",
@@ -289,7 +294,7 @@ fn dashboard_streaks_and_on_this_day_follow_the_dates_written() {
         ],
     );
     let mut harness = app(dir.path(), View::Dashboard);
-    wait_until(&mut harness, "the dashboard", |h| shows(h, "Entries: 10"));
+    wait_until(&mut harness, "the dashboard", |h| shows(h, "Entries: 11"));
     assert!(shows(&harness, "Current streak: 3 days"));
     assert!(shows(&harness, "Longest streak: 5 days"));
     wait_until(&mut harness, "on this day", |h| {
@@ -297,10 +302,22 @@ fn dashboard_streaks_and_on_this_day_follow_the_dates_written() {
     });
     assert!(!shows(&harness, "Two years ago, the day after"));
     assert!(!shows(&harness, "Nothing written on this date"));
+    assert!(harness.query_by_label("A month ago today").is_some());
 
     harness.get_by_label("A year ago today").click();
     wait_until(&mut harness, "the entry in the journal", |h| {
         h.state().view() == View::Journal && h.query_all_by_value("A year ago today").next().is_some()
+    });
+
+    // An older entry at random: one lived over a month ago, opened in the journal.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num2);
+    harness.run_steps(2);
+    harness.get_by_label("An older entry, at random").click();
+    wait_until(&mut harness, "an older entry in the journal", |h| {
+        h.state().view() == View::Journal
+            && ["A year ago today", "Two years ago, the day after"]
+                .iter()
+                .any(|older| h.query_all_by_value(older).next().is_some())
     });
 }
 

@@ -212,3 +212,50 @@ fn cache_is_reused_until_any_connection_writes() {
     let later = cache.get(&reader, USER, today + Duration::days(5)).unwrap();
     assert_eq!(later.current_streak, 0);
 }
+
+/// "An older entry, at random": only live entries lived before the day, each of them
+/// in time, and none in a journal with nothing that old.
+#[test]
+fn an_older_entry_at_random_is_any_live_entry_before_the_day_and_only_those() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let today = Utc::now().date_naive();
+    let cutoff = today - Duration::days(30);
+    let before = entries::random_older(&conn, USER, cutoff).unwrap();
+    assert_eq!(before, None, "an empty journal");
+    let mut older = BTreeSet::new();
+    let mut trashed = None;
+    // Older and newer entries alternate, so the ids of the older ones have gaps.
+    for n in 0..9i64 {
+        let days_back = if n % 2 == 0 { 40 + n } else { n };
+        let noon = (today - Duration::days(days_back))
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc();
+        let entry = NewEntry {
+            body: format!("Entry {n}."),
+            created_at: Some(noon.fixed_offset()),
+            ..NewEntry::default()
+        };
+        let id = entries::create(&mut conn, USER, &entry).unwrap();
+        match (n % 2 == 0, n) {
+            (true, 4) => trashed = Some(id),
+            (true, _) => {
+                older.insert(id);
+            }
+            _ => {}
+        }
+    }
+    entries::soft_delete(&mut conn, USER, trashed.unwrap()).unwrap();
+    let mut seen = BTreeSet::new();
+    for _ in 0..300 {
+        let id = entries::random_older(&conn, USER, cutoff).unwrap().unwrap();
+        assert!(older.contains(&id), "{id} is not a live entry older than the day");
+        seen.insert(id);
+    }
+    assert_eq!(seen, older, "every older entry comes up");
+    assert_eq!(
+        entries::random_older(&conn, USER, today - Duration::days(100)).unwrap(),
+        None
+    );
+}

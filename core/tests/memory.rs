@@ -345,3 +345,59 @@ fn an_export_carries_the_memory_and_the_persons_corrections_into_another_journal
             .is_some()
     );
 }
+
+/// The hits' entry ids, in order.
+fn hit_ids(outcome: &mindsage_core::search::SearchOutcome) -> Vec<EntryId> {
+    outcome.hits.iter().map(|hit| hit.entry_id).collect()
+}
+
+#[test]
+fn at_a_name_in_the_search_box_keeps_the_search_to_their_entries() {
+    use mindsage_core::search::{SearchMode, Searcher};
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let tea = write(&mut conn, "Tea with Maya Lind, my sister, at the lake house.");
+    read(
+        &mut conn,
+        tea,
+        &[person("Maya Lind", "sister"), place("the lake house")],
+    );
+    let walk = write(&mut conn, "A walk by the lake with my sister.");
+    read(&mut conn, walk, &[person("my sister", "sister")]);
+    let other = write(&mut conn, "A walk by the lake with Jonas.");
+    read(&mut conn, other, &[person("Jonas", "friend")]);
+    let alone = write(&mut conn, "A walk by the lake, alone.");
+    read(&mut conn, alone, &[]);
+    let mut searcher = Searcher::default();
+    let mut search = |text: &str| {
+        searcher
+            .search_box(&conn, DEFAULT_USER, text, chrono::Local::now(), 50, None)
+            .unwrap()
+    };
+
+    // Her name alone lists her entries, newest first, however she was called.
+    let hers = search("@maya");
+    assert_eq!(hit_ids(&hers), [walk, tea]);
+    assert_eq!(hers.mode, SearchMode::DateOnly);
+    assert_eq!(hers.remembered, ["Maya Lind, whom you call your sister"]);
+    assert_eq!(hit_ids(&search("@sister")), [walk, tea], "by the relation too");
+    assert_eq!(hit_ids(&search("@Maya_Lind")), [walk, tea]);
+    // Words search among her entries only.
+    let walks = search("walk @maya");
+    assert_eq!(hit_ids(&walks), [walk]);
+    assert!(matches!(walks.mode, SearchMode::KeywordOnly { .. }));
+    // Half typed, the name matches whom it begins; finished, only whole words.
+    assert_eq!(hit_ids(&search("lake @jo")), [other]);
+    assert_eq!(search("lake @jo ").not_remembered, ["jo"]);
+    // A place, and two names at once.
+    assert_eq!(hit_ids(&search("@lake_house")), [tea]);
+    let mut both = hit_ids(&search("walk @jonas @sister"));
+    both.sort();
+    assert_eq!(both, [walk, other]);
+    // Someone the journal does not know lists nothing and says so.
+    let nobody = search("walk @zed");
+    assert!(nobody.hits.is_empty());
+    assert_eq!(nobody.not_remembered, ["zed"]);
+    // An e-mail address is words, not a name.
+    assert!(search("maya@example.org").not_remembered.is_empty());
+}

@@ -58,6 +58,8 @@ pub(super) fn search(
         "query": query,
         "mode": outcome.mode,
         "keyword_only": keyword_only,
+        "remembered": outcome.remembered,
+        "not_remembered": outcome.not_remembered,
         "hits": hits,
     });
     print(args, &report, || {
@@ -65,6 +67,12 @@ pub(super) fn search(
             .map(|reason| format!("(matching words only: {reason})"))
             .into_iter()
             .collect();
+        if !outcome.not_remembered.is_empty() {
+            return crate::wording::not_remembered(&outcome.not_remembered);
+        }
+        if !outcome.remembered.is_empty() {
+            lines.push(crate::wording::entries_with(&outcome.remembered));
+        }
         if outcome.hits.is_empty() {
             lines.push("no close matches".to_owned());
         }

@@ -21,6 +21,8 @@ pub enum Command {
     DayAfter,
     MonthBefore,
     MonthAfter,
+    /// Opens an entry lived over a month ago, at random.
+    OlderEntry,
     Search,
     ToggleList,
     FocusMode,
@@ -86,6 +88,7 @@ pub const COMMANDS: &[Named] = &[
         "Go to a month after",
         keys(Modifiers::ALT, Key::ArrowDown),
     ),
+    named(Command::OlderEntry, "Open an older entry, at random", None),
     named(Command::Search, "Search the journal", keys(CTRL, Key::F)),
     named(
         Command::ToggleList,

@@ -1,5 +1,6 @@
-//! The dashboard: totals, streaks, "on this day", the year in pixels
-//! ([`YearInPixels`]) and two charts.
+//! The dashboard: totals, streaks, looking back (a month ago, on this day in earlier
+//! years, an older entry at random), the themes of the last weeks and months, the year
+//! in pixels ([`YearInPixels`]) and two charts.
 //!
 //! The figures come from the reader's cached [`DashboardStats`], recomputed only after
 //! a write, so opening the dashboard costs nothing when nothing changed.
@@ -12,18 +13,22 @@ use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints};
 
 use mindsage_core::db::entries::EntryRow;
 use mindsage_core::db::stats::{DashboardStats, DayTotals};
+use mindsage_core::search::themes::Source;
 
 use super::year::YearInPixels;
 use super::{Action, Screen, display_lived};
-use crate::protocol::Request;
-use crate::wording::entry_title;
+use crate::protocol::{Request, Themes};
+use crate::wording::{self, entry_title};
 
 #[derive(Default)]
 pub struct DashboardView {
     stats: Option<Arc<DashboardStats>>,
     /// Average mood per week, as plot points: daily moods are too noisy to read.
     mood_per_week: Vec<[f64; 2]>,
+    month_ago: Vec<EntryRow>,
     on_this_day: Vec<EntryRow>,
+    /// Read apart from the figures, which come first.
+    themes: Option<Themes>,
     /// Something was written since the figures were read.
     stale: bool,
     requested: bool,
@@ -42,19 +47,33 @@ impl DashboardView {
         self.year.on_days(first, last, days);
     }
 
-    pub fn on_dashboard(&mut self, stats: Arc<DashboardStats>, on_this_day: Vec<EntryRow>) {
+    pub fn on_dashboard(
+        &mut self,
+        stats: Arc<DashboardStats>,
+        month_ago: Vec<EntryRow>,
+        on_this_day: Vec<EntryRow>,
+    ) {
         self.mood_per_week = weekly_mood(&stats);
         self.stats = Some(stats);
+        self.month_ago = month_ago;
         self.on_this_day = on_this_day;
+        self.themes = None;
         self.requested = false;
     }
 }
 
+impl DashboardView {
+    pub fn on_themes(&mut self, themes: Themes) {
+        self.themes = Some(themes);
+    }
+}
+
 impl Screen for DashboardView {
-    /// The figures, the charts and "on this day".
+    /// The figures, the charts and looking back.
     fn ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
         if (self.stats.is_none() || self.stale) && !self.requested {
             actions.push(Action::Send(Request::Dashboard));
+            actions.push(Action::Send(Request::Themes));
             self.requested = true;
             self.stale = false;
         }
@@ -68,7 +87,9 @@ impl Screen for DashboardView {
                 .show(ui, |ui| {
                     figures(ui, &stats);
                     ui.add_space(12.0);
-                    on_this_day(ui, &self.on_this_day, actions);
+                    looking_back_ui(ui, &self.month_ago, &self.on_this_day, actions);
+                    ui.add_space(12.0);
+                    themes_ui(ui, self.themes.as_ref(), actions);
                     ui.add_space(12.0);
                     let today = mindsage_core::clock::now_here().date_naive();
                     self.year.ui(ui, today, actions);
@@ -180,12 +201,78 @@ fn charts(ui: &mut egui::Ui, stats: &DashboardStats, mood_per_week: &[[f64; 2]])
         .show(ui, |plot| plot.line(Line::new("Mood", moods)));
 }
 
-fn on_this_day(ui: &mut egui::Ui, rows: &[EntryRow], actions: &mut Vec<Action>) {
-    ui.label(RichText::new("On this day").strong());
-    if rows.is_empty() {
+/// What was written a month ago and on this date in earlier years, and an older entry
+/// at random on request.
+fn looking_back_ui(
+    ui: &mut egui::Ui,
+    month_ago: &[EntryRow],
+    on_this_day: &[EntryRow],
+    actions: &mut Vec<Action>,
+) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Looking back").strong());
+        if ui
+            .button("An older entry, at random")
+            .on_hover_text("Opens an entry written over a month ago")
+            .clicked()
+        {
+            actions.push(Action::OpenOlderEntry);
+        }
+    });
+    if !month_ago.is_empty() {
+        ui.label(RichText::new("A month ago").weak());
+        entry_links_ui(ui, month_ago, actions);
+    }
+    ui.label(RichText::new("On this day").weak());
+    if on_this_day.is_empty() {
         ui.label(RichText::new("Nothing written on this date in earlier years.").weak());
+    }
+    entry_links_ui(ui, on_this_day, actions);
+}
+
+/// What keeps coming back in the last four weeks and six months; a click lists a
+/// theme's entries in the journal (a tag's through the tag filter, the rest through the
+/// search box).
+fn themes_ui(ui: &mut egui::Ui, themes: Option<&Themes>, actions: &mut Vec<Action>) {
+    ui.label(RichText::new("Themes").strong());
+    let Some(themes) = themes else {
+        ui.label(RichText::new("Reading…").weak());
+        return;
+    };
+    if themes.weeks.is_empty() && themes.months.is_empty() {
+        ui.label(
+            RichText::new(
+                "Nothing keeps coming back yet: a theme is something in three entries or more, over two \
+                 weeks or more.",
+            )
+            .weak(),
+        );
         return;
     }
+    for (span, list) in [
+        ("The last four weeks", &themes.weeks),
+        ("The last six months", &themes.months),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        ui.label(RichText::new(span).weak());
+        ui.horizontal_wrapped(|ui| {
+            for theme in list {
+                let words = format!("{} · {}", theme.name, wording::entries(theme.entries.len()));
+                if ui.button(words).clicked() {
+                    actions.push(match theme.source {
+                        Source::Tag => Action::ShowTag(theme.name.clone()),
+                        Source::Remembered(_) | Source::Word => Action::Search(theme.search_text()),
+                    });
+                }
+            }
+        });
+    }
+}
+
+/// Each entry's day and a link that opens it.
+fn entry_links_ui(ui: &mut egui::Ui, rows: &[EntryRow], actions: &mut Vec<Action>) {
     for row in rows {
         ui.horizontal(|ui| {
             ui.label(RichText::new(display_lived(&row.created_at, row.utc_offset)).weak());

@@ -1228,14 +1228,19 @@ enum HeaderAsk {
 }
 
 /// Quiet words beside the page's date: on today's page the streak, on every page the
-/// entry of a year before (a click opens its day). Returns the day to open.
+/// entries of a month and a year before (a click opens its day). Returns the day to
+/// open.
 fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAsk> {
     let streak = if today {
         page::streak(around.streak, around.written_today)
     } else {
         None
     };
-    if streak.is_none() && around.year_before.is_none() {
+    let earlier = [
+        ("A month ago", &around.month_before),
+        ("A year ago", &around.year_before),
+    ];
+    if streak.is_none() && earlier.iter().all(|(_, entry)| entry.is_none()) {
         return None;
     }
     let mut asked = None;
@@ -1243,19 +1248,25 @@ fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAs
         if let Some(streak) = streak {
             ui.label(RichText::new(streak).weak().small());
         }
-        if let Some((then, name)) = &around.year_before {
-            let words = RichText::new(format!("A year ago: {name}"))
-                .small()
-                .color(ui.visuals().hyperlink_color);
-            let link = ui
-                .add(egui::Button::new(words).frame(false))
-                .on_hover_text(page::day_heading(*then, clock::now_here().date_naive()));
-            if link.clicked() {
+        for (when, entry) in earlier {
+            if let Some((then, name)) = entry
+                && earlier_link_ui(ui, when, *then, name)
+            {
                 asked = Some(HeaderAsk::OpenDay(*then));
             }
         }
     });
     asked
+}
+
+/// "A year ago: {name}" as a link to its day; whether it was clicked.
+fn earlier_link_ui(ui: &mut egui::Ui, when: &str, then: NaiveDate, name: &str) -> bool {
+    let words = RichText::new(format!("{when}: {name}"))
+        .small()
+        .color(ui.visuals().hyperlink_color);
+    ui.add(egui::Button::new(words).frame(false))
+        .on_hover_text(page::day_heading(then, clock::now_here().date_naive()))
+        .clicked()
 }
 
 /// Notes the field whose widget has the keyboard focus.

@@ -13,6 +13,7 @@ use mindsage_core::clock;
 
 use mindsage_core::db::EntryId;
 use mindsage_core::db::entries::{Entry, EntryRow, ListFilter, PAGE_SIZE};
+use mindsage_core::search::remembered::AtNames;
 use mindsage_core::search::snippet;
 use mindsage_core::search::{SEARCH_BOX_RESULTS, SearchHit, SearchMode, SearchOutcome};
 
@@ -24,7 +25,7 @@ use super::paged::Paged;
 use super::{Action, Screen, display_lived, display_time};
 use crate::protocol::KeptDraft;
 use crate::protocol::{AiRequest, Request};
-use crate::wording::{entry_title, plain, untitled_row};
+use crate::wording::{self, entry_title, plain, untitled_row};
 
 /// Largest page asked for at once when the person jumps far down the list.
 const MAX_CATCH_UP_ROWS: u32 = 5_000;
@@ -59,10 +60,13 @@ impl SearchBox {
                 text: self.text.clone(),
                 embedding: None,
             }));
-            actions.push(Action::SendAi(AiRequest::Embed {
-                generation: self.generation,
-                text: self.text.clone(),
-            }));
+            // `@maya` alone lists her entries: there is no meaning to search.
+            if !AtNames::split(&self.text).rest.trim().is_empty() {
+                actions.push(Action::SendAi(AiRequest::Embed {
+                    generation: self.generation,
+                    text: self.text.clone(),
+                }));
+            }
         }
     }
 }
@@ -313,6 +317,13 @@ impl JournalView {
 
     pub fn focus_search(&mut self) {
         self.search.focus = true;
+    }
+
+    /// Searches for `text` as if the person had typed it into the search box.
+    pub fn search_for(&mut self, text: String, actions: &mut Vec<Action>) {
+        self.search.text = text;
+        self.search.focus = true;
+        self.search.changed(actions);
     }
 
     /// The saved entry in the editor, which photos can be added to.
@@ -671,12 +682,14 @@ impl JournalView {
                 }
             });
         });
-        let search = ui.add(
-            egui::TextEdit::singleline(&mut self.search.text)
-                .id_salt("journal_search")
-                .hint_text("Search (Ctrl+F)")
-                .desired_width(f32::INFINITY),
-        );
+        let search = ui
+            .add(
+                egui::TextEdit::singleline(&mut self.search.text)
+                    .id_salt("journal_search")
+                    .hint_text("Search (Ctrl+F)")
+                    .desired_width(f32::INFINITY),
+            )
+            .on_hover_text("Words, dates (\"last March\"), or @name for someone's entries");
         search.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::TextEdit, true, "Search"));
         if std::mem::take(&mut self.search.focus) {
             search.request_focus();
@@ -788,6 +801,13 @@ fn search_results_ui(ui: &mut egui::Ui, search: &SearchBox, actions: &mut Vec<Ac
                 .weak()
                 .small(),
         );
+    }
+    if !outcome.not_remembered.is_empty() {
+        ui.label(wording::not_remembered(&outcome.not_remembered));
+        return;
+    }
+    if !outcome.remembered.is_empty() {
+        ui.label(RichText::new(wording::entries_with(&outcome.remembered)).weak());
     }
     if outcome.hits.is_empty() {
         ui.label(NO_MATCHES);

@@ -93,10 +93,14 @@ pub enum Action {
     SendAi(AiRequest),
     /// Show entry `id` in the journal, from whichever screen.
     OpenEntry(EntryId),
+    /// Show an entry lived over a month ago, at random, in the journal.
+    OpenOlderEntry,
     /// Show a day's page in the journal (its newest entry, or a new one dated that day).
     OpenDay(chrono::NaiveDate),
     /// Show the journal's entries carrying this tag.
     ShowTag(String),
+    /// Search the journal for this text, as if typed into its search box.
+    Search(String),
     /// Start a new entry in the journal.
     NewEntry,
     /// Let the person choose photo files for entry `id` in the system's file dialog.

@@ -28,7 +28,7 @@
 //! [`timing_names`] (`ask.plan` … `ask.overhead`). [`save_chat`] stores the exchange
 //! through `db::chats`; the caller runs it wherever writes run (writer thread, CLI).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local};
@@ -36,18 +36,15 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::client::Message;
+use super::enrich::has_words;
 use super::{AiError, OllamaClient, Result, plan};
 use crate::clock;
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
-use crate::db::entries::EntryRow;
 use crate::db::{self, UserId, entries, memory};
+use crate::search::remembered::Within;
 use crate::search::{self, nearest::VectorCache};
 use crate::timing;
-
-/// Entries of a person, place or activity the question names that the search ranks,
-/// and that are read to fill the context: as many as a few years of mentions.
-const MEMORY_CANDIDATES: usize = 200;
 
 /// Characters of an entry's body used as context when it has no summary yet.
 const CONTEXT_BODY_CHARS: usize = 500;
@@ -369,7 +366,8 @@ impl Asking<'_> {
         let mut found = Found::default();
         if !named.is_empty() {
             query.text = without_names(&query.text, &named);
-            query.limit = query.limit.max(MEMORY_CANDIDATES);
+            let subjects: Vec<_> = named.iter().map(|n| n.subject).collect();
+            query.filter.within = Some(Arc::new(Within::of(self.conn, self.user, &subjects)?));
             found.remembered = named.iter().map(memory::Named::described).collect();
             emit(AskEvent::Remembered(found.remembered.clone()));
         }
@@ -404,15 +402,14 @@ impl Asking<'_> {
                 })
                 .collect();
         }
-        if !named.is_empty() {
-            let theirs = self.entries_of(&named, &query.filter)?;
-            chosen.retain(|source| theirs.iter().any(|row| row.id == source.entry_id));
-            for row in theirs {
-                if !chosen.iter().any(|source| source.entry_id == row.id) {
+        if let Some(within) = &query.filter.within {
+            for row in within.rows() {
+                let day = clock::lived(&row.created_at, row.utc_offset).map(|l| l.date_naive());
+                if query.filter.keeps_day(day) && !chosen.iter().any(|source| source.entry_id == row.id) {
                     chosen.push(Source {
                         entry_id: row.id,
-                        created_at: row.created_at,
-                        title: row.title,
+                        created_at: row.created_at.clone(),
+                        title: row.title.clone(),
                     });
                 }
             }
@@ -425,21 +422,6 @@ impl Asking<'_> {
         cost.timings.search = stage_done(emit, Stage::Search, stage);
         emit(AskEvent::Sources(found.sources.clone()));
         Ok(found)
-    }
-
-    /// The live entries of the subjects a question names, in its dates, newest first.
-    fn entries_of(&self, named: &[memory::Named], filter: &search::SearchFilter) -> Result<Vec<EntryRow>> {
-        let mut rows: Vec<EntryRow> = Vec::new();
-        for subject in named {
-            for row in memory::entries_of(self.conn, self.user, subject.subject, MEMORY_CANDIDATES as u32)? {
-                let day = clock::lived(&row.created_at, row.utc_offset).map(|l| l.date_naive());
-                if filter.contains(day) && !rows.iter().any(|r| r.id == row.id) {
-                    rows.push(row);
-                }
-            }
-        }
-        rows.sort_by(|a, b| b.created_at.cmp(&a.created_at));
-        Ok(rows)
     }
 
     /// The search phrase's embedding; `None` for an empty phrase or when the model
@@ -605,11 +587,6 @@ fn without_names(text: &str, named: &[memory::Named]) -> String {
         }
     }
     rest.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Whether `text` has a word to search for.
-fn has_words(text: &str) -> bool {
-    text.chars().any(char::is_alphanumeric)
 }
 
 fn context_block(n: usize, entry: &entries::Entry) -> String {

@@ -180,6 +180,7 @@ pub(super) async fn with_model(
     query.filter = SearchFilter {
         from: clock::parse_date(reply.date_from.trim()),
         to: clock::parse_date(reply.date_to.trim()),
+        within: None,
     };
     Ok(Plan {
         query: Some(query),

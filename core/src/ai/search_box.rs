@@ -10,13 +10,17 @@ use rusqlite::Connection;
 
 use super::{AiError, OllamaClient};
 use crate::db::{self, UserId};
+use crate::search::remembered::AtNames;
 use crate::search::{SearchMode, SearchOutcome, Searcher};
 
-/// `text` as the configured embedding model embeds it, to search by meaning.
+/// `text` as the configured embedding model embeds it, to search by meaning: its words
+/// without the `@name`s, which choose whose entries are searched and mean nothing to
+/// the model.
 pub fn embed_query(client: &OllamaClient, text: &str) -> Result<Vec<f32>, AiError> {
     let model = &client.settings().embed_model;
+    let words = AtNames::split(text).rest;
     client
-        .embed_blocking(model, std::slice::from_ref(&text.to_owned()))?
+        .embed_blocking(model, std::slice::from_ref(&words))?
         .pop()
         .ok_or_else(|| AiError::Server {
             status: None,

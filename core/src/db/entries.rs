@@ -158,6 +158,17 @@ pub struct ListFilter {
     pub trash: bool,
 }
 
+impl ListFilter {
+    /// The live entries lived on `day`.
+    pub fn on(day: NaiveDate) -> ListFilter {
+        ListFilter {
+            from: Some(day),
+            to: Some(day),
+            ..ListFilter::default()
+        }
+    }
+}
+
 /// Where the next page starts: the sort key and id of the last row shown.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cursor {
@@ -332,15 +343,34 @@ pub fn count(conn: &Connection, user: UserId) -> Result<u64> {
 /// The newest live entry lived on `day` (where it was written), whole: the entry a
 /// day's page opens on. One row of the date-range list, so it costs what that costs.
 pub fn newest_on(conn: &Connection, user: UserId, day: NaiveDate) -> Result<Option<Entry>> {
-    let filter = ListFilter {
-        from: Some(day),
-        to: Some(day),
-        ..ListFilter::default()
-    };
-    match list(conn, user, &filter, None, 1)?.rows.first() {
+    match list(conn, user, &ListFilter::on(day), None, 1)?.rows.first() {
         Some(row) => get(conn, user, row.id).map(Some),
         None => Ok(None),
     }
+}
+
+/// A live entry lived before `day`, chosen at random ("show me an older entry"); `None`
+/// when there is none. Ids are drawn evenly and the next such entry taken, so entries
+/// after a long gap in the ids come up more often: a person cannot tell, and it costs
+/// two lookups by the key instead of counting the journal.
+pub fn random_older(conn: &Connection, user: UserId, day: NaiveDate) -> Result<Option<EntryId>> {
+    let (low, high): (Option<EntryId>, Option<EntryId>) =
+        conn.query_row(ENTRY_ID_RANGE.sql, [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let (Some(low), Some(high)) = (low, high) else {
+        return Ok(None);
+    };
+    let from = rand::Rng::random_range(&mut rand::rng(), low..=high);
+    let day = clock::format_date(day);
+    for query in [&ENTRY_OLDER_FROM, &ENTRY_OLDER_BELOW] {
+        let found = conn
+            .prepare_cached(query.sql)?
+            .query_row(params![user, day, from], |row| row.get(0))
+            .optional()?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
 }
 
 /// One whole entry, trashed or not.

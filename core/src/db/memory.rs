@@ -475,18 +475,7 @@ impl Named {
 /// "villa nova") that stands in it as whole words, longest first, each place in the text
 /// taken once. Hidden subjects are left out: the person put them aside.
 pub fn named_in(conn: &Connection, user: UserId, text: &str) -> Result<Vec<Named>> {
-    let mut names: Vec<Named> = conn
-        .prepare_cached(MEMORY_NAMES_ALL.sql)?
-        .query_map(params![user], |row| {
-            Ok(Named {
-                words: row.get(0)?,
-                subject: row.get(1)?,
-                kind: Kind::parse(&row.get::<_, String>(2)?)?,
-                name: row.get(3)?,
-                relation: row.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut names = every_name(conn, user)?;
     names.sort_by_key(|n| std::cmp::Reverse(n.words.chars().count()));
     let lower = text.to_lowercase();
     let mut taken: Vec<std::ops::Range<usize>> = Vec::new();
@@ -503,6 +492,48 @@ pub fn named_in(conn: &Connection, user: UserId, text: &str) -> Result<Vec<Named
         }
     }
     Ok(found)
+}
+
+/// The subjects called `word` (an `@name` typed into the search box, lower case): by
+/// one of their keys, or by a key's first words ("maya" for "maya lind"), or, while the
+/// person is still typing it (`partial`), by a key's beginning. Hidden subjects are left
+/// out, as for questions.
+pub fn called(conn: &Connection, user: UserId, word: &str, partial: bool) -> Result<Vec<Named>> {
+    let word = key_of(word);
+    let mut found: Vec<Named> = Vec::new();
+    if word.is_empty() {
+        return Ok(found);
+    }
+    for named in every_name(conn, user)? {
+        let key = named.words.as_str();
+        let matches = key == word
+            || key
+                .strip_prefix(word.as_str())
+                .is_some_and(|rest| rest.starts_with(' '))
+            || (partial && key.starts_with(word.as_str()));
+        if matches && !found.iter().any(|f| f.subject == named.subject) {
+            found.push(named);
+        }
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name).then(a.subject.cmp(&b.subject)));
+    Ok(found)
+}
+
+/// Every word that names a subject the person has not hidden, with its subject.
+fn every_name(conn: &Connection, user: UserId) -> Result<Vec<Named>> {
+    let names = conn
+        .prepare_cached(MEMORY_NAMES_ALL.sql)?
+        .query_map(params![user], |row| {
+            Ok(Named {
+                words: row.get(0)?,
+                subject: row.get(1)?,
+                kind: Kind::parse(&row.get::<_, String>(2)?)?,
+                name: row.get(3)?,
+                relation: row.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(names)
 }
 
 /// Where `words` stand in `text` as whole words (a possessive "'s" after them counts).

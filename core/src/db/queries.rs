@@ -828,12 +828,34 @@ pub const SEARCH_KEYWORD_OCCURS: NamedQuery = q(
      WHERE entries_fts MATCH ?2 AND e.user_id = ?1 AND e.is_deleted = 0)",
 );
 
+/// Entries whose text matches ?1 (an FTS5 query), trashed ones and every profile's
+/// included: how common a word is in the whole journal, for themes.
+pub const SEARCH_KEYWORD_DOCS: NamedQuery = q(
+    "search.keyword_docs",
+    "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1",
+);
+
 /// The lowest and highest entry id in the file, to split keyword ranking into parts.
 /// Two subqueries, because SQLite reads a lone min() or max() off the end of the key but
 /// scans the table for both in one select.
 pub const ENTRY_ID_RANGE: NamedQuery = q(
     "entries.id_range",
     "SELECT (SELECT min(id) FROM journal_entries), (SELECT max(id) FROM journal_entries)",
+);
+
+/// The first live entry lived before a day from an id up: an older entry at random,
+/// found from a random id by the key. ?1 user, ?2 the day as stored, ?3 the id.
+pub const ENTRY_OLDER_FROM: NamedQuery = q(
+    "entries.older_from",
+    "SELECT id FROM journal_entries WHERE id >= ?3 AND user_id = ?1 AND is_deleted = 0 \
+     AND local_date < ?2 ORDER BY id LIMIT 1",
+);
+
+/// The same below the id, for a random id past the last such entry.
+pub const ENTRY_OLDER_BELOW: NamedQuery = q(
+    "entries.older_below",
+    "SELECT id FROM journal_entries WHERE id < ?3 AND user_id = ?1 AND is_deleted = 0 \
+     AND local_date < ?2 ORDER BY id DESC LIMIT 1",
 );
 
 /// Date, title and body of one live entry, for a shown search result.
@@ -1056,6 +1078,8 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &ENTRY_GET,
     &ENTRY_EXISTS,
     &ENTRY_LIVE_STATE,
+    &ENTRY_OLDER_FROM,
+    &ENTRY_OLDER_BELOW,
     &TAGS_ALL,
     &WRITE_CREATE,
     &WRITE_UPDATE,
@@ -1125,6 +1149,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AI_JOB_QUEUE_RANGE,
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,
+    &SEARCH_KEYWORD_DOCS,
     &AI_JOB_DONE,
     &AI_JOB_CLEAR_ENTRY,
     &AI_JOB_FAILED,

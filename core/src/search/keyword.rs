@@ -16,7 +16,9 @@ use std::ops::RangeInclusive;
 use rusqlite::{Connection, params};
 
 use super::SearchFilter;
-use crate::db::queries::{ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_OCCURS, SEARCH_KEYWORD_TOP};
+use crate::db::queries::{
+    ENTRY_ID_RANGE, SEARCH_KEYWORD, SEARCH_KEYWORD_DOCS, SEARCH_KEYWORD_OCCURS, SEARCH_KEYWORD_TOP,
+};
 use crate::db::{EntryId, Result, UserId};
 use crate::scripts;
 use crate::timing;
@@ -318,12 +320,24 @@ fn rank_query(
     {
         return Ok(ranked);
     }
+    // Kept to some people's entries, every match in the dates is ranked and theirs
+    // taken: they may stand anywhere in the whole journal's ranking.
+    let asked = match filter.within {
+        Some(_) => -1,
+        None => limit as i64,
+    };
     let mut stmt = conn.prepare_cached(SEARCH_KEYWORD.sql)?;
     let ranked = stmt
         .query_map(
-            params![user, query, filter.lower(), filter.upper(), limit as i64],
+            params![user, query, filter.lower(), filter.upper(), asked],
             |row| Ok((row.get(0)?, -row.get::<_, f64>(1)?)),
         )?
+        .filter(|found| {
+            found.as_ref().map_or(true, |(id, _)| {
+                filter.within.as_ref().is_none_or(|w| w.contains(*id))
+            })
+        })
+        .take(limit)
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(ranked)
 }
@@ -385,6 +399,18 @@ fn open_helpers(conn: &Connection, key: Option<crate::db::cipher::JournalKey>) -
         tracing::warn!(%error, "keyword ranking stays on one connection");
         Vec::new()
     })
+}
+
+/// How many entries of the whole file contain `word` (trashed ones and every profile's
+/// included), from the full-text index without reading them: how common it is.
+pub fn documents_with(conn: &Connection, word: &str) -> Result<u64> {
+    let Some(words) = QueryWords::parse(word, LastWord::Whole) else {
+        return Ok(0);
+    };
+    let n: i64 = conn
+        .prepare_cached(SEARCH_KEYWORD_DOCS.sql)?
+        .query_row(params![words.fts_query()], |row| row.get(0))?;
+    Ok(n.max(0) as u64)
 }
 
 /// Whether any of `user`'s live entries matches `words`, without ranking the matches.

@@ -25,7 +25,9 @@ pub mod nearest;
 pub mod quality;
 pub mod quantize;
 pub mod relevance;
+pub mod remembered;
 pub mod snippet;
+pub mod themes;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -36,27 +38,39 @@ use crate::db::vectors::VectorModel;
 use crate::db::{EntryId, Result, UserId, vec_extension};
 use keyword::{LastWord, Matching, QueryWords, RankingConnections};
 use nearest::VectorCache;
+use remembered::{AtNames, Within};
 
-/// The days searched: entries lived from `from` to `to`, both inclusive, each on the
+/// What is searched: entries lived from `from` to `to`, both inclusive, each on the
 /// day it was lived where it was written (its `local_date`, [`crate::clock::lived`]),
-/// as the journal's list filters them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// as the journal's list filters them; and, with `within`, only the entries of the
+/// people and places asked about.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchFilter {
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
+    pub within: Option<Arc<Within>>,
 }
 
 impl SearchFilter {
     pub fn is_empty(&self) -> bool {
-        self.from.is_none() && self.to.is_none()
+        !self.dated() && self.within.is_none()
     }
 
-    /// Whether an entry lived on `day` is searched (one whose day could not be read is
-    /// not, while a date is asked for).
-    pub fn contains(&self, day: Option<NaiveDate>) -> bool {
+    fn dated(&self) -> bool {
+        self.from.is_some() || self.to.is_some()
+    }
+
+    /// Whether entry `id`, lived on `day`, is searched (one whose day could not be read
+    /// is not, while a date is asked for).
+    pub fn keeps(&self, id: EntryId, day: Option<NaiveDate>) -> bool {
+        self.within.as_ref().is_none_or(|w| w.contains(id)) && self.keeps_day(day)
+    }
+
+    /// Whether an entry lived on `day` is in the dates searched.
+    pub fn keeps_day(&self, day: Option<NaiveDate>) -> bool {
         match day {
             Some(day) => self.from.is_none_or(|f| day >= f) && self.to.is_none_or(|t| day <= t),
-            None => self.is_empty(),
+            None => !self.dated(),
         }
     }
 
@@ -132,6 +146,7 @@ impl SearchQuery {
             query.filter = SearchFilter {
                 from: Some(range.start),
                 to: range.end.pred_opt(),
+                within: None,
             };
         }
         (query, range)
@@ -166,7 +181,7 @@ pub enum SearchMode {
     KeywordOnly {
         reason: String,
     },
-    /// No words to match, only dates: the range's entries, newest first.
+    /// No words to match, only dates or `@name`s: their entries, newest first.
     DateOnly,
 }
 
@@ -174,6 +189,14 @@ pub enum SearchMode {
 pub struct SearchOutcome {
     pub hits: Vec<SearchHit>,
     pub mode: SearchMode,
+    /// The people and places the search box's `@name`s stand for, as a person reads
+    /// them ("Maya, whom you call your sister"): the hits are their entries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remembered: Vec<String>,
+    /// The `@name`s that stand for nothing the journal remembers, as typed: nothing is
+    /// listed for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_remembered: Vec<String>,
 }
 
 /// Results the search box lists, and `mindsage search` by default.
@@ -372,8 +395,23 @@ impl Searcher {
         limit: usize,
         embedding: Option<&[f32]>,
     ) -> Result<SearchOutcome> {
-        let (query, _) = SearchQuery::from_text(text, now, limit);
-        self.hybrid(conn, user, &query.typed(), embedding)
+        let at = AtNames::split(text);
+        let (mut query, _) = SearchQuery::from_text(&at.rest, now, limit);
+        let resolved = remembered::resolve(conn, user, &at)?;
+        if !resolved.unknown.is_empty() {
+            return Ok(SearchOutcome {
+                hits: Vec::new(),
+                mode: SearchMode::DateOnly,
+                remembered: resolved.described,
+                not_remembered: resolved.unknown,
+            });
+        }
+        if !resolved.subjects.is_empty() {
+            query.filter.within = Some(Arc::new(Within::of(conn, user, &resolved.subjects)?));
+        }
+        let mut outcome = self.hybrid(conn, user, &query.typed(), embedding)?;
+        outcome.remembered = resolved.described;
+        Ok(outcome)
     }
 
     /// Hybrid search; the vector half scans every stored vector exactly.
@@ -404,7 +442,7 @@ fn fuse(
             let depth = candidates(query.limit);
             keyword::rank(conn, rankers, user, words, &query.filter, depth, query.matching)?
         }
-        None if !query.filter.is_empty() => return date_only(conn, user, query),
+        None if !query.filter.is_empty() => return filter_only(conn, user, query),
         None => Vec::new(),
     };
     let (ranked, mode) = match &vector_half {
@@ -436,19 +474,38 @@ fn fuse(
             hits.push(hit);
         }
     }
-    Ok(SearchOutcome { hits, mode })
+    Ok(SearchOutcome {
+        hits,
+        mode,
+        remembered: Vec::new(),
+        not_remembered: Vec::new(),
+    })
 }
 
-fn date_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<SearchOutcome> {
-    let filter = crate::db::entries::ListFilter {
-        from: query.filter.from,
-        to: query.filter.to,
-        ..Default::default()
+/// No words to match, only a filter: its entries, newest first.
+fn filter_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<SearchOutcome> {
+    let rows = match &query.filter.within {
+        Some(within) => within
+            .rows()
+            .iter()
+            .filter(|row| {
+                let day = crate::clock::lived(&row.created_at, row.utc_offset).map(|l| l.date_naive());
+                query.filter.keeps_day(day)
+            })
+            .take(query.limit)
+            .cloned()
+            .collect(),
+        None => {
+            let filter = crate::db::entries::ListFilter {
+                from: query.filter.from,
+                to: query.filter.to,
+                ..Default::default()
+            };
+            crate::db::entries::list(conn, user, &filter, None, query.limit as u32)?.rows
+        }
     };
-    let page = crate::db::entries::list(conn, user, &filter, None, query.limit as u32)?;
-    let count = page.rows.len();
-    let hits = page
-        .rows
+    let count = rows.len();
+    let hits = rows
         .into_iter()
         .enumerate()
         .map(|(i, row)| SearchHit {
@@ -463,5 +520,7 @@ fn date_only(conn: &Connection, user: UserId, query: &SearchQuery) -> Result<Sea
     Ok(SearchOutcome {
         hits,
         mode: SearchMode::DateOnly,
+        remembered: Vec::new(),
+        not_remembered: Vec::new(),
     })
 }

@@ -198,7 +198,7 @@ impl VectorCache {
         }
         let mut unit = query.to_vec();
         vectors::normalise(&mut unit);
-        let keep = |i: usize| filter.is_empty() || filter.contains(self.days[i]);
+        let keep = |i: usize| filter.is_empty() || filter.keeps(self.ids[i], self.days[i]);
         let pool = quantize::rerank_pool(k);
         let best = match &self.rows {
             Rows::Exact(rows) => kernels::scan(rows, &unit, k, keep),

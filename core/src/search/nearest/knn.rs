@@ -11,6 +11,10 @@ use crate::search::SearchFilter;
 /// Candidates asked of sqlite-vec per result wanted when a date filter will drop some.
 const FILTERED_WIDENING: usize = 8;
 
+/// The most neighbours sqlite-vec's KNN returns: what is asked for when the search is
+/// kept to some people's entries, which may stand anywhere in the whole ranking.
+const KNN_MOST: usize = 4096;
+
 /// The `k` stored vectors nearest to `query` within the filter: (entry, L2 distance of
 /// the normalised vectors), nearest first. The filter is applied to a widened list.
 pub fn knn_sqlite_vec(
@@ -25,12 +29,14 @@ pub fn knn_sqlite_vec(
     vectors::normalise(&mut unit);
     let widened = if filter.is_empty() {
         k
+    } else if filter.within.is_some() {
+        KNN_MOST
     } else {
         k * FILTERED_WIDENING
     };
     Ok(vectors::nearest(conn, user, model, &unit, widened)?
         .into_iter()
-        .filter(|n| filter.contains(n.day))
+        .filter(|n| filter.keeps(n.entry, n.day))
         .take(k)
         .map(|n| (n.entry, n.distance))
         .collect())

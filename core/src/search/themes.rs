@@ -1,0 +1,208 @@
+//! Themes: what keeps coming back in the last weeks (sleep, the knee, the flat), each
+//! with its entries.
+//!
+//! Three sources, no model call: the person's tags, the people, places and activities
+//! the journal remembers (`db::memory`, from the model's reading of each entry), and
+//! the entries' own words. A theme must recur: in at least [`MIN_ENTRIES`] entries of the
+//! window, spread over at least two weeks (one busy evening is not a theme). Words must
+//! also stand out: a word is a theme only when it is at least [`MIN_LIFT`] times as
+//! common in the window's entries as in the whole journal (by the full-text index's
+//! count), so words every entry uses ("today", "work" in a work diary) never are.
+//! Themes are ranked by how many entries they have, weighted by how much more often
+//! than usual they come up.
+
+use std::collections::{BTreeSet, HashMap};
+
+use chrono::{Datelike, NaiveDate};
+use rusqlite::Connection;
+
+use super::keyword::{self, LastWord, QueryWords};
+use crate::db::entries::{self, ListFilter};
+use crate::db::memory::{self, Kind};
+use crate::db::{EntryId, Result, UserId};
+
+/// Entries a theme needs in the window.
+pub const MIN_ENTRIES: usize = 3;
+
+/// How many times more common in the window than in the whole journal a word must be.
+const MIN_LIFT: f64 = 2.0;
+
+/// Shortest word that can be a theme: shorter ones are mostly grammar.
+const MIN_WORD_CHARS: usize = 4;
+
+/// Words looked up in the full-text index per call, the most frequent in the window.
+const WORD_CANDIDATES: usize = 40;
+
+/// Entries of the window read at most: the latest, in a journal written many times a
+/// day.
+const MAX_WINDOW_ENTRIES: u32 = 1_000;
+
+/// Where a theme comes from, and so how the search box finds its entries.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Tag,
+    /// A person, place or activity the journal remembers.
+    Remembered(Kind),
+    Word,
+}
+
+/// One theme of the window.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Theme {
+    /// As the person reads it: the tag, the name, or the word as most often written.
+    pub name: String,
+    pub source: Source,
+    /// The window's entries with it, newest first.
+    pub entries: Vec<EntryId>,
+    /// Distinct weeks of the window with it.
+    pub weeks: usize,
+}
+
+impl Theme {
+    /// What the search box lists its entries with: `@maya_lind` for someone remembered,
+    /// the word itself otherwise (a tag is shown through the tag filter instead).
+    pub fn search_text(&self) -> String {
+        match self.source {
+            Source::Remembered(_) => format!("@{}", memory::key_of(&self.name).replace(' ', "_")),
+            Source::Tag | Source::Word => self.name.clone(),
+        }
+    }
+}
+
+/// A theme being counted.
+#[derive(Default)]
+struct Tally {
+    name: String,
+    entries: Vec<EntryId>,
+    weeks: BTreeSet<(i32, u32)>,
+    /// Entries with it in the whole journal, where known.
+    overall: Option<u64>,
+}
+
+impl Tally {
+    fn add(&mut self, entry: EntryId, week: (i32, u32)) {
+        if self.entries.last() != Some(&entry) {
+            self.entries.push(entry);
+        }
+        self.weeks.insert(week);
+    }
+}
+
+/// The themes of the entries lived from `from` to `to`, best first, at most `most`.
+pub fn between(
+    conn: &Connection,
+    user: UserId,
+    from: NaiveDate,
+    to: NaiveDate,
+    most: usize,
+) -> Result<Vec<Theme>> {
+    let filter = ListFilter {
+        from: Some(from),
+        to: Some(to),
+        ..ListFilter::default()
+    };
+    let rows = entries::list(conn, user, &filter, None, MAX_WINDOW_ENTRIES)?.rows;
+    let in_window = rows.len() as f64;
+    let mut tallies: HashMap<(u8, String), Tally> = HashMap::new();
+    for row in &rows {
+        let week = match row.lived() {
+            Some(lived) => (lived.iso_week().year(), lived.iso_week().week()),
+            None => continue,
+        };
+        for tag in &row.tags {
+            let tally = tallies.entry((0, tag.clone())).or_default();
+            tally.name = tag.clone();
+            tally.add(row.id, week);
+        }
+        for mention in memory::of_entry(conn, user, row.id)? {
+            if mention.hidden {
+                continue;
+            }
+            let tally = tallies
+                .entry((1 + mention.kind as u8, mention.subject.to_string()))
+                .or_default();
+            tally.name = mention.name.clone();
+            tally.add(row.id, week);
+        }
+        let entry = entries::get(conn, user, row.id)?;
+        let text = format!("{} {}", entry.title, entry.body);
+        for word in QueryWords::parse(&text, LastWord::Whole)
+            .map(|q| q.words)
+            .unwrap_or_default()
+        {
+            if word.chars().count() < MIN_WORD_CHARS || word.chars().any(|c| c.is_numeric()) {
+                continue;
+            }
+            tallies.entry((9, word)).or_default().add(row.id, week);
+        }
+    }
+    let subjects: HashMap<String, memory::Subject> = memory::subjects(conn, user)?
+        .into_iter()
+        .map(|s| (s.id.to_string(), s))
+        .collect();
+    let names_taken: BTreeSet<String> = tallies
+        .iter()
+        .filter(|((source, _), _)| *source < 9)
+        .map(|(_, t)| memory::key_of(&t.name))
+        .collect();
+    let recurring = |t: &Tally| t.entries.len() >= MIN_ENTRIES && t.weeks.len() >= 2;
+    // The most frequent recurring words are looked up in the whole journal's index.
+    let mut words: Vec<(&(u8, String), &Tally)> = tallies
+        .iter()
+        .filter(|((source, word), t)| *source == 9 && recurring(t) && !names_taken.contains(word))
+        .collect();
+    words.sort_by(|a, b| b.1.entries.len().cmp(&a.1.entries.len()).then(a.0.1.cmp(&b.0.1)));
+    let looked_up: Vec<String> = words
+        .iter()
+        .take(WORD_CANDIDATES)
+        .map(|(k, _)| k.1.clone())
+        .collect();
+    let total = entries::count(conn, user)? as f64;
+    let mut themes: Vec<(f64, Theme)> = Vec::new();
+    for ((source, key), tally) in tallies {
+        if !recurring(&tally) {
+            continue;
+        }
+        let (source, name, overall) = match source {
+            0 => (Source::Tag, tally.name.clone(), tally.overall),
+            9 if looked_up.contains(&key) => (
+                Source::Word,
+                key.clone(),
+                Some(keyword::documents_with(conn, &key)?),
+            ),
+            9 => continue,
+            _ => {
+                let Some(subject) = subjects.get(&key) else {
+                    continue;
+                };
+                (
+                    Source::Remembered(subject.kind),
+                    subject.name.clone(),
+                    Some(subject.entries),
+                )
+            }
+        };
+        let count = tally.entries.len() as f64;
+        // How much more common lately than overall; unknown (a tag) counts as notable.
+        let lift = overall.map_or(MIN_LIFT, |overall| {
+            (count / in_window) / ((overall as f64 + 1.0) / (total + 1.0))
+        });
+        if source == Source::Word && lift < MIN_LIFT {
+            continue;
+        }
+        let mut entries = tally.entries;
+        entries.dedup();
+        themes.push((
+            count * lift.ln().max(0.5),
+            Theme {
+                name,
+                source,
+                entries,
+                weeks: tally.weeks.len(),
+            },
+        ));
+    }
+    themes.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    Ok(themes.into_iter().take(most).map(|(_, theme)| theme).collect())
+}
