@@ -41,6 +41,7 @@ use crate::views::journal::JournalView;
 use crate::views::palette::{self, Palette};
 use crate::views::people::PeopleView;
 use crate::views::recorder::RecorderView;
+use crate::views::reflections::ReflectionsView;
 use crate::views::settings::{SettingsView, apply_theme};
 use crate::views::unlock::PassphraseForm;
 use crate::views::{Action, Screen, View};
@@ -133,6 +134,7 @@ pub struct MindSageApp {
     journal: JournalView,
     dashboard: DashboardView,
     people: PeopleView,
+    reflections: ReflectionsView,
     gallery: GalleryView,
     ask: AskView,
     settings: SettingsView,
@@ -209,6 +211,7 @@ impl MindSageApp {
             journal: JournalView::default(),
             dashboard: DashboardView::default(),
             people: PeopleView::default(),
+            reflections: ReflectionsView::default(),
             gallery: GalleryView::default(),
             ask: AskView::default(),
             status: startup.settings_damaged.clone(),
@@ -354,6 +357,7 @@ impl MindSageApp {
                     self.view = View::Journal;
                     self.backend.send(Request::Entry(id));
                 }
+                Action::Show(view) => self.view = view,
                 Action::OpenOlderEntry => {
                     self.view = View::Journal;
                     self.backend.send(Request::OlderEntry);
@@ -508,6 +512,9 @@ impl MindSageApp {
                 question,
             } => self.journal.on_model_prompt(day, attempt, question),
             Response::Memory(subjects) => self.people.on_memory(subjects),
+            Response::Reflections { reflections, entries } => {
+                self.reflections.on_reflections(reflections, entries)
+            }
             Response::MemoryEntries { subject, rows } => self.people.on_entries(subject, rows),
             Response::MemoryCorrected {
                 subjects,
@@ -696,6 +703,10 @@ impl MindSageApp {
             self.dashboard.mark_stale();
             self.journal.on_enriched(id, actions);
         }
+        if self.reflections.on_reflected(status.reflected) {
+            // Today's page shows last week's.
+            self.journal.mark_stale();
+        }
         self.queue.on_status(status);
     }
 
@@ -714,6 +725,7 @@ impl MindSageApp {
     fn journal_changed(&mut self) {
         self.dashboard.mark_stale();
         self.people.mark_stale();
+        self.reflections.mark_stale();
         self.gallery.mark_stale();
         self.journal.mark_stale();
     }
@@ -809,7 +821,7 @@ impl MindSageApp {
         let on_screen = match self.view {
             View::Journal => self.journal.dialog_open(),
             View::Settings => self.settings.dialog_open(),
-            View::Dashboard | View::Gallery | View::Ask | View::People => false,
+            View::Dashboard | View::Gallery | View::Ask | View::People | View::Reflections => false,
         };
         on_screen
             || matches!(self.offer, Some(Offer::Asking(_)))
@@ -1173,6 +1185,7 @@ impl MindSageApp {
                 View::Ask => self.ask.focus_question(),
                 // The model may have read entries since: what it found shows.
                 View::People => self.people.mark_stale(),
+                View::Reflections => self.reflections.mark_stale(),
                 _ => {}
             }
         }
@@ -1184,6 +1197,7 @@ impl MindSageApp {
             View::Gallery => &mut self.gallery,
             View::Ask => &mut self.ask,
             View::People => &mut self.people,
+            View::Reflections => &mut self.reflections,
             View::Settings => &mut self.settings,
         };
         egui::CentralPanel::default()

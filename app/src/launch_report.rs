@@ -24,7 +24,7 @@
 //!   software GL), so a figure says what drew it.
 //!
 //! With `--exercise-views N` the window stays open after that line and switches screens
-//! N times in the order Ctrl+1…Ctrl+6 would (each screen kept at least 10 frames and
+//! N times in the order Ctrl+1…Ctrl+7 would (each screen kept at least 10 frames and
 //! 50 ms, time for its data to arrive and be drawn), then prints the process's resident
 //! memory before closing:
 //!

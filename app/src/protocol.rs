@@ -25,6 +25,7 @@ use mindsage_core::db::entries::{
     Cursor, Entry, EntryEdit, EntryRow, ListFilter, NewEntry, Page, Suggestion,
 };
 use mindsage_core::db::memory::{Correction, Subject, SubjectId};
+use mindsage_core::db::reflections::Reflection;
 use mindsage_core::db::stats::{DashboardStats, DayTotals};
 use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
@@ -101,6 +102,9 @@ pub enum Request {
     Dashboard,
     /// The themes of the last weeks and months: answered with [`Response::Themes`].
     Themes,
+    /// The latest reflections on weeks and months, with the entries they cite:
+    /// answered with [`Response::Reflections`].
+    Reflections,
     /// An entry lived over a month ago, at random: answered with [`Response::Entry`], or
     /// [`Response::Told`] when there is none.
     OlderEntry,
@@ -474,6 +478,11 @@ pub enum Response {
     /// What the journal remembers, after [`Request::Memory`] or a correction.
     Memory(Vec<Subject>),
     Themes(Themes),
+    Reflections {
+        reflections: Vec<Reflection>,
+        /// The entries their sentences cite, each once.
+        entries: Vec<EntryRow>,
+    },
     /// The newest entries that mention `subject`.
     MemoryEntries {
         subject: SubjectId,
@@ -617,6 +626,8 @@ pub struct Around {
     pub streak: u32,
     /// Whether today has an entry.
     pub written_today: bool,
+    /// On today's page, the opening of last week's reflection, once written.
+    pub last_week: Option<String>,
     /// The newest entry of the same day a month before, by its name and day.
     pub month_before: Option<(NaiveDate, String)>,
     /// The newest entry of the same day a year before, by its name and day.

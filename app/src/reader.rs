@@ -26,6 +26,7 @@ use mindsage_core::db::chats;
 use mindsage_core::db::entries::{self, ListFilter, NewEntry};
 use mindsage_core::db::gallery::{self, GalleryItem};
 use mindsage_core::db::memory;
+use mindsage_core::db::reflections;
 use mindsage_core::db::stats::{self, StatsCache};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
@@ -49,6 +50,9 @@ const CHATS_LISTED: u32 = 100;
 
 /// Themes the dashboard shows for each span.
 const THEMES_SHOWN: usize = 6;
+
+/// Reflections the Reflections screen lists: a year of weeks and months.
+const REFLECTIONS_SHOWN: u32 = 70;
 
 /// Entries shown per earlier year under "on this day".
 const ON_THIS_DAY_PER_YEAR: u32 = 3;
@@ -303,6 +307,7 @@ impl Reader {
                 });
             }
             Request::Memory => memory::subjects(conn, USER).map(Response::Memory),
+            Request::Reflections => self.reflections(),
             Request::MemoryEntries(subject) => memory::entries_of(conn, USER, subject, MEMORY_ENTRIES_SHOWN)
                 .map(|rows| Response::MemoryEntries { subject, rows }),
             Request::CorrectMemory { subject, correction } => {
@@ -675,6 +680,19 @@ impl Reader {
         }))
     }
 
+    /// The latest reflections, with the rows of the entries they cite.
+    fn reflections(&self) -> db::Result<Response> {
+        let reflections = reflections::recent(&self.conn, USER, REFLECTIONS_SHOWN)?;
+        let mut cited: Vec<EntryId> = reflections
+            .iter()
+            .flat_map(|r| r.sentences.iter().flat_map(|s| s.entries.iter().copied()))
+            .collect();
+        cited.sort_unstable();
+        cited.dedup();
+        let entries = entries::rows_of(&self.conn, USER, &cited)?;
+        Ok(Response::Reflections { reflections, entries })
+    }
+
     /// An entry lived over a month ago, at random, opened as any entry is.
     fn older_entry(&self) -> db::Result<Response> {
         let today = Local::now().date_naive();
@@ -697,6 +715,12 @@ impl Reader {
             around: Around {
                 streak: stats.current_streak,
                 written_today: stats.last_day == Some(today),
+                last_week: match day == today {
+                    true => reflections::last_week(&self.conn, USER, today)?
+                        .and_then(|r| r.sentences.into_iter().next())
+                        .map(|s| s.text),
+                    false => None,
+                },
                 month_before: self.months_before(day, 1)?,
                 year_before: self.months_before(day, 12)?,
             },

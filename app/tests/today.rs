@@ -929,7 +929,7 @@ fn a_new_page_starts_from_a_template() {
     // Settings: Morning pages on today's weekday, saved.
     let today = chrono::Local::now().date_naive();
     let weekday = today.format("%a").to_string()[..2].to_owned();
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num6);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num7);
     wait_until(&mut harness, "the templates in Settings", |h| {
         h.query_all_by_label("Morning pages").next().is_some()
     });

@@ -176,6 +176,30 @@ pub(super) fn people(args: &Args, conn: &Connection, all: bool) -> Result<()> {
     })
 }
 
+/// Reflections, latest first: the period, then each sentence with its entries' ids.
+pub(super) fn reflections(args: &Args, conn: &Connection, limit: u32) -> Result<()> {
+    let written = db::reflections::recent(conn, DEFAULT_USER, limit)?;
+    print(args, &written, || {
+        if written.is_empty() {
+            return "no reflections yet: the local model writes one when a week or a month with \
+                    entries ends (mindsage index --wait)"
+                .to_owned();
+        }
+        let mut lines = Vec::new();
+        for reflection in &written {
+            lines.push(reflection.period.named(reflection.first_day));
+            if reflection.sentences.is_empty() {
+                lines.push("  (not written yet)".to_owned());
+            }
+            for sentence in &reflection.sentences {
+                let ids: Vec<String> = sentence.entries.iter().map(i64::to_string).collect();
+                lines.push(format!("  {} [{}]", sentence.text, ids.join(", ")));
+            }
+        }
+        lines.join("\n")
+    })
+}
+
 /// "Maya (sister) · 12 entries · 3 Mar 2025 to 28 Nov 2026".
 fn format_subject(s: &memory::Subject) -> String {
     let mut line = format!(

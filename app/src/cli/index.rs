@@ -43,8 +43,9 @@ pub fn run(
         println!("{}", serde_json::to_string_pretty(&Report { queued, counts })?);
     } else if !wait || counts.failed > 0 {
         println!(
-            "{} to index for search, {} to describe, {} failed ({queued} newly queued).",
-            counts.embed_pending, counts.enrich_pending, counts.failed
+            "{} to index for search, {} to describe, {} weeks and months to look back on, {} failed \
+             ({queued} newly queued).",
+            counts.embed_pending, counts.enrich_pending, counts.reflect_pending, counts.failed
         );
         if !wait && counts.pending() > 0 {
             println!("The app works these in the background; `mindsage index --wait` does them now.");

@@ -186,6 +186,13 @@ pub enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// The local model's reflections on the weeks and months that ended, latest first,
+    /// each sentence with the ids of the entries it came from.
+    Reflections {
+        /// Reflections to list at most.
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
+    },
     /// Where the journal is, whether it is encrypted, and the SQLite settings in effect.
     Info,
     /// Search as the search box does: by words and, when the local model is running, by
@@ -380,6 +387,7 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         }
         Command::Stats => entries::stats(args, &open(args, &path?, options)?.0),
         Command::People { all } => entries::people(args, &open(args, &path?, options)?.0, all),
+        Command::Reflections { limit } => entries::reflections(args, &open(args, &path?, options)?.0, limit),
         Command::Info => {
             let path = path?;
             let (conn, options) = open(args, &path, options)?;

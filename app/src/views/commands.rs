@@ -118,9 +118,14 @@ pub const COMMANDS: &[Named] = &[
         keys(CTRL, Key::Num5),
     ),
     named(
+        Command::Show(View::Reflections),
+        "Show the reflections",
+        keys(CTRL, Key::Num6),
+    ),
+    named(
         Command::Show(View::Settings),
         "Show the settings",
-        keys(CTRL, Key::Num6),
+        keys(CTRL, Key::Num7),
     ),
     named(Command::ImportFile, "Import a journal…", None),
     named(Command::ImportFolder, "Import a Markdown folder…", None),

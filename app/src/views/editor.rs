@@ -46,7 +46,7 @@ use super::player::RecordingPlayer;
 use super::prompts::Prompt;
 use super::templates::Templates;
 use super::when::{Chosen, When};
-use super::{Action, display_at};
+use super::{Action, View, display_at};
 use crate::protocol::{Around, KeptDraft, NewPhoto, PhotoFrom, Request};
 use crate::sound::Playing;
 
@@ -1031,6 +1031,7 @@ impl Editor {
             Some(HeaderAsk::Trash(id)) => self.trash(id, actions),
             Some(HeaderAsk::ChangeWhen) => self.change_when(),
             Some(HeaderAsk::OpenDay(day)) => actions.push(Action::OpenDay(day)),
+            Some(HeaderAsk::Reflections) => actions.push(Action::Show(View::Reflections)),
             None => {}
         }
         let now = self.now_where_written();
@@ -1225,11 +1226,12 @@ enum HeaderAsk {
     Trash(EntryId),
     ChangeWhen,
     OpenDay(NaiveDate),
+    Reflections,
 }
 
-/// Quiet words beside the page's date: on today's page the streak, on every page the
-/// entries of a month and a year before (a click opens its day). Returns the day to
-/// open.
+/// Quiet words beside the page's date: on today's page the streak and last week's
+/// reflection (a click shows the reflections), on every page the entries of a month and
+/// a year before (a click opens its day). Returns what the person asked for.
 fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAsk> {
     let streak = if today {
         page::streak(around.streak, around.written_today)
@@ -1240,7 +1242,7 @@ fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAs
         ("A month ago", &around.month_before),
         ("A year ago", &around.year_before),
     ];
-    if streak.is_none() && earlier.iter().all(|(_, entry)| entry.is_none()) {
+    if streak.is_none() && earlier.iter().all(|(_, entry)| entry.is_none()) && around.last_week.is_none() {
         return None;
     }
     let mut asked = None;
@@ -1256,6 +1258,17 @@ fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAs
             }
         }
     });
+    if let Some(opening) = &around.last_week {
+        let words = RichText::new(format!("Last week, in short: {opening}"))
+            .small()
+            .color(ui.visuals().hyperlink_color);
+        let link = ui
+            .add(egui::Button::new(words).frame(false).wrap())
+            .on_hover_text("Show the reflections");
+        if link.clicked() {
+            asked = Some(HeaderAsk::Reflections);
+        }
+    }
     asked
 }
 

@@ -36,6 +36,7 @@ pub mod photos;
 pub mod player;
 pub mod prompts;
 pub mod recorder;
+pub mod reflections;
 pub mod settings;
 pub mod template_editor;
 pub mod templates;
@@ -43,7 +44,7 @@ pub mod unlock;
 pub mod when;
 pub mod year;
 
-/// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+6.
+/// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+7.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum View {
     #[default]
@@ -52,16 +53,18 @@ pub enum View {
     Gallery,
     Ask,
     People,
+    Reflections,
     Settings,
 }
 
 impl View {
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Journal,
         View::Dashboard,
         View::Gallery,
         View::Ask,
         View::People,
+        View::Reflections,
         View::Settings,
     ];
 
@@ -72,6 +75,7 @@ impl View {
             View::Gallery => "Gallery",
             View::Ask => "Ask",
             View::People => "People & places",
+            View::Reflections => "Reflections",
             View::Settings => "Settings",
         }
     }
@@ -93,6 +97,8 @@ pub enum Action {
     SendAi(AiRequest),
     /// Show entry `id` in the journal, from whichever screen.
     OpenEntry(EntryId),
+    /// Show another screen.
+    Show(View),
     /// Show an entry lived over a month ago, at random, in the journal.
     OpenOlderEntry,
     /// Show a day's page in the journal (its newest entry, or a new one dated that day).

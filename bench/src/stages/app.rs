@@ -372,7 +372,15 @@ fn rss_in_fresh_process(path: &Path) -> anyhow::Result<u64> {
 pub fn rss_after_view_switches(path: &Path) -> anyhow::Result<u64> {
     let mut app = Headless::open(path, View::Journal);
     app.until_rows()?;
-    let keys = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5, Key::Num6];
+    let keys = [
+        Key::Num1,
+        Key::Num2,
+        Key::Num3,
+        Key::Num4,
+        Key::Num5,
+        Key::Num6,
+        Key::Num7,
+    ];
     for switch in 0..50 {
         let key = Event::Key {
             key: keys[switch % keys.len()],

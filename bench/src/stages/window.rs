@@ -17,7 +17,7 @@
 //! * `window_first_rows_warm`, `window_first_frame_warm`: launches after those, with
 //!   everything cached.
 //! * `window_rss_after_view_switches`: one more launch with `--exercise-views 50`,
-//!   which switches screens 50 times as Ctrl+1…Ctrl+5 do (the headless scenario's
+//!   which switches screens 50 times as Ctrl+1…Ctrl+7 do (the headless scenario's
 //!   switches), and the resident memory the app reads from its own /proc before it
 //!   exits.
 //!

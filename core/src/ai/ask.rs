@@ -41,10 +41,14 @@ use super::{AiError, OllamaClient, Result, plan};
 use crate::clock;
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
-use crate::db::{self, UserId, entries, memory};
+use crate::db::{self, UserId, entries, memory, reflections};
 use crate::search::remembered::Within;
 use crate::search::{self, nearest::VectorCache};
 use crate::timing;
+
+/// Reflections on weeks and months a question about a period reads, at most: a
+/// season's months, or a month's weeks.
+const PERIOD_REFLECTIONS: u32 = 5;
 
 /// Characters of an entry's body used as context when it has no summary yet.
 const CONTEXT_BODY_CHARS: usize = 500;
@@ -419,6 +423,13 @@ impl Asking<'_> {
             found.context.push_str(&context_block(n + 1, &entry));
             found.sources.push(source);
         }
+        // A question about a period reads the journal's own look back on it too.
+        if query.filter.from.is_some() || query.filter.to.is_some() {
+            let (from, to) = (query.filter.from, query.filter.to);
+            for reflection in reflections::within(self.conn, self.user, from, to, PERIOD_REFLECTIONS)? {
+                found.context.push_str(&reflection_block(&reflection));
+            }
+        }
         cost.timings.search = stage_done(emit, Stage::Search, stage);
         emit(AskEvent::Sources(found.sources.clone()));
         Ok(found)
@@ -587,6 +598,16 @@ fn without_names(text: &str, named: &[memory::Named]) -> String {
         }
     }
     rest.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A reflection in the context, unnumbered: the answer cites entries, not it.
+fn reflection_block(reflection: &reflections::Reflection) -> String {
+    let sentences: Vec<&str> = reflection.sentences.iter().map(|s| s.text.as_str()).collect();
+    format!(
+        "{}, in short: {}\n\n",
+        reflection.period.named(reflection.first_day),
+        sentences.join(" ")
+    )
 }
 
 fn context_block(n: usize, entry: &entries::Entry) -> String {

@@ -34,6 +34,7 @@ pub mod health;
 pub mod json_reply;
 pub mod plan;
 pub mod prompt;
+pub mod reflect;
 pub mod runner;
 pub mod search_box;
 pub mod settings;

@@ -14,6 +14,10 @@
 //! then resumes by itself. Output the model keeps getting wrong spends an attempt; after
 //! [`MAX_JOB_ATTEMPTS`] the job is marked failed with the reason, never entry text.
 //! Progress goes to whoever started the runner as a [`QueueStatus`] after every batch.
+//!
+//! Reflections on the weeks and months that ended (`db::reflections`) come last, one
+//! model call each, once no entry waits for its own work: they are written from the
+//! entries' summaries.
 
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -25,9 +29,10 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::{AiError, AiSettings, OllamaClient, block_on, enrich, health};
+use super::{AiError, AiSettings, OllamaClient, block_on, enrich, health, reflect};
 use crate::db::entries::{self, Entry};
 use crate::db::jobs::{self, Job, JobKind, QueueCounts};
+use crate::db::reflections::{self, Due};
 use crate::db::writer::Writer;
 use crate::db::{self, DbError, EntryId, StorageOptions, UserId};
 use crate::timing;
@@ -47,6 +52,9 @@ const EMBED_BATCH_TIMING: &str = "ai.job.embed_batch";
 /// The timing of one entry's enrichment, from its text read to its result written.
 const ENRICH_TIMING: &str = "ai.job.enrich";
 
+/// The timing of one reflection, from its period's entries read to its sentences written.
+const REFLECT_TIMING: &str = "ai.job.reflect";
+
 /// How often an idle runner looks at the queue without being woken (jobs queued by
 /// another process, such as the CLI).
 const IDLE_POLL: Duration = Duration::from_secs(30);
@@ -63,11 +71,14 @@ pub struct RunReport {
     pub done: u32,
     pub embedded: u32,
     pub enriched: u32,
+    /// Reflections on ended weeks and months written.
+    pub reflected: u32,
     pub failed_attempts: u32,
     pub skipped: u32,
     /// Results not written because the entry was edited while the model worked.
     pub stale: u32,
-    /// Generation calls made (the bench checks this is one per enriched entry).
+    /// Generation calls made (the bench checks this is one per enriched entry, and one
+    /// per reflection).
     pub model_calls: u32,
     /// Embedding requests made (each carries up to [`EMBED_BATCH`] texts).
     pub embed_calls: u32,
@@ -92,9 +103,10 @@ pub enum Activity {
 pub struct QueueStatus {
     pub activity: Activity,
     pub counts: QueueCounts,
-    /// Embeddings and enrichments written since the queue was last empty.
+    /// Embeddings, enrichments and reflections written since the queue was last empty.
     pub embedded: u64,
     pub enriched: u64,
+    pub reflected: u64,
     /// The entry whose title, summary and mood the step just before this status wrote,
     /// so a screen showing it reads it again instead of polling.
     pub enriched_entry: Option<EntryId>,
@@ -116,6 +128,12 @@ impl QueueStatus {
                 "Writing titles and summaries",
                 self.enriched,
                 self.enriched + c.enrich_pending,
+            ))
+        } else if c.reflect_pending > 0 {
+            Some((
+                "Looking back on weeks and months",
+                self.reflected,
+                self.reflected + c.reflect_pending,
             ))
         } else {
             None
@@ -221,6 +239,10 @@ struct Pass<'a> {
     tried: Vec<i64>,
     /// The entry the last step enriched, if it enriched one.
     enriched_entry: Option<EntryId>,
+    /// Whether the periods that ended have been queued for reflection in this pass.
+    periods_queued: bool,
+    /// Reflections that failed (or went stale) in this pass: not taken again in it.
+    tried_reflections: Vec<i64>,
 }
 
 impl<'a> Pass<'a> {
@@ -238,12 +260,14 @@ impl<'a> Pass<'a> {
             report: RunReport::default(),
             tried: Vec::new(),
             enriched_entry: None,
+            periods_queued: false,
+            tried_reflections: Vec::new(),
         }
     }
 
-    /// Embedding batches first, then one enrichment at a time, until the queue is empty
-    /// or the owner asks the runner to stop or pause. `progress` hears of every step,
-    /// with the entry it enriched.
+    /// Embedding batches first, then one enrichment at a time, then one reflection at a
+    /// time, until the queue is empty or the owner asks the runner to stop or pause.
+    /// `progress` hears of every step, with the entry it enriched.
     fn run(&mut self, progress: &mut dyn FnMut(&RunReport, Option<EntryId>)) -> Result<(), AiError> {
         while !self.control.should_yield() {
             self.enriched_entry = None;
@@ -252,6 +276,8 @@ impl<'a> Pass<'a> {
                 self.embed_batch(batch)?;
             } else if let Some(job) = jobs::next(self.reader, JobKind::Enrich, 1, &self.tried)?.pop() {
                 self.enrich_one(&job)?;
+            } else if let Some(due) = self.next_reflection()? {
+                self.reflect_one(due)?;
             } else {
                 return Ok(());
             }
@@ -415,6 +441,66 @@ impl<'a> Pass<'a> {
         }
     }
 
+    /// The next reflection to write, once the weeks and months that ended before today
+    /// are queued (the first time this pass asks).
+    fn next_reflection(&mut self) -> Result<Option<Due>, AiError> {
+        if !self.periods_queued {
+            self.periods_queued = true;
+            let today = crate::clock::now_here().date_naive();
+            let queued = self
+                .writer
+                .call(move |conn| reflections::queue_ended(conn, db::DEFAULT_USER, today))?;
+            if queued > 0 {
+                tracing::info!(queued, "queued reflections on the weeks and months that ended");
+            }
+        }
+        Ok(reflections::next(self.reader, &self.tried_reflections)?)
+    }
+
+    fn reflect_one(&mut self, due: Due) -> Result<(), AiError> {
+        let started = Instant::now();
+        let material = reflect::material(self.reader, &due)?;
+        let id = due.id;
+        if material.entries.is_empty() {
+            // Its entries were trashed since: nothing to look back on.
+            let wrote = self
+                .writer
+                .call(move |conn| reflections::write(conn, &due, &[], ""))?;
+            if !wrote {
+                self.tried_reflections.push(id);
+            }
+            return Ok(());
+        }
+        match block_on(reflect::reflect(self.client, &material)) {
+            Ok(_) if self.stopped() => Ok(()),
+            Ok(reflected) => {
+                self.report.model_calls += reflected.model_calls;
+                let wrote = self.writer.call(move |conn| {
+                    reflections::write(conn, &due, &reflected.sentences, &reflected.text_model)
+                })?;
+                if wrote {
+                    timing::record(REFLECT_TIMING, started.elapsed());
+                    self.report.done += 1;
+                    self.report.reflected += 1;
+                } else {
+                    self.report.stale += 1;
+                    self.tried_reflections.push(id);
+                }
+                Ok(())
+            }
+            Err(e) if e.is_unavailable() => Err(e),
+            Err(error) => {
+                tracing::warn!(reflection = id, %error, "reflection attempt failed");
+                let reason = error.to_string();
+                self.writer
+                    .call(move |conn| reflections::record_failure(conn, id, &reason))?;
+                self.report.failed_attempts += 1;
+                self.tried_reflections.push(id);
+                Ok(())
+            }
+        }
+    }
+
     /// True once the owner has stopped the runner: a result that arrives after that is
     /// not written (the owner may be long gone); its job stays queued for the next start.
     fn stopped(&self) -> bool {
@@ -484,7 +570,7 @@ impl JobRunner {
                         writer: &writer,
                         control: &control,
                         status: &status,
-                        backlog: Cell::new((0, 0)),
+                        backlog: Cell::new((0, 0, 0)),
                     };
                     runner.serve(&woken);
                     let _ = done.send(());
@@ -557,8 +643,8 @@ struct Runner<'a> {
     writer: &'a Writer,
     control: &'a Control,
     status: &'a StatusSink,
-    /// Embeddings and enrichments written since the queue was last empty.
-    backlog: Cell<(u64, u64)>,
+    /// Embeddings, enrichments and reflections written since the queue was last empty.
+    backlog: Cell<(u64, u64, u64)>,
 }
 
 impl Runner<'_> {
@@ -614,10 +700,11 @@ impl Runner<'_> {
 
     /// Adds what the pass wrote since `before` to the backlog's progress.
     fn count_done(&self, before: &RunReport, now: &RunReport) {
-        let (embedded, enriched) = self.backlog.get();
+        let (embedded, enriched, reflected) = self.backlog.get();
         self.backlog.set((
             embedded + u64::from(now.embedded - before.embedded),
             enriched + u64::from(now.enriched - before.enriched),
+            reflected + u64::from(now.reflected - before.reflected),
         ));
     }
 
@@ -632,14 +719,15 @@ impl Runner<'_> {
             Err(error) => return tracing::warn!(%error, "reading the AI queue's counts failed"),
         };
         if counts.pending() == 0 {
-            self.backlog.set((0, 0));
+            self.backlog.set((0, 0, 0));
         }
-        let (embedded, enriched) = self.backlog.get();
+        let (embedded, enriched, reflected) = self.backlog.get();
         (self.status)(QueueStatus {
             activity,
             counts,
             embedded,
             enriched,
+            reflected,
             enriched_entry,
         });
     }

@@ -373,6 +373,19 @@ pub fn random_older(conn: &Connection, user: UserId, day: NaiveDate) -> Result<O
     Ok(None)
 }
 
+/// The list rows of the live entries among `ids`, in their order (trashed and purged
+/// ones left out).
+pub fn rows_of(conn: &Connection, user: UserId, ids: &[EntryId]) -> Result<Vec<EntryRow>> {
+    let mut stmt = conn.prepare_cached(ENTRY_ROW.sql)?;
+    let mut rows = Vec::with_capacity(ids.len());
+    for &id in ids {
+        if let Some(row) = stmt.query_row(params![user, id], entry_row).optional()? {
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
 /// One whole entry, trashed or not.
 pub fn get(conn: &Connection, user: UserId, id: EntryId) -> Result<Entry> {
     timing::timed(ENTRY_GET.name, || {

@@ -127,15 +127,18 @@ pub struct QueueCounts {
     pub enrich_pending: u64,
     /// Jobs that used up their attempts; they keep the reason in `last_error`.
     pub failed: u64,
+    /// Reflections to write (`db::reflections`), done after the entries' own work.
+    pub reflect_pending: u64,
 }
 
 impl QueueCounts {
     pub fn pending(&self) -> u64 {
-        self.embed_pending + self.enrich_pending
+        self.embed_pending + self.enrich_pending + self.reflect_pending
     }
 }
 
-/// Pending and failed job counts (three index range counts, no table scan).
+/// Pending and failed job counts, and reflections to write (four index range counts,
+/// no table scan).
 pub fn counts(conn: &Connection) -> Result<QueueCounts> {
     timing::timed(AI_JOB_COUNTS.name, || {
         let count = |row: &rusqlite::Row<'_>, i| row.get::<_, i64>(i).map(|n| n.max(0) as u64);
@@ -144,6 +147,7 @@ pub fn counts(conn: &Connection) -> Result<QueueCounts> {
                 embed_pending: count(row, 0)?,
                 enrich_pending: count(row, 1)?,
                 failed: count(row, 2)?,
+                reflect_pending: count(row, 3)?,
             })
         })?)
     })

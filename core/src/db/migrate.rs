@@ -121,6 +121,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0020_memory",
         sql: include_str!("../../../migrations/0020_memory.sql"),
     },
+    Migration {
+        version: 21,
+        name: "0021_reflections",
+        sql: include_str!("../../../migrations/0021_reflections.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -25,6 +25,7 @@ pub mod memory;
 pub mod migrate;
 pub mod queries;
 pub mod query_plan;
+pub mod reflections;
 pub mod stats;
 pub mod templates;
 pub mod vec_extension;

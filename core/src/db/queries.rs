@@ -152,6 +152,16 @@ pub const ENTRY_EXISTS: NamedQuery = q(
     "SELECT created_at, is_deleted FROM journal_entries WHERE id = ?2 AND user_id = ?1",
 );
 
+/// A live entry's list row. ?1 user, ?2 id.
+pub const ENTRY_ROW: NamedQuery = q(
+    "entry.row",
+    concat!(
+        "SELECT ",
+        list_columns!(),
+        " FROM journal_entries AS e WHERE e.id = ?2 AND e.user_id = ?1 AND e.is_deleted = 0"
+    ),
+);
+
 /// A live entry's creation time and revision, for writing the model's work back only
 /// over the text it was made from. ?1 user, ?2 id.
 pub const ENTRY_LIVE_STATE: NamedQuery = q(
@@ -691,7 +701,63 @@ pub const AI_JOB_COUNTS: NamedQuery = q(
     "ai.counts",
     "SELECT (SELECT count(*) FROM ai_jobs WHERE state = 'pending' AND kind = 'embed'), \
             (SELECT count(*) FROM ai_jobs WHERE state = 'pending' AND kind = 'enrich'), \
-            (SELECT count(*) FROM ai_jobs WHERE state = 'failed')",
+            (SELECT count(*) FROM ai_jobs WHERE state = 'failed'), \
+            (SELECT count(*) FROM reflections WHERE state = 'pending')",
+);
+
+/// Queues a reflection for every week (Monday to Sunday) and month with entries that
+/// ended before ?2 (today) and has none yet. ?1 user.
+pub const REFLECTIONS_QUEUE_ENDED: NamedQuery = q(
+    "reflections.queue_ended",
+    "INSERT OR IGNORE INTO reflections (user_id, period, first_day, last_day) \
+     SELECT DISTINCT ?1, 'week', date(local_date, '-6 days', 'weekday 1'), \
+            date(local_date, '-6 days', 'weekday 1', '+6 days') \
+     FROM daily_stats WHERE user_id = ?1 AND entries > 0 \
+     AND date(local_date, '-6 days', 'weekday 1', '+6 days') < ?2 \
+     UNION ALL \
+     SELECT DISTINCT ?1, 'month', date(local_date, 'start of month'), \
+            date(local_date, 'start of month', '+1 month', '-1 day') \
+     FROM daily_stats WHERE user_id = ?1 AND entries > 0 \
+     AND date(local_date, 'start of month', '+1 month', '-1 day') < ?2",
+);
+
+/// The next reflection to write: the latest period first, as the person looks at the
+/// last week first. ?1 the first id not to take again in this pass (see `next`).
+pub const REFLECTIONS_NEXT: NamedQuery = q(
+    "reflections.next",
+    "SELECT id, user_id, period, first_day, last_day, revision, attempts FROM reflections \
+     WHERE state = 'pending' ORDER BY last_day DESC, period DESC",
+);
+
+/// A reflection's sentences, written if its period is unchanged since it was read.
+/// ?1 id, ?2 revision read, ?3 sentences (JSON), ?4 model, ?5 now.
+pub const REFLECTIONS_WRITE: NamedQuery = q(
+    "reflections.write",
+    "UPDATE reflections SET state = 'done', error = NULL, sentences = ?3, model = ?4, made_at = ?5 \
+     WHERE id = ?1 AND revision = ?2",
+);
+
+/// A failed attempt at a reflection: failed once it has had ?3 attempts. ?1 id, ?2 why.
+pub const REFLECTIONS_FAILED: NamedQuery = q(
+    "reflections.failed",
+    "UPDATE reflections SET attempts = attempts + 1, error = ?2, \
+     state = CASE WHEN attempts + 1 >= ?3 THEN 'failed' ELSE state END WHERE id = ?1",
+);
+
+/// Reflections, written or not, latest period first. ?1 user, ?2 limit.
+pub const REFLECTIONS_RECENT: NamedQuery = q(
+    "reflections.recent",
+    "SELECT id, period, first_day, last_day, state, sentences, made_at FROM reflections \
+     WHERE user_id = ?1 ORDER BY last_day DESC, period DESC LIMIT ?2",
+);
+
+/// Written reflections on periods from ?2 to ?3 (days as stored, both inclusive), latest
+/// first. ?1 user, ?4 limit.
+pub const REFLECTIONS_WITHIN: NamedQuery = q(
+    "reflections.within",
+    "SELECT id, period, first_day, last_day, state, sentences, made_at FROM reflections \
+     WHERE user_id = ?1 AND last_day <= ?3 AND first_day >= ?2 AND sentences <> '[]' \
+     ORDER BY last_day DESC, period DESC LIMIT ?4",
 );
 
 /// A job is done. ?1 job.
@@ -1078,6 +1144,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &ENTRY_GET,
     &ENTRY_EXISTS,
     &ENTRY_LIVE_STATE,
+    &ENTRY_ROW,
     &ENTRY_OLDER_FROM,
     &ENTRY_OLDER_BELOW,
     &TAGS_ALL,
@@ -1149,6 +1216,12 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AI_JOB_QUEUE_RANGE,
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,
+    &REFLECTIONS_QUEUE_ENDED,
+    &REFLECTIONS_NEXT,
+    &REFLECTIONS_WRITE,
+    &REFLECTIONS_FAILED,
+    &REFLECTIONS_RECENT,
+    &REFLECTIONS_WITHIN,
     &SEARCH_KEYWORD_DOCS,
     &AI_JOB_DONE,
     &AI_JOB_CLEAR_ENTRY,
