@@ -699,8 +699,10 @@ impl MindSageApp {
     /// read again where it shows.
     fn on_queue(&mut self, status: mindsage_core::ai::runner::QueueStatus, actions: &mut Vec<Action>) {
         if let Some(id) = status.enriched_entry {
-            // A new mood reaches the dashboard's chart too.
+            // A new mood reaches the dashboard's chart too, and who and what the entry
+            // mentions People & places.
             self.dashboard.mark_stale();
+            self.people.mark_stale();
             self.journal.on_enriched(id, actions);
         }
         if self.reflections.on_reflected(status.reflected) {

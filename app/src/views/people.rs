@@ -37,6 +37,9 @@ pub struct PeopleView {
     /// The name and relation fields of the selected one, as the person is typing them.
     name: String,
     relation: String,
+    /// What the journal held when the fields were last filled: a field still equal to it
+    /// is untouched, and follows the journal; one the person changed stays theirs.
+    filled: (String, String),
     /// Another of the same kind chosen under "Same as".
     same_as: Option<SubjectId>,
 }
@@ -66,22 +69,42 @@ impl PeopleView {
 
     /// A correction was written: show what it left (the new one of a split).
     pub fn on_corrected(&mut self, subjects: Vec<Subject>, subject: SubjectId, rows: Vec<EntryRow>) {
+        if self.selected != Some(subject)
+            && let Some(new) = subjects.iter().find(|s| s.id == subject)
+        {
+            self.fill_fields(new);
+        }
         self.selected = Some(subject);
         self.rows = Some((subject, rows));
         self.same_as = None;
         self.on_memory(subjects);
     }
 
+    /// The journal's name and relation for the fields the person has not changed since
+    /// they were filled: a read while they type (the model's work goes on) never
+    /// rewrites what they typed.
     fn take_fields(&mut self, subject: &Subject) {
+        if self.name == self.filled.0 {
+            self.name = subject.name.clone();
+        }
+        if self.relation == self.filled.1 {
+            self.relation = subject.relation.clone();
+        }
+        self.filled = (subject.name.clone(), subject.relation.clone());
+    }
+
+    /// The fields filled afresh, for a subject just chosen.
+    fn fill_fields(&mut self, subject: &Subject) {
         self.name = subject.name.clone();
         self.relation = subject.relation.clone();
+        self.filled = (subject.name.clone(), subject.relation.clone());
     }
 
     fn select(&mut self, subject: &Subject, actions: &mut Vec<Action>) {
         self.selected = Some(subject.id);
         self.rows = None;
         self.same_as = None;
-        self.take_fields(subject);
+        self.fill_fields(subject);
         actions.push(Action::Send(Request::MemoryEntries(subject.id)));
     }
 
@@ -421,4 +444,40 @@ fn timeline_ui(ui: &mut egui::Ui, rows: &[EntryRow]) {
         .on_hover_text(&described)
         .widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, &described));
     ui.label(RichText::new(shown).small().weak());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(name: &str, relation: &str) -> Subject {
+        Subject {
+            id: 1,
+            kind: Kind::Person,
+            name: name.into(),
+            relation: relation.into(),
+            hidden: false,
+            corrected: false,
+            entries: 1,
+            first: None,
+            last: None,
+        }
+    }
+
+    /// The model reads entries while People & places is open: a read that arrives
+    /// while the person types a new name leaves what they typed, and a field they have
+    /// not touched follows the journal.
+    #[test]
+    fn a_read_while_the_person_types_keeps_what_they_typed() {
+        let mut view = PeopleView::default();
+        let maya = subject("Maya", "");
+        view.on_memory(vec![maya.clone()]);
+        view.select(&maya, &mut Vec::new());
+        view.name = "Maya Li".into();
+        view.on_memory(vec![subject("Maya", "sister")]);
+        assert_eq!(
+            (view.name.as_str(), view.relation.as_str()),
+            ("Maya Li", "sister")
+        );
+    }
 }
