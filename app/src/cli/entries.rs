@@ -11,6 +11,7 @@ use chrono::Local;
 use rusqlite::Connection;
 
 use mindsage_core::db::memory::{self, Kind};
+use mindsage_core::db::reflections::State;
 use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, stats};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::voice;
@@ -189,7 +190,16 @@ pub(super) fn reflections(args: &Args, conn: &Connection, limit: u32) -> Result<
         for reflection in &written {
             lines.push(reflection.period.named(reflection.first_day));
             if reflection.sentences.is_empty() {
-                lines.push("  (not written yet)".to_owned());
+                lines.push(
+                    match reflection.state {
+                        State::Failed => {
+                            "  (the model could not write it; it tries again when an entry changes)"
+                        }
+                        State::Done => "  (its entries have all gone to the trash)",
+                        State::Pending => "  (not written yet)",
+                    }
+                    .to_owned(),
+                );
             }
             for sentence in &reflection.sentences {
                 let ids: Vec<String> = sentence.entries.iter().map(i64::to_string).collect();

@@ -168,7 +168,7 @@ pub fn validate(text: &str, entries: &[EntryId]) -> std::result::Result<Vec<Sent
                 sources.push(id);
             }
         }
-        if has_words(&text) && !sources.is_empty() {
+        if reads_as_a_sentence(&text) && !sources.is_empty() {
             sentences.push(Sentence {
                 text,
                 entries: sources,
@@ -179,6 +179,19 @@ pub fn validate(text: &str, entries: &[EntryId]) -> std::result::Result<Vec<Sent
         return Err("no sentence names an entry it comes from".to_owned());
     }
     Ok(sentences)
+}
+
+/// Whether `text` reads as a sentence, not a date, a number or a fragment the model
+/// wrote instead ("2019-14-30", "21.7", "23 Nov."): four words of letters at least, or
+/// in a script written without spaces, six letters.
+fn reads_as_a_sentence(text: &str) -> bool {
+    if crate::scripts::has_unspaced(text) {
+        return text.chars().filter(|c| c.is_alphabetic()).count() >= 6;
+    }
+    text.split_whitespace()
+        .filter(|word| word.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count()
+        >= 4
 }
 
 /// At most `most` of `rows`, spread evenly from the first to the last.
@@ -236,6 +249,18 @@ mod tests {
             }]
         );
         assert!(validate(r#"{"sentences": [{"text": "x", "entries": [7]}]}"#, &entries).is_err());
+        // What the small model writes instead of a sentence is not one.
+        for fragment in [
+            "2019-14-30",
+            "21.7",
+            "23 Nov.",
+            "24 Nov. (2026) (25 November), Mood 8/10.",
+        ] {
+            let reply = serde_json::json!({"sentences": [{"text": fragment, "entries": [1]}]});
+            assert!(validate(&reply.to_string(), &entries).is_err(), "{fragment}");
+        }
+        let reply = serde_json::json!({"sentences": [{"text": "你和玛雅一起烤了面包。", "entries": [1]}]});
+        assert!(validate(&reply.to_string(), &entries).is_ok());
         assert!(validate("not json", &entries).is_err());
         assert!(validate(r#"{"sentences": []}"#, &entries).is_err());
     }
