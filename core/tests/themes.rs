@@ -97,3 +97,27 @@ fn what_recurs_lately_is_a_theme_and_what_is_always_there_is_not() {
             .is_empty()
     );
 }
+
+/// A journal of a few weeks has no past to compare with: what recurs in part of it is a
+/// theme, what is in most of it is not.
+#[test]
+fn a_young_journal_has_themes_too() {
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let today = Local::now().date_naive();
+    let ago = |days: u64| today - Days::new(days);
+    for (days, body) in [
+        (3, "Work. Slept nine hours."),
+        (6, "Work, long day."),
+        (10, "Work. Slept badly again."),
+        (13, "Work and a run."),
+        (17, "Work. Slept better."),
+        (20, "Work, then dinner."),
+        (24, "Work, quiet."),
+    ] {
+        write(&mut conn, ago(days), body, &[]);
+    }
+    let found = themes::between(&conn, DEFAULT_USER, ago(27), today, 10).unwrap();
+    let names: Vec<&str> = found.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["slept"]);
+}

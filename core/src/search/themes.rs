@@ -7,7 +7,9 @@
 //! window, spread over at least two weeks (one busy evening is not a theme). Words must
 //! also stand out: a word is a theme only when it is at least [`MIN_LIFT`] times as
 //! common in the window's entries as in the whole journal (by the full-text index's
-//! count), so words every entry uses ("today", "work" in a work diary) never are.
+//! count), so words every entry uses ("today", "work" in a work diary) never are. A
+//! young journal, mostly within the window, has little to compare with: there a word
+//! must be in at most half of the window's entries.
 //! Themes are ranked by how many entries they have, weighted by how much more often
 //! than usual they come up.
 
@@ -185,9 +187,13 @@ pub fn between(
         };
         let count = tally.entries.len() as f64;
         // How much more common lately than overall; unknown (a tag) counts as notable.
-        let lift = overall.map_or(MIN_LIFT, |overall| {
-            (count / in_window) / ((overall as f64 + 1.0) / (total + 1.0))
-        });
+        // A journal mostly within the span has little to compare with: there, a word
+        // stands out by not being in most of the span's entries.
+        let lift = match overall {
+            None => MIN_LIFT,
+            Some(_) if total < 2.0 * in_window => in_window / count,
+            Some(overall) => (count / in_window) / ((overall as f64 + 1.0) / (total + 1.0)),
+        };
         if source == Source::Word && lift < MIN_LIFT {
             continue;
         }
