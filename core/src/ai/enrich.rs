@@ -248,14 +248,7 @@ pub async fn enrich(client: &OllamaClient, entry: &Entry) -> Result<Enriched> {
 /// Checks and tidies the model's reply. The error describes the problem without
 /// quoting the reply (it may repeat journal text, and errors end up in logs).
 pub fn validate(text: &str) -> Result<Enrichment, String> {
-    let reply: Reply = super::json_reply::parse(text).map_err(|e| {
-        format!(
-            "the reply is not the expected JSON ({:?} error at line {}, column {})",
-            e.classify(),
-            e.line(),
-            e.column()
-        )
-    })?;
+    let reply: Reply = super::json_reply::parse_described(text)?;
     let mood_score = u8::try_from(reply.mood_score)
         .ok()
         .filter(|m| (1..=10).contains(m))

@@ -16,6 +16,19 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
     serde_json::from_str(&escape_controls_in_strings(text))
 }
 
+/// [`parse`], with an error that says what was wrong and where without quoting the
+/// reply (it may repeat journal text, and errors end up in logs).
+pub fn parse_described<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    parse(text).map_err(|e| {
+        format!(
+            "the reply is not the expected JSON ({:?} error at line {}, column {})",
+            e.classify(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
 /// `text` with every control character that sits inside a JSON string escaped.
 fn escape_controls_in_strings(text: &str) -> Cow<'_, str> {
     if !text.chars().any(char::is_control) {

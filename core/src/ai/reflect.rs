@@ -148,14 +148,7 @@ pub async fn reflect(client: &OllamaClient, material: &Material) -> Result<Refle
 /// none dropped, each entry once); sentences with no entry left are dropped. The error
 /// says what was wrong without quoting the reply.
 pub fn validate(text: &str, entries: &[EntryId]) -> std::result::Result<Vec<Sentence>, String> {
-    let reply: Reply = super::json_reply::parse(text).map_err(|e| {
-        format!(
-            "the reply is not the expected JSON ({:?} error at line {}, column {})",
-            e.classify(),
-            e.line(),
-            e.column()
-        )
-    })?;
+    let reply: Reply = super::json_reply::parse_described(text)?;
     let mut sentences = Vec::new();
     for sentence in reply.sentences.into_iter().take(MAX_SENTENCES) {
         let text = clip(&one_line(&sentence.text), MAX_SENTENCE_CHARS);

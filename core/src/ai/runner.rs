@@ -350,7 +350,7 @@ impl<'a> Pass<'a> {
             }
             Err(e) => {
                 let (job, _) = live.into_iter().next().expect("one live entry");
-                self.fail(job.id, &e)
+                self.fail(Attempt::Job(job.id), &e)
             }
         }
     }
@@ -370,7 +370,7 @@ impl<'a> Pass<'a> {
                 self.store_vectors(model, vec![result])
             }
             Err(e) if e.is_unavailable() => Err(e),
-            Err(e) => self.fail(job.id, &e),
+            Err(e) => self.fail(Attempt::Job(job.id), &e),
         }
     }
 
@@ -437,7 +437,7 @@ impl<'a> Pass<'a> {
                 Ok(())
             }
             Err(e) if e.is_unavailable() => Err(e),
-            Err(e) => self.fail(job.id, &e),
+            Err(e) => self.fail(Attempt::Job(job.id), &e),
         }
     }
 
@@ -489,15 +489,7 @@ impl<'a> Pass<'a> {
                 Ok(())
             }
             Err(e) if e.is_unavailable() => Err(e),
-            Err(error) => {
-                tracing::warn!(reflection = id, %error, "reflection attempt failed");
-                let reason = error.to_string();
-                self.writer
-                    .call(move |conn| reflections::record_failure(conn, id, &reason))?;
-                self.report.failed_attempts += 1;
-                self.tried_reflections.push(id);
-                Ok(())
-            }
+            Err(e) => self.fail(Attempt::Reflection(id), &e),
         }
     }
 
@@ -507,16 +499,33 @@ impl<'a> Pass<'a> {
         self.control.stop.load(Ordering::Relaxed)
     }
 
-    /// Spends one attempt of a job whose model call failed.
-    fn fail(&mut self, job_id: i64, error: &AiError) -> Result<(), AiError> {
-        tracing::warn!(job = job_id, %error, "AI job attempt failed");
+    /// Spends one attempt of a job or a reflection whose model call failed; it is not
+    /// taken again in this pass.
+    fn fail(&mut self, attempt: Attempt, error: &AiError) -> Result<(), AiError> {
+        tracing::warn!(?attempt, %error, "AI work attempt failed");
         let reason = error.to_string();
-        self.writer
-            .call(move |conn| jobs::record_failure(conn, job_id, &reason))?;
+        match attempt {
+            Attempt::Job(id) => {
+                self.writer
+                    .call(move |conn| jobs::record_failure(conn, id, &reason))?;
+                self.tried.push(id);
+            }
+            Attempt::Reflection(id) => {
+                self.writer
+                    .call(move |conn| reflections::record_failure(conn, id, &reason))?;
+                self.tried_reflections.push(id);
+            }
+        }
         self.report.failed_attempts += 1;
-        self.tried.push(job_id);
         Ok(())
     }
+}
+
+/// What a failed model call was for.
+#[derive(Debug, Clone, Copy)]
+enum Attempt {
+    Job(i64),
+    Reflection(i64),
 }
 
 /// A vector made for one job, with the revision of the text it was made from.
