@@ -321,6 +321,44 @@ fn dashboard_streaks_and_on_this_day_follow_the_dates_written() {
     });
 }
 
+/// What keeps coming back shows on the dashboard as a theme, and a click on it lists its
+/// entries in the journal through the search box.
+#[test]
+fn a_theme_on_the_dashboard_lists_its_entries() {
+    let today = chrono::Local::now().date_naive();
+    let ago = |days: u64| today - chrono::Days::new(days);
+    let dir = tempfile::tempdir().unwrap();
+    journal_with(
+        dir.path(),
+        &[
+            ("Work", ago(1)),
+            ("Knee sore", ago(2)),
+            ("Reading", ago(5)),
+            ("Knee better", ago(9)),
+            ("Cooking", ago(12)),
+            ("Knee fine again", ago(16)),
+            ("Walk", ago(20)),
+        ],
+    );
+    let mut harness = app(dir.path(), View::Dashboard);
+    wait_until(&mut harness, "the knee as a theme", |h| {
+        h.query_all_by_label("knee · 3 entries").next().is_some()
+    });
+    harness
+        .get_all_by_label("knee · 3 entries")
+        .next()
+        .unwrap()
+        .click();
+    wait_until(&mut harness, "the knee's entries in the journal", |h| {
+        h.state().view() == View::Journal
+            && h.query_all_by_value("knee").next().is_some()
+            && ["Knee sore", "Knee better", "Knee fine again"]
+                .iter()
+                .all(|title| h.query_all_by_label(title).next().is_some())
+    });
+    assert!(harness.query_all_by_label("Cooking").next().is_none());
+}
+
 /// The journal's write lock, held from another connection until released: saves the
 /// app sends meanwhile wait in the writer (within its busy timeout), so "a save is on
 /// its way" lasts exactly as long as the test wants.
