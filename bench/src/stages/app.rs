@@ -19,7 +19,7 @@
 //!   journal whose entries are all enriched: otherwise the job runner keeps the model
 //!   busy and the answer waits behind it. Fails, saying why, without a model server.
 //! * `headless_rss_after_view_switches` (formerly `rss_after_view_switches`): resident
-//!   memory after 50 switches between the six screens, in a fresh bench process
+//!   memory after 50 switches between all the screens, in a fresh bench process
 //!   (Linux; the figure includes the bench's own few MB).
 //! * `window_…`: the real window's startup, cold and warm, and its memory after the
 //!   same switches; see [`super::window`].
@@ -124,7 +124,7 @@ impl Stage for App {
                 Ok(())
             })?;
             let rss_note =
-                "resident memory after 50 switches between the six screens, in a fresh bench process";
+                "resident memory after 50 switches between all the screens, in a fresh bench process";
             let rss = rss_in_fresh_process(&path);
             out.push(bytes(size, "headless_rss_after_view_switches", rss, rss_note));
             super::window::record(&window, size, &cached, out)?;
