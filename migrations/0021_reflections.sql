@@ -9,6 +9,10 @@
 -- what it read. `sentences` is JSON: [{"text": "...", "entries": [entry ids]}], each
 -- sentence with the entries it came from.
 --
+-- The triggers look a period up by its last day, which is at most 31 days after any of
+-- its days: a bounded walk of the index, whatever the number of reflections (an import
+-- of old entries into a journal of years fires them once per entry).
+--
 -- A purged entry's summary may have given a reflection its words: the purge empties the
 -- reflections of its week and month (secure_delete overwrites them) and queues them
 -- again, so nothing it said stays in the file.
@@ -36,7 +40,8 @@ CREATE INDEX idx_reflections_queue ON reflections (state, last_day);
 CREATE TRIGGER reflections_entry_insert AFTER INSERT ON journal_entries WHEN NEW.is_deleted = 0
 BEGIN
     UPDATE reflections SET state = 'pending', attempts = 0, revision = revision + 1
-    WHERE user_id = NEW.user_id AND last_day >= NEW.local_date AND first_day <= NEW.local_date;
+    WHERE user_id = NEW.user_id AND last_day BETWEEN NEW.local_date AND date(NEW.local_date, '+31 days')
+      AND first_day <= NEW.local_date;
 END;
 
 CREATE TRIGGER reflections_entry_update
@@ -46,13 +51,16 @@ WHEN OLD.summary IS NOT NEW.summary OR OLD.is_deleted != NEW.is_deleted
 BEGIN
     UPDATE reflections SET state = 'pending', attempts = 0, revision = revision + 1
     WHERE user_id = NEW.user_id
-      AND ((last_day >= NEW.local_date AND first_day <= NEW.local_date)
-           OR (last_day >= OLD.local_date AND first_day <= OLD.local_date));
+      AND ((last_day BETWEEN NEW.local_date AND date(NEW.local_date, '+31 days')
+            AND first_day <= NEW.local_date)
+           OR (last_day BETWEEN OLD.local_date AND date(OLD.local_date, '+31 days')
+            AND first_day <= OLD.local_date));
 END;
 
 CREATE TRIGGER reflections_entry_purge AFTER DELETE ON journal_entries
 BEGIN
     UPDATE reflections SET state = 'pending', attempts = 0, revision = revision + 1,
                            sentences = '[]', model = NULL, made_at = NULL
-    WHERE user_id = OLD.user_id AND last_day >= OLD.local_date AND first_day <= OLD.local_date;
+    WHERE user_id = OLD.user_id AND last_day BETWEEN OLD.local_date AND date(OLD.local_date, '+31 days')
+      AND first_day <= OLD.local_date;
 END;
