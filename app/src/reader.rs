@@ -674,10 +674,10 @@ impl Reader {
     fn themes(&self) -> db::Result<Response> {
         let today = Local::now().date_naive();
         let since = |days: u64| today - chrono::Days::new(days);
-        Ok(Response::Themes(Themes {
-            weeks: themes::between(&self.conn, USER, since(27), today, THEMES_SHOWN)?,
-            months: themes::between(&self.conn, USER, since(182), today, THEMES_SHOWN)?,
-        }))
+        let mut spans = themes::each_since(&self.conn, USER, &[since(27), since(182)], today, THEMES_SHOWN)?;
+        let months = spans.pop().unwrap_or_default();
+        let weeks = spans.pop().unwrap_or_default();
+        Ok(Response::Themes(Themes { weeks, months }))
     }
 
     /// The latest reflections, with the rows of the entries they cite.

@@ -72,23 +72,33 @@ impl Theme {
     }
 }
 
+/// What themes read of one entry: its day, its week, and what it carries, each as a
+/// tally key (source, key) with the name it shows under.
+struct Read {
+    id: EntryId,
+    day: NaiveDate,
+    week: (i32, u32),
+    carries: Vec<((u8, String), String)>,
+}
+
+/// Tally keys' sources: tags, remembered subjects (1 + their kind), words.
+const TAG: u8 = 0;
+const WORD: u8 = 9;
+
 /// A theme being counted.
 #[derive(Default)]
 struct Tally {
     name: String,
     entries: Vec<EntryId>,
     weeks: BTreeSet<(i32, u32)>,
-    /// Entries with it in the whole journal, where known.
-    overall: Option<u64>,
 }
 
-impl Tally {
-    fn add(&mut self, entry: EntryId, week: (i32, u32)) {
-        if self.entries.last() != Some(&entry) {
-            self.entries.push(entry);
-        }
-        self.weeks.insert(week);
-    }
+/// What scoring a span needs from the whole journal, read once for every span.
+struct Journal {
+    subjects: HashMap<String, memory::Subject>,
+    total: f64,
+    /// Entries of the whole file containing each word looked up so far.
+    documents: HashMap<String, u64>,
 }
 
 /// The themes of the entries lived from `from` to `to`, best first, at most `most`.
@@ -99,33 +109,63 @@ pub fn between(
     to: NaiveDate,
     most: usize,
 ) -> Result<Vec<Theme>> {
+    Ok(each_since(conn, user, &[from], to, most)?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// The themes of each span from one of `froms` to `to`, in their order, each best first
+/// and at most `most`. The entries are read once, for the longest span.
+pub fn each_since(
+    conn: &Connection,
+    user: UserId,
+    froms: &[NaiveDate],
+    to: NaiveDate,
+    most: usize,
+) -> Result<Vec<Vec<Theme>>> {
+    let Some(&earliest) = froms.iter().min() else {
+        return Ok(Vec::new());
+    };
+    let read = read_entries(conn, user, earliest, to)?;
+    let mut journal = Journal {
+        subjects: memory::subjects(conn, user)?
+            .into_iter()
+            .map(|s| (s.id.to_string(), s))
+            .collect(),
+        total: entries::count(conn, user)? as f64,
+        documents: HashMap::new(),
+    };
+    froms
+        .iter()
+        .map(|&from| {
+            let span: Vec<&Read> = read.iter().filter(|r| r.day >= from).collect();
+            ranked(conn, &span, &mut journal, most)
+        })
+        .collect()
+}
+
+/// The live entries lived from `from` to `to`, newest first, as themes read them.
+fn read_entries(conn: &Connection, user: UserId, from: NaiveDate, to: NaiveDate) -> Result<Vec<Read>> {
     let filter = ListFilter {
         from: Some(from),
         to: Some(to),
         ..ListFilter::default()
     };
-    let rows = entries::list(conn, user, &filter, None, MAX_WINDOW_ENTRIES)?.rows;
-    let in_window = rows.len() as f64;
-    let mut tallies: HashMap<(u8, String), Tally> = HashMap::new();
-    for row in &rows {
-        let week = match row.lived() {
-            Some(lived) => (lived.iso_week().year(), lived.iso_week().week()),
-            None => continue,
-        };
-        for tag in &row.tags {
-            let tally = tallies.entry((0, tag.clone())).or_default();
-            tally.name = tag.clone();
-            tally.add(row.id, week);
-        }
+    let mut read = Vec::new();
+    for row in entries::list(conn, user, &filter, None, MAX_WINDOW_ENTRIES)?.rows {
+        let Some(lived) = row.lived() else { continue };
+        let mut carries: Vec<((u8, String), String)> = row
+            .tags
+            .iter()
+            .map(|tag| ((TAG, tag.clone()), tag.clone()))
+            .collect();
         for mention in memory::of_entry(conn, user, row.id)? {
-            if mention.hidden {
-                continue;
+            if !mention.hidden {
+                carries.push((
+                    (1 + mention.kind as u8, mention.subject.to_string()),
+                    mention.name,
+                ));
             }
-            let tally = tallies
-                .entry((1 + mention.kind as u8, mention.subject.to_string()))
-                .or_default();
-            tally.name = mention.name.clone();
-            tally.add(row.id, week);
         }
         let entry = entries::get(conn, user, row.id)?;
         let text = format!("{} {}", entry.title, entry.body);
@@ -133,26 +173,44 @@ pub fn between(
             .map(|q| q.words)
             .unwrap_or_default()
         {
-            if word.chars().count() < MIN_WORD_CHARS || word.chars().any(|c| c.is_numeric()) {
-                continue;
+            if word.chars().count() >= MIN_WORD_CHARS && !word.chars().any(|c| c.is_numeric()) {
+                carries.push(((WORD, word.clone()), word));
             }
-            tallies.entry((9, word)).or_default().add(row.id, week);
+        }
+        read.push(Read {
+            id: row.id,
+            day: lived.date_naive(),
+            week: (lived.iso_week().year(), lived.iso_week().week()),
+            carries,
+        });
+    }
+    Ok(read)
+}
+
+/// The themes of `span`'s entries, best first, at most `most`.
+fn ranked(conn: &Connection, span: &[&Read], journal: &mut Journal, most: usize) -> Result<Vec<Theme>> {
+    let in_window = span.len() as f64;
+    let mut tallies: HashMap<(u8, String), Tally> = HashMap::new();
+    for entry in span {
+        for (key, name) in &entry.carries {
+            let tally = tallies.entry(key.clone()).or_default();
+            tally.name.clone_from(name);
+            if tally.entries.last() != Some(&entry.id) {
+                tally.entries.push(entry.id);
+            }
+            tally.weeks.insert(entry.week);
         }
     }
-    let subjects: HashMap<String, memory::Subject> = memory::subjects(conn, user)?
-        .into_iter()
-        .map(|s| (s.id.to_string(), s))
-        .collect();
     let names_taken: BTreeSet<String> = tallies
         .iter()
-        .filter(|((source, _), _)| *source < 9)
+        .filter(|((source, _), _)| *source != WORD)
         .map(|(_, t)| memory::key_of(&t.name))
         .collect();
     let recurring = |t: &Tally| t.entries.len() >= MIN_ENTRIES && t.weeks.len() >= 2;
     // The most frequent recurring words are looked up in the whole journal's index.
     let mut words: Vec<(&(u8, String), &Tally)> = tallies
         .iter()
-        .filter(|((source, word), t)| *source == 9 && recurring(t) && !names_taken.contains(word))
+        .filter(|((source, word), t)| *source == WORD && recurring(t) && !names_taken.contains(word))
         .collect();
     words.sort_by(|a, b| b.1.entries.len().cmp(&a.1.entries.len()).then(a.0.1.cmp(&b.0.1)));
     let looked_up: Vec<String> = words
@@ -160,22 +218,24 @@ pub fn between(
         .take(WORD_CANDIDATES)
         .map(|(k, _)| k.1.clone())
         .collect();
-    let total = entries::count(conn, user)? as f64;
     let mut themes: Vec<(f64, Theme)> = Vec::new();
     for ((source, key), tally) in tallies {
         if !recurring(&tally) {
             continue;
         }
         let (source, name, overall) = match source {
-            0 => (Source::Tag, tally.name.clone(), tally.overall),
-            9 if looked_up.contains(&key) => (
-                Source::Word,
-                key.clone(),
-                Some(keyword::documents_with(conn, &key)?),
-            ),
-            9 => continue,
+            TAG => (Source::Tag, tally.name, None),
+            WORD if looked_up.contains(&key) => {
+                let documents = match journal.documents.get(&key) {
+                    Some(&known) => known,
+                    None => keyword::documents_with(conn, &key)?,
+                };
+                journal.documents.insert(key.clone(), documents);
+                (Source::Word, key, Some(documents))
+            }
+            WORD => continue,
             _ => {
-                let Some(subject) = subjects.get(&key) else {
+                let Some(subject) = journal.subjects.get(&key) else {
                     continue;
                 };
                 (
@@ -191,20 +251,18 @@ pub fn between(
         // stands out by not being in most of the span's entries.
         let lift = match overall {
             None => MIN_LIFT,
-            Some(_) if total < 2.0 * in_window => in_window / count,
-            Some(overall) => (count / in_window) / ((overall as f64 + 1.0) / (total + 1.0)),
+            Some(_) if journal.total < 2.0 * in_window => in_window / count,
+            Some(overall) => (count / in_window) / ((overall as f64 + 1.0) / (journal.total + 1.0)),
         };
         if source == Source::Word && lift < MIN_LIFT {
             continue;
         }
-        let mut entries = tally.entries;
-        entries.dedup();
         themes.push((
             count * lift.ln().max(0.5),
             Theme {
                 name,
                 source,
-                entries,
+                entries: tally.entries,
                 weeks: tally.weeks.len(),
             },
         ));
