@@ -367,10 +367,7 @@ impl MindSageApp {
                     self.journal.open_day(day, &mut more);
                 }
                 Action::Search(text) => {
-                    self.view = View::Journal;
-                    if self.journal.list_hidden() {
-                        self.journal.toggle_list();
-                    }
+                    self.show_search_box();
                     self.journal.search_for(text, &mut more);
                 }
                 Action::ShowTag(tag) => {
@@ -723,6 +720,14 @@ impl MindSageApp {
         }
     }
 
+    /// The journal with its list, where the search box is.
+    fn show_search_box(&mut self) {
+        self.view = View::Journal;
+        if self.journal.list_hidden() {
+            self.journal.toggle_list();
+        }
+    }
+
     /// The journal was written: the screens that summarise it read it again when shown.
     fn journal_changed(&mut self) {
         self.dashboard.mark_stale();
@@ -906,10 +911,7 @@ impl MindSageApp {
                     .open_day(mindsage_core::clock::now_here().date_naive(), actions);
             }
             Command::Search => {
-                self.view = View::Journal;
-                if self.journal.list_hidden() {
-                    self.journal.toggle_list();
-                }
+                self.show_search_box();
                 self.journal.focus_search();
             }
             Command::ToggleList => {

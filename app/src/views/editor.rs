@@ -1258,27 +1258,29 @@ fn around_ui(ui: &mut egui::Ui, around: &Around, today: bool) -> Option<HeaderAs
             }
         }
     });
-    if let Some(opening) = &around.last_week {
-        let words = RichText::new(format!("Last week, in short: {opening}"))
-            .small()
-            .color(ui.visuals().hyperlink_color);
-        let link = ui
-            .add(egui::Button::new(words).frame(false).wrap())
-            .on_hover_text("Show the reflections");
-        if link.clicked() {
-            asked = Some(HeaderAsk::Reflections);
-        }
+    if let Some(opening) = &around.last_week
+        && quiet_link_ui(
+            ui,
+            &format!("Last week, in short: {opening}"),
+            "Show the reflections",
+        )
+    {
+        asked = Some(HeaderAsk::Reflections);
     }
     asked
 }
 
 /// "A year ago: {name}" as a link to its day; whether it was clicked.
 fn earlier_link_ui(ui: &mut egui::Ui, when: &str, then: NaiveDate, name: &str) -> bool {
-    let words = RichText::new(format!("{when}: {name}"))
-        .small()
-        .color(ui.visuals().hyperlink_color);
+    let day = page::day_heading(then, clock::now_here().date_naive());
+    quiet_link_ui(ui, &format!("{when}: {name}"), &day)
+}
+
+/// Small words in the link colour beside the page's date; whether they were clicked.
+fn quiet_link_ui(ui: &mut egui::Ui, words: &str, hover: &str) -> bool {
+    let words = RichText::new(words).small().color(ui.visuals().hyperlink_color);
     ui.add(egui::Button::new(words).frame(false))
-        .on_hover_text(page::day_heading(then, clock::now_here().date_naive()))
+        .on_hover_text(hover)
         .clicked()
 }
 
