@@ -2,7 +2,8 @@
 //! last week's entries and then look back on the week; today's page offers it ("Last
 //! week, in short"), the Reflections screen (Ctrl+6) shows each sentence with the days
 //! of its entries, a day opens its entry, and an entry typed into that week has the
-//! week written again.
+//! week written again. Ask reads a question about the time since something the
+//! journal tells of ("since the move") as the days from that entry on.
 
 #[path = "../../core/tests/ollama_server/mod.rs"]
 mod ollama_server;
@@ -143,4 +144,86 @@ fn last_week_is_looked_back_on_and_each_sentence_opens_its_entries() {
     wait_until(&mut harness, "the new reflection on the screen", |h| {
         shows(h, "and stayed in with the rain.")
     });
+}
+
+/// Ask, asked about the time since something the journal tells of: the question's dates
+/// run from that entry's day, the window says which entry it took, and the entries
+/// before it are not the answer's sources.
+#[test]
+fn a_question_since_the_move_is_answered_from_the_days_after_it() {
+    let server = ollama_server::shared();
+    let _guard = ollama_server::exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let today = chrono::Local::now().date_naive();
+    {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        for (days_ago, title, body) in [
+            (70, "Work stress", "Slept terribly, deadlines all week."),
+            (
+                60,
+                "Boxes",
+                "Packing boxes for the flat. Slept badly on the sofa.",
+            ),
+            (
+                50,
+                "Moving day",
+                "The move is done: we carried the last boxes into the flat on Elm Street.",
+            ),
+            (
+                40,
+                "New bedroom",
+                "Slept well in the new bedroom, the street is quiet.",
+            ),
+            (20, "Neighbours", "Slept badly again, the neighbours had a party."),
+        ] {
+            let noon = (today - Days::new(days_ago))
+                .and_hms_opt(12, 0, 0)
+                .unwrap()
+                .and_local_timezone(chrono::Local)
+                .unwrap();
+            let entry = NewEntry {
+                title: title.into(),
+                body: body.into(),
+                created_at: Some(noon.fixed_offset()),
+                ..NewEntry::default()
+            };
+            entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+        }
+    }
+    let enrichment = serde_json::json!({"title": "A note", "mood_score": 5, "mood_tags": [],
+        "summary": "A note.", "people": [], "places": [], "activities": []});
+    let reflection = serde_json::json!({"sentences": [{"text": "You wrote.", "entries": [1]}]});
+    let rules = serde_json::json!({"token_delay_ms": 0, "first_token_delay_ms": 0, "rules": [
+        {"match": "since the move", "response": "You slept well at first, then badly."},
+        // The model's background work on the entries, never the answer's text.
+        {"match": "private journal entry", "response": enrichment.to_string()},
+        {"match": "short reflection", "response": reflection.to_string()},
+    ]});
+    server.script(&rules.to_string());
+    let startup = Startup::on_view(dir.path().to_path_buf(), View::Ask);
+    let mut harness = app_from(startup, server.settings(), 900.0);
+    harness.run_steps(2);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(34);
+    type_slowly(
+        &mut harness,
+        &mut rng,
+        Role::TextInput,
+        "Question",
+        "How have I slept since the move?",
+    );
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    let moved = (today - Days::new(50)).format("%-d %B %Y");
+    wait_until(&mut harness, "the answer from the days since the move", |h| {
+        shows(h, "You slept well at first, then badly.")
+            && shows(h, &format!("Remembered: since the move (your entry of {moved})"))
+    });
+    for title in ["New bedroom", "Neighbours"] {
+        assert!(harness.query_by_label(title).is_some(), "{title} is a source");
+    }
+    for title in ["Work stress", "Boxes"] {
+        assert!(
+            harness.query_by_label(title).is_none(),
+            "{title}, before the move, is not"
+        );
+    }
 }

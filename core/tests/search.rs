@@ -680,3 +680,89 @@ fn words_of_unspaced_scripts_are_found_inside_runs() {
         .unwrap();
     assert_eq!(terms, 0, "no pair of the purged entry is left in the index");
 }
+
+/// An entry lived at noon on `day`.
+fn add_on(conn: &mut rusqlite::Connection, day: chrono::NaiveDate, title: &str, body: &str) -> i64 {
+    let noon = chrono::Local
+        .from_local_datetime(&day.and_hms_opt(12, 0, 0).unwrap())
+        .earliest()
+        .unwrap();
+    entries::create(
+        conn,
+        USER,
+        &NewEntry {
+            title: title.into(),
+            body: body.into(),
+            created_at: Some(noon.fixed_offset()),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_question_since_something_the_journal_tells_of_runs_from_that_entrys_day() {
+    use mindsage_core::search::question;
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let day = |m, d| chrono::NaiveDate::from_ymd_opt(2026, m, d).unwrap();
+    add_on(&mut conn, day(2, 1), "Boxes", "Packing boxes, slept badly.");
+    let moved = add_on(
+        &mut conn,
+        day(3, 14),
+        "Moving day",
+        "The move is done, we moved into the flat.",
+    );
+    add_on(&mut conn, day(4, 2), "", "I moved the sofa again.");
+    add_on(
+        &mut conn,
+        day(5, 9),
+        "Wedding",
+        "My cousin's wedding in the hills.",
+    );
+    let now = chrono::Local.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
+    let read = |text: &str| question::dated(&conn, USER, text, now, 5).unwrap();
+
+    // "since": from the day of the entry that tells of it best, the rest searched.
+    let since = read("How have I slept since the move?");
+    let event = since.event.clone().unwrap();
+    assert_eq!((event.entry, event.day), (moved, day(3, 14)));
+    assert_eq!(event.described(), "since the move (your entry of 14 March 2026)");
+    assert_eq!(
+        (since.query.filter.from, since.query.filter.to),
+        (Some(day(3, 14)), None)
+    );
+    assert_eq!(
+        since.query.text.split_whitespace().collect::<Vec<_>>(),
+        ["How", "have", "I", "slept", "?"]
+    );
+    // Words as the person wrote them, in another case, and "I moved" for the move.
+    assert_eq!(
+        read("Since I moved, how is work?").event.unwrap().words,
+        "Since I moved"
+    );
+    // "before" ends the day before; "after" starts the day after.
+    let before = read("What did I do before my cousin's wedding?");
+    assert_eq!(
+        (before.query.filter.from, before.query.filter.to),
+        (None, Some(day(5, 8)))
+    );
+    let after = read("What happened after the wedding?").query.filter;
+    assert_eq!((after.from, after.to), (Some(day(5, 10)), None));
+
+    // Times of any day, words the journal never tells of, and explicit dates are not
+    // events.
+    for text in [
+        "How do I feel after work?",
+        "What did I do before bed?",
+        "What happened since the earthquake?",
+        "Have I felt like this before?",
+        "What has happened since then?",
+    ] {
+        let read = read(text);
+        assert_eq!(read.event, None, "{text}");
+        assert!(read.query.filter.is_empty(), "{text}");
+    }
+    let dated = read("What happened since March 2026?");
+    assert_eq!((dated.event, dated.query.filter.from), (None, Some(day(3, 1))));
+}

@@ -28,7 +28,7 @@
 //! [`timing_names`] (`ask.plan` … `ask.overhead`). [`save_chat`] stores the exchange
 //! through `db::chats`; the caller runs it wherever writes run (writer thread, CLI).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Local};
@@ -36,13 +36,11 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::client::Message;
-use super::enrich::has_words;
 use super::{AiError, OllamaClient, Result, plan};
-use crate::clock;
 pub use crate::db::chats::Source;
 use crate::db::chats::{self, Exchange};
 use crate::db::{self, UserId, entries, memory, reflections};
-use crate::search::remembered::Within;
+use crate::search::question::{self, has_words};
 use crate::search::{self, nearest::VectorCache};
 use crate::timing;
 
@@ -110,7 +108,8 @@ pub enum AskEvent {
     /// Discard the answer text shown so far: the call is being retried.
     Reset,
     /// What the journal remembered of the question's words ("Maya, whom you call your
-    /// sister"), before the search over their entries.
+    /// sister", "since the move (your entry of 14 March 2026)"), before the search over
+    /// their entries.
     Remembered(Vec<String>),
     /// The entries the answer rests on.
     Sources(Vec<Source>),
@@ -304,7 +303,7 @@ impl Asking<'_> {
         let plan = self.plan(emit, cost).await?;
         let found = match &plan.query {
             Some(query) => {
-                let found = self.find(query, emit, cost).await?;
+                let found = self.find(query, plan.event.as_ref(), emit, cost).await?;
                 if found.sources.is_empty() {
                     // Nothing to answer from: a model given no entries answers from nothing,
                     // and a small one invents. Say so, and what was searched, without a
@@ -355,24 +354,25 @@ impl Asking<'_> {
 
     /// Stages 2 and 3: the search phrase embedded (keywords alone if that fails), then
     /// the hybrid search whose best entries become the sources and the context. The
-    /// people, places and activities the question names ("my sister") are found in the
+    /// people and places the question names ("my sister") are found in the
     /// journal's memory first: the search then runs over their entries for the rest of
     /// the question, and their newest entries in the question's dates fill what the
-    /// search leaves.
+    /// search leaves. `event` is what the question's dates run from or to, to show.
     async fn find(
         &self,
         query: &search::SearchQuery,
+        event: Option<&question::Event>,
         emit: &mut dyn FnMut(AskEvent),
         cost: &mut AskCost,
     ) -> Result<Found> {
-        let named = memory::named_in(self.conn, self.user, &query.text)?;
         let mut query = query.clone();
         let mut found = Found::default();
-        if !named.is_empty() {
-            query.text = without_names(&query.text, &named);
-            let subjects: Vec<_> = named.iter().map(|n| n.subject).collect();
-            query.filter.within = Some(Arc::new(Within::of(self.conn, self.user, &subjects)?));
-            found.remembered = named.iter().map(memory::Named::described).collect();
+        let named = question::remember(self.conn, self.user, &mut query)?;
+        found.remembered = event.into_iter().map(question::Event::described).collect();
+        found
+            .remembered
+            .extend(named.iter().map(memory::Named::described));
+        if !found.remembered.is_empty() {
             emit(AskEvent::Remembered(found.remembered.clone()));
         }
         let searched = named.is_empty() || has_words(&query.text);
@@ -385,39 +385,20 @@ impl Asking<'_> {
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let mut chosen: Vec<Source> = Vec::new();
+        let mut outcome = None;
         if searched {
-            let outcome = match self.vectors {
+            let searched = match self.vectors {
                 Some(vectors) => {
                     search::hybrid_shared(self.conn, self.user, &query, embedding.as_deref(), vectors)?
                 }
                 None => search::hybrid_knn(self.conn, self.user, &query, embedding.as_deref())?,
             };
-            if let search::SearchMode::KeywordOnly { reason } = &outcome.mode {
+            if let search::SearchMode::KeywordOnly { reason } = &searched.mode {
                 found.keyword_only = Some(reason.clone());
             }
-            chosen = outcome
-                .hits
-                .iter()
-                .map(|hit| Source {
-                    entry_id: hit.entry_id,
-                    created_at: hit.created_at.clone(),
-                    title: hit.title.clone(),
-                })
-                .collect();
+            outcome = Some(searched);
         }
-        if let Some(within) = &query.filter.within {
-            for row in within.rows() {
-                let day = clock::lived(&row.created_at, row.utc_offset).map(|l| l.date_naive());
-                if query.filter.keeps_day(day) && !chosen.iter().any(|source| source.entry_id == row.id) {
-                    chosen.push(Source {
-                        entry_id: row.id,
-                        created_at: row.created_at.clone(),
-                        title: row.title.clone(),
-                    });
-                }
-            }
-        }
+        let chosen = question::sources(&query, outcome.as_ref());
         for (n, source) in chosen.into_iter().take(plan::CONTEXT_ENTRIES).enumerate() {
             let entry = entries::get(self.conn, self.user, source.entry_id)?;
             found.context.push_str(&context_block(n + 1, &entry));
@@ -584,22 +565,6 @@ fn stage_done(emit: &mut dyn FnMut(AskEvent), stage: Stage, started: Instant) ->
 }
 
 /// One entry as context: its date, title and summary, or the opening of its body.
-/// `text` without the words that named the subjects (and a "my" or "our" before them):
-/// the search over their entries looks for the rest.
-fn without_names(text: &str, named: &[memory::Named]) -> String {
-    let mut rest = text.to_lowercase();
-    for n in named {
-        for words in [
-            format!("my {}", n.words),
-            format!("our {}", n.words),
-            n.words.clone(),
-        ] {
-            rest = rest.replace(&words, " ");
-        }
-    }
-    rest.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// A reflection in the context, unnumbered: the answer cites entries, not it.
 fn reflection_block(reflection: &reflections::Reflection) -> String {
     let sentences: Vec<&str> = reflection.sentences.iter().map(|s| s.text.as_str()).collect();

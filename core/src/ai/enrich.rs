@@ -35,6 +35,7 @@ use crate::db::memory::{self, Kind};
 use crate::db::queries::ENRICH_WRITE;
 use crate::db::{self, EntryId, UserId, jobs};
 use crate::search::document::{self, DocumentText};
+use crate::search::question::has_words;
 
 /// Model calls allowed for one entry's enrichment (the first and two retries).
 pub const MAX_ATTEMPTS: u32 = 3;
@@ -312,11 +313,6 @@ fn title_from(summary: &str) -> String {
     let title = words.join(" ");
     let title = title.trim_end_matches(|c: char| !c.is_alphanumeric());
     clip(title, MAX_TITLE_CHARS)
-}
-
-/// Whether `text` has a letter or digit: punctuation alone (")") is as empty as a blank.
-pub(super) fn has_words(text: &str) -> bool {
-    text.chars().any(char::is_alphanumeric)
 }
 
 /// Whitespace collapsed, the quotes and asterisks the model likes to wrap text in

@@ -4,7 +4,8 @@
 //! local rule decides without a model whenever the question plainly needs the journal
 //! ([`local`]):
 //! * it speaks about the writer's life ("I", "my", "felt", …: [`JOURNAL_WORDS`]);
-//! * it names explicit dates, which [`crate::search::dates`] reads;
+//! * it names explicit dates, which [`crate::search::dates`] reads, or a period from or
+//!   to something the journal tells of ("since the move": [`crate::search::question`]);
 //! * most of its content words are in the writer's journal ([`journal_uses_words`]):
 //!   "Summarise the lighthouse walk." has no personal word, but a journal that talks
 //!   about lighthouses and walks is what it is about.
@@ -22,7 +23,7 @@ use super::client::Message;
 use crate::clock;
 use crate::db::{self, UserId};
 use crate::search::keyword::{self, LastWord, QueryWords};
-use crate::search::{SearchFilter, SearchQuery};
+use crate::search::{SearchFilter, SearchQuery, question};
 
 /// Entries given to the model as context: the most a plan's search asks for.
 pub const CONTEXT_ENTRIES: usize = 5;
@@ -48,6 +49,9 @@ Reply with JSON only: \"needs_context\": true if answering needs the person's jo
 /// How a question is answered: from the journal (`query`) or from the model alone.
 pub(super) struct Plan {
     pub query: Option<SearchQuery>,
+    /// The event the question's dates run from or to ("since the move"), when the
+    /// journal told of it.
+    pub event: Option<question::Event>,
     /// True when the local rule decided, without a model call.
     pub local: bool,
 }
@@ -71,10 +75,14 @@ pub(super) fn local(
     question: &str,
     now: DateTime<Local>,
 ) -> db::Result<Option<Plan>> {
-    let (query, range) = SearchQuery::from_text(question, now, CONTEXT_ENTRIES);
-    let needs_journal = range.is_some() || is_personal(question) || journal_uses_words(conn, user, question)?;
+    let dated = question::dated(conn, user, question, now, CONTEXT_ENTRIES)?;
+    let needs_journal = dated.range.is_some()
+        || dated.event.is_some()
+        || is_personal(question)
+        || journal_uses_words(conn, user, question)?;
     Ok(needs_journal.then_some(Plan {
-        query: Some(query),
+        query: Some(dated.query),
+        event: dated.event,
         local: true,
     }))
 }
@@ -163,6 +171,7 @@ pub(super) async fn with_model(
             );
             return Ok(Plan {
                 query: Some(SearchQuery::new(question, CONTEXT_ENTRIES)),
+                event: None,
                 local: false,
             });
         }
@@ -170,6 +179,7 @@ pub(super) async fn with_model(
     if !reply.needs_context {
         return Ok(Plan {
             query: None,
+            event: None,
             local: false,
         });
     }
@@ -184,6 +194,7 @@ pub(super) async fn with_model(
     };
     Ok(Plan {
         query: Some(query),
+        event: None,
         local: false,
     })
 }

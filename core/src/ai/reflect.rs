@@ -14,12 +14,13 @@ use rusqlite::Connection;
 use serde::Deserialize;
 
 use super::client::Message;
-use super::enrich::{clip, has_words, one_line};
+use super::enrich::{clip, one_line};
 use super::{OllamaClient, Result};
 use crate::db::entries::{self, ListFilter};
 use crate::db::memory::{self, Kind};
 use crate::db::reflections::{Due, Period, Sentence};
 use crate::db::{self, EntryId};
+use crate::search::question::has_words;
 
 /// Entries one reflection reads: every one of a week; of a busy month, this many spread
 /// evenly over it, so the call's cost stays bounded.

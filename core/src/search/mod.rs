@@ -24,6 +24,7 @@ pub mod keyword;
 pub mod nearest;
 pub mod quality;
 pub mod quantize;
+pub mod question;
 pub mod relevance;
 pub mod remembered;
 pub mod snippet;
