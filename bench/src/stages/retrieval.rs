@@ -1,10 +1,12 @@
 //! The `retrieval` stage: does search put the right entry first?
 //!
-//! Scores keyword, vector and hybrid search on hand-labelled sets (the two committed
-//! ones, written independently so that a choice tuned to one shows as a drop on the
-//! other, or any file in the same format given with `--dataset`) with
-//! `mindsage_core::search::quality`, which asks every question through the app's own
-//! search path. Each option the project has considered is scored side by side: the
+//! Scores keyword, vector and hybrid search, and the entries Ask gives the model with and
+//! without what the journal remembers (`ask`, `ask_no_memory`), on hand-labelled sets
+//! (the committed ones: the first two written independently so that a choice tuned to
+//! one shows as a drop on the other, the third with what enrichment would have found
+//! in each entry and questions about people, places, periods and themes; or any file
+//! in the same format given with `--dataset`) with `mindsage_core::search::quality`,
+//! which asks every question through the app's own search and Ask paths. Each option the project has considered is scored side by side: the
 //! app's defaults; title and opening sentences instead of whole entries; task prefixes
 //! (which models such as nomic-embed-text are trained with); meaning-first fusion at
 //! half and at one and a half times its keyword margin, to show whether the default
@@ -43,8 +45,13 @@ use crate::run::{Dataset, Measure, QuestionRanks, Scenario, Unit};
 pub const DEFAULT_SET: &str = "bench/data/retrieval-v1.json";
 
 /// Every committed labelled set; the second was written later, independently, to catch
-/// choices that only suit the first.
-pub const DEFAULT_SETS: [&str; 2] = [DEFAULT_SET, "bench/data/retrieval-v2.json"];
+/// choices that only suit the first; the third carries what the journal remembers of
+/// each entry, for the questions that need it.
+pub const DEFAULT_SETS: [&str; 3] = [
+    DEFAULT_SET,
+    "bench/data/retrieval-v2.json",
+    "bench/data/retrieval-v3.json",
+];
 
 pub struct Retrieval;
 

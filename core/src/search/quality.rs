@@ -3,15 +3,21 @@
 //! A labelled set is a small journal plus questions whose relevant entries were marked
 //! by hand. [`evaluate`] writes the journal into a real journal file the caller opened
 //! for it (the bench and the tests make a temporary one), embeds it with the configured
-//! model, and asks every question through exactly the path the app uses (dates read out
-//! of the question, keyword, vector and hybrid search), so the scores are what a person
-//! would experience. Everything is deterministic: the same set, model and options give
-//! the same numbers on every run.
+//! model, and asks every question through exactly the paths the app uses: the search
+//! box's (dates read out of the question, then keyword, vector and hybrid search) and
+//! Ask's, which also reads a period named by an event ("since the move") and the people
+//! and places the journal remembers ([`super::question`]). Ask's is scored twice, with
+//! and without what the journal remembers, so the figures show what memory gains. The
+//! scores are what a person would experience. Everything is deterministic: the same
+//! set, model and options give the same numbers on every run.
 //!
 //! Format (JSON), documented in `bench/data/README.md`:
-//! `{"name", "now", "entries":[{"id","created_at","title","body","tags"}],
+//! `{"name", "now", "entries":[{"id","created_at","title","body","tags","remembers"}],
 //!   "questions":[{"id","text","relevant":[ids],"kind"}]}`. `now` (optional, RFC 3339) is
 //! the instant relative dates in questions are read against; `tags` may be missing;
+//! `remembers` (optional) is what enrichment would have found in the entry
+//! (`[{"kind": "person"|"place"|"activity", "name", "relation"}]`), written to the
+//! journal's memory as enrichment writes it;
 //! `kind` (optional) groups questions so scores can be read per kind. A question whose
 //! `relevant` is empty is one the journal does not answer: it takes no part in the
 //! ranking figures, and measures the relevance floor ([`super::relevance`]) with the
@@ -24,11 +30,12 @@ use chrono::{DateTime, Local, Utc};
 use rusqlite::Connection;
 
 use super::document::{DocumentText, document_text};
+use super::question;
 use super::relevance::{self, close_in_meaning};
 use super::{SearchMode, SearchQuery, Searcher};
 use crate::clock;
 use crate::db::entries::{self, NewEntry};
-use crate::db::{self, DEFAULT_USER, vectors};
+use crate::db::{self, DEFAULT_USER, memory, vectors};
 
 /// How many results a question's ranking keeps; MRR counts a first relevant hit up to here.
 const RANKED: usize = 10;
@@ -56,6 +63,18 @@ pub struct LabelledEntry {
     pub body: String,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// What enrichment would have found in it: the people, places and activities.
+    #[serde(default)]
+    pub remembers: Vec<LabelledMemory>,
+}
+
+/// One person, place or activity an entry mentions, as the model would report it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct LabelledMemory {
+    pub kind: memory::Kind,
+    pub name: String,
+    #[serde(default)]
+    pub relation: String,
 }
 
 impl LabelledEntry {
@@ -186,16 +205,27 @@ impl QualityOptions {
     }
 }
 
-/// The three ways of ranking that are scored.
+/// The ways of ranking that are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     Keyword,
     Vector,
     Hybrid,
+    /// The entries Ask gives the model, as Ask finds them ([`super::question`]).
+    Ask,
+    /// The same, without what the journal remembers: what memory gains is the
+    /// difference.
+    AskNoMemory,
 }
 
-pub const METHODS: [Method; 3] = [Method::Keyword, Method::Vector, Method::Hybrid];
+pub const METHODS: [Method; 5] = [
+    Method::Keyword,
+    Method::Vector,
+    Method::Hybrid,
+    Method::Ask,
+    Method::AskNoMemory,
+];
 
 impl Method {
     pub fn name(self) -> &'static str {
@@ -203,6 +233,8 @@ impl Method {
             Method::Keyword => "keyword",
             Method::Vector => "vector",
             Method::Hybrid => "hybrid",
+            Method::Ask => "ask",
+            Method::AskNoMemory => "ask_no_memory",
         }
     }
 }
@@ -326,6 +358,8 @@ pub fn evaluate(
         .map(|q| format!("{}{}", options.query_prefix, q.text))
         .collect();
     let question_vectors = embed(&questions).map_err(QualityError::Embed)?;
+    let now = set.now();
+    let asked = AskedQuestion::read_all(conn, set, options, now, &mut embed)?;
 
     let label_of: HashMap<i64, &str> = ids
         .iter()
@@ -337,16 +371,18 @@ pub fn evaluate(
             .filter_map(|id| label_of.get(id).map(|l| l.to_string()))
             .collect()
     };
-    let now = set.now();
     let mut searcher = Searcher::default();
     let mut per_question = Vec::new();
     let mut rankings: HashMap<Method, Vec<Ranking>> = HashMap::new();
     let mut floors: HashMap<Method, FloorTally> = HashMap::new();
-    for (q, qv) in set.questions.iter().zip(&question_vectors) {
+    for ((q, qv), asked) in set.questions.iter().zip(&question_vectors).zip(&asked) {
         let (mut query, range) = SearchQuery::from_text(&q.text, now, RANKED);
         query.fusion = options.fusion;
         let mut ranked = HashMap::new();
-        for (method, hits) in rank(conn, &mut searcher, &query, qv)? {
+        let mut methods = Vec::from(rank(conn, &mut searcher, &query, qv)?);
+        methods.push((Method::Ask, asked.with_memory.rank(conn, &mut searcher)?));
+        methods.push((Method::AskNoMemory, asked.without.rank(conn, &mut searcher)?));
+        for (method, hits) in methods {
             let ranked_labels = labels(&hits.ids);
             floors.entry(method).or_default().add(
                 q,
@@ -410,7 +446,7 @@ impl FloorTally {
             answers_kept: share(self.kept, self.answers.len()),
             nothing_found: share(self.found_nothing, self.nothing.len()),
             best: match method {
-                Method::Keyword => None,
+                Method::Keyword | Method::Ask | Method::AskNoMemory => None,
                 Method::Vector | Method::Hybrid => relevance::best_floor(&self.answers, &self.nothing),
             },
             answers: self.answers.clone(),
@@ -419,15 +455,109 @@ impl FloorTally {
     }
 }
 
-/// The set's entries as journal entries, in one transaction: their ids, in the set's order.
+/// The model name the set's memory is stored under, as if enrichment had read it.
+const LABELLED_MODEL: &str = "labelled";
+
+/// The set's entries as journal entries, with what each remembers, in one transaction:
+/// their ids, in the set's order.
 fn write_entries(conn: &mut Connection, set: &LabelledSet) -> Result<Vec<i64>, QualityError> {
     let tx = conn.transaction().map_err(db::DbError::from)?;
     let mut ids = Vec::with_capacity(set.entries.len());
     for e in &set.entries {
-        ids.push(entries::insert_entry(&tx, DEFAULT_USER, &e.new_entry())?);
+        let id = entries::insert_entry(&tx, DEFAULT_USER, &e.new_entry())?;
+        let found: Vec<memory::Found> = e
+            .remembers
+            .iter()
+            .map(|m| memory::Found {
+                kind: m.kind,
+                name: m.name.clone(),
+                relation: m.relation.clone(),
+            })
+            .collect();
+        if !found.is_empty() {
+            memory::remember(&tx, DEFAULT_USER, id, &e.body, &found, LABELLED_MODEL)?;
+        }
+        ids.push(id);
     }
     tx.commit().map_err(db::DbError::from)?;
     Ok(ids)
+}
+
+/// A question read as Ask reads it, with and without what the journal remembers.
+struct AskedQuestion {
+    with_memory: AskQuery,
+    without: AskQuery,
+}
+
+/// One way Ask would search for a question, and the embedding of its words.
+struct AskQuery {
+    query: SearchQuery,
+    /// Whether words are left to search for (a question naming only people is their
+    /// entries).
+    searched: bool,
+    embedding: Option<Vec<f32>>,
+}
+
+impl AskedQuestion {
+    /// Every question of `set` read as Ask reads it, its remaining words embedded (in
+    /// one call) as Ask embeds them.
+    fn read_all(
+        conn: &Connection,
+        set: &LabelledSet,
+        options: &QualityOptions,
+        now: DateTime<Local>,
+        embed: &mut impl FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
+    ) -> Result<Vec<AskedQuestion>, QualityError> {
+        let mut queries = Vec::new();
+        for q in &set.questions {
+            let mut without = question::dated(conn, DEFAULT_USER, &q.text, now, FIRST)?.query;
+            without.fusion = options.fusion;
+            let mut with_memory = without.clone();
+            let named = question::remember(conn, DEFAULT_USER, &mut with_memory)?;
+            let searched = named.is_empty() || question::has_words(&with_memory.text);
+            queries.push((with_memory, searched));
+            queries.push((without, true));
+        }
+        let phrases: Vec<String> = queries
+            .iter()
+            .filter(|(query, searched)| *searched && !query.text.trim().is_empty())
+            .map(|(query, _)| format!("{}{}", options.query_prefix, query.text.trim()))
+            .collect();
+        let mut vectors = embed(&phrases).map_err(QualityError::Embed)?.into_iter();
+        let mut asked = queries.into_iter().map(|(query, searched)| {
+            let embedded = searched && !query.text.trim().is_empty();
+            AskQuery {
+                embedding: if embedded { vectors.next() } else { None },
+                query,
+                searched,
+            }
+        });
+        let mut read = Vec::new();
+        while let (Some(with_memory), Some(without)) = (asked.next(), asked.next()) {
+            read.push(AskedQuestion { with_memory, without });
+        }
+        Ok(read)
+    }
+}
+
+impl AskQuery {
+    /// The entries Ask would give the model, best first.
+    fn rank(&self, conn: &Connection, searcher: &mut Searcher) -> Result<Ranked, QualityError> {
+        let outcome = match self.searched {
+            true => Some(searcher.hybrid(conn, DEFAULT_USER, &self.query, self.embedding.as_deref())?),
+            false => None,
+        };
+        let ids: Vec<i64> = question::sources(&self.query, outcome.as_ref())
+            .into_iter()
+            .take(FIRST)
+            .map(|source| source.entry_id)
+            .collect();
+        Ok(Ranked {
+            floored: ids.clone(),
+            ids,
+            scores: None,
+        })
+    }
 }
 
 /// Embeds every entry's text as the options say and stores the vectors under `ids`.
