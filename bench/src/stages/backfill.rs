@@ -16,7 +16,10 @@
 //!
 //! Also recorded: the time from the runner's start until the newest 100 entries all
 //! have a vector (`backfill.newest_100_searchable`), which is what a person who opens
-//! an imported journal and searches at once waits for.
+//! an imported journal and searches at once waits for; and the model calls the whole
+//! backfill costs per entry (`backfill.model_calls_per_entry`): enrichment's one call
+//! per entry, which also finds the people and places, plus one reflection per week and
+//! month with entries, counted from the reflections the journal queues.
 
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -26,7 +29,7 @@ use anyhow::{Context, bail};
 use mindsage_core::ai::runner::{self, EMBED_BATCH, JobRunner, QueueStatus};
 use mindsage_core::ai::{OllamaClient, enrich};
 use mindsage_core::db::writer::Writer;
-use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries};
+use mindsage_core::db::{self, DEFAULT_USER, StorageOptions, entries, reflections};
 
 use super::{Recorder, Stage, StageContext};
 use crate::busy::{self, Load};
@@ -64,6 +67,7 @@ impl Stage for Backfill {
         let conn = db::open(&copy("texts.db")?, &options)?;
         let texts = newest_first_texts(&conn, QUEUED)?;
         let photos: i64 = conn.query_row("SELECT count(*) FROM media", [], |r| r.get(0))?;
+        let periods = reflections::queue_ended(&conn, DEFAULT_USER, chrono::Local::now().date_naive())?;
         drop(conn);
         out.datasets.push(Dataset {
             stage: "backfill".into(),
@@ -149,6 +153,18 @@ impl Stage for Backfill {
             ),
             queue_load,
             retry,
+        ));
+        out.push(Scenario::new(
+            "backfill",
+            Some(ENTRIES),
+            "backfill.model_calls_per_entry",
+            Measure::Value {
+                value: 1.0 + periods as f64 / ENTRIES as f64,
+                unit: Unit::Count,
+            },
+            Some(format!(
+                "enrichment's one generation call per entry (people, places and activities ride                  on it) and one per reflection: {periods} weeks and months with entries for                  {ENTRIES} entries (a call more only when the model's reply is invalid)"
+            )),
         ));
         Ok(())
     }
