@@ -30,7 +30,7 @@ use mindsage_core::db::stats::{DashboardStats, DayTotals};
 use mindsage_core::db::{self, EffectivePragmas, EntryId};
 use mindsage_core::demo::SeedReport;
 use mindsage_core::search::SearchOutcome;
-use mindsage_core::search::themes::Theme;
+use mindsage_core::search::themes::Lately;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::transcribe::Transcript;
 use mindsage_core::{export, import};
@@ -477,7 +477,7 @@ pub enum Response {
     Templates(Vec<db::templates::Template>),
     /// What the journal remembers, after [`Request::Memory`] or a correction.
     Memory(Vec<Subject>),
-    Themes(Themes),
+    Themes(Lately),
     Reflections {
         reflections: Vec<Reflection>,
         /// The entries their sentences cite, each once.
@@ -610,13 +610,6 @@ pub struct KeptDraft {
     pub file: PathBuf,
     /// Where it is, in the person's words.
     pub described: String,
-}
-
-/// What keeps coming back lately, for the dashboard.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Themes {
-    pub weeks: Vec<Theme>,
-    pub months: Vec<Theme>,
 }
 
 /// What is shown around a day's page, beside its date.

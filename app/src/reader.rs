@@ -38,8 +38,7 @@ use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
 
 use crate::protocol::{
-    Around, Fault, LargePhoto, NewPhoto, PhotoFrom, Reply, Request, Response, Themes, Thumbnail, VoiceEvent,
-    Watch,
+    Around, Fault, LargePhoto, NewPhoto, PhotoFrom, Reply, Request, Response, Thumbnail, VoiceEvent, Watch,
 };
 
 /// Demo entries `--demo` puts in an empty journal: enough to scroll and chart.
@@ -47,9 +46,6 @@ const DEMO_ENTRIES: usize = 2_000;
 
 /// Chats listed in the Ask history.
 const CHATS_LISTED: u32 = 100;
-
-/// Themes the dashboard shows for each span.
-const THEMES_SHOWN: usize = 6;
 
 /// Reflections the Reflections screen lists: a year of weeks and months.
 const REFLECTIONS_SHOWN: u32 = 70;
@@ -672,12 +668,8 @@ impl Reader {
 
     /// The themes of the last four weeks and of the last six months.
     fn themes(&self) -> db::Result<Response> {
-        let today = Local::now().date_naive();
-        let since = |days: u64| today - chrono::Days::new(days);
-        let mut spans = themes::each_since(&self.conn, USER, &[since(27), since(182)], today, THEMES_SHOWN)?;
-        let months = spans.pop().unwrap_or_default();
-        let weeks = spans.pop().unwrap_or_default();
-        Ok(Response::Themes(Themes { weeks, months }))
+        let lately = themes::lately(&self.conn, USER, Local::now().date_naive())?;
+        Ok(Response::Themes(lately))
     }
 
     /// The latest reflections, with the rows of the entries they cite.

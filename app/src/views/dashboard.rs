@@ -17,8 +17,9 @@ use mindsage_core::search::themes::Source;
 
 use super::year::YearInPixels;
 use super::{Action, Screen, display_lived};
-use crate::protocol::{Request, Themes};
+use crate::protocol::Request;
 use crate::wording::{self, entry_title};
+use mindsage_core::search::themes::Lately;
 
 #[derive(Default)]
 pub struct DashboardView {
@@ -28,7 +29,7 @@ pub struct DashboardView {
     month_ago: Vec<EntryRow>,
     on_this_day: Vec<EntryRow>,
     /// Read apart from the figures, which come first.
-    themes: Option<Themes>,
+    themes: Option<Lately>,
     /// Something was written since the figures were read.
     stale: bool,
     requested: bool,
@@ -63,7 +64,7 @@ impl DashboardView {
 }
 
 impl DashboardView {
-    pub fn on_themes(&mut self, themes: Themes) {
+    pub fn on_themes(&mut self, themes: Lately) {
         self.themes = Some(themes);
     }
 }
@@ -233,7 +234,7 @@ fn looking_back_ui(
 /// What keeps coming back in the last four weeks and six months; a click lists a
 /// theme's entries in the journal (a tag's through the tag filter, the rest through the
 /// search box).
-fn themes_ui(ui: &mut egui::Ui, themes: Option<&Themes>, actions: &mut Vec<Action>) {
+fn themes_ui(ui: &mut egui::Ui, themes: Option<&Lately>, actions: &mut Vec<Action>) {
     ui.label(RichText::new("Themes").strong());
     let Some(themes) = themes else {
         ui.label(RichText::new("Reading…").weak());

@@ -37,7 +37,7 @@ use mindsage_core::db::{
     self, Checkpoint, DEFAULT_USER, EntryId, StorageOptions, UserId, migrate, query_plan,
 };
 use mindsage_core::demo::{self, DemoOptions};
-use mindsage_core::search::{self, SearchQuery, Searcher};
+use mindsage_core::search::{self, SearchQuery, Searcher, themes};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -535,6 +535,23 @@ impl Journal {
         );
         let note = "StatsCache::get right after an edit committed by the writer (untimed)";
         rec.timing("dashboard.stats_after_write", q, MIN_READ_BYTES, Some(note), m);
+
+        // Not cached: the reader works them out each time the dashboard is shown.
+        let today = chrono::Local::now().date_naive();
+        let m = stats::measure(
+            sampling,
+            |_| Ok(themes::lately(reader, USER, today)?),
+            |lately| json_payload(lately.weeks.len() + lately.months.len(), lately),
+        );
+        let note = "themes::lately, the last four weeks' and six months' themes, as the \
+                    dashboard asks for them each time it is shown";
+        rec.timing(
+            "dashboard.themes",
+            "dashboard.themes",
+            MIN_READ_BYTES,
+            Some(note),
+            m,
+        );
     }
 
     /// What people type into the search box: a common word, a rarer one, a name and

@@ -114,6 +114,26 @@ pub fn between(
         .unwrap_or_default())
 }
 
+/// Themes a span shows on the dashboard.
+pub const SHOWN: usize = 6;
+
+/// What keeps coming back lately, as the dashboard shows it: the last four weeks' and
+/// the last six months'.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Lately {
+    pub weeks: Vec<Theme>,
+    pub months: Vec<Theme>,
+}
+
+/// The themes of the four weeks and of the six months up to `today`, read together.
+pub fn lately(conn: &Connection, user: UserId, today: NaiveDate) -> Result<Lately> {
+    let since = |days: u64| today - chrono::Days::new(days);
+    let mut spans = each_since(conn, user, &[since(27), since(182)], today, SHOWN)?;
+    let months = spans.pop().unwrap_or_default();
+    let weeks = spans.pop().unwrap_or_default();
+    Ok(Lately { weeks, months })
+}
+
 /// The themes of each span from one of `froms` to `to`, in their order, each best first
 /// and at most `most`. The entries are read once, for the longest span.
 pub fn each_since(
