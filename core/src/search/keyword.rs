@@ -31,17 +31,21 @@ pub const HIGHLIGHT_END: char = '\u{3}';
 
 /// Words so common they only add noise to a ranked OR query. A query of nothing but
 /// these ("what did I write?") has no words to match: search then goes by date or by
-/// meaning alone.
+/// meaning alone. Sorted, so a word is looked up by halves ([`is_stopword`]): themes
+/// split every entry of half a year into words.
 const STOPWORDS: &[&str] = &[
     "a",
     "about",
+    "actually",
     "after",
     "again",
     "all",
+    "also",
     "am",
     "an",
     "and",
     "any",
+    "anything",
     "are",
     "as",
     "at",
@@ -57,9 +61,23 @@ const STOPWORDS: &[&str] = &[
     "do",
     "does",
     "doing",
+    "entries",
+    "entry",
+    "ever",
+    "feel",
+    "felt",
+    "first",
     "for",
     "from",
+    "get",
+    "go",
+    "going",
+    "gone",
+    "got",
     "had",
+    "happen",
+    "happened",
+    "happening",
     "has",
     "have",
     "having",
@@ -76,15 +94,30 @@ const STOPWORDS: &[&str] = &[
     "is",
     "it",
     "its",
+    "journal",
+    "just",
+    "last",
+    "like",
+    "many",
     "me",
+    "much",
     "my",
     "myself",
     "of",
     "on",
     "or",
     "our",
+    "out",
+    "over",
+    "really",
+    "said",
+    "say",
     "she",
     "so",
+    "some",
+    "something",
+    "still",
+    "tell",
     "than",
     "that",
     "the",
@@ -94,15 +127,21 @@ const STOPWORDS: &[&str] = &[
     "there",
     "these",
     "they",
+    "thing",
+    "things",
     "this",
     "those",
+    "time",
+    "times",
     "to",
     "too",
     "up",
     "us",
     "very",
     "was",
+    "way",
     "we",
+    "went",
     "were",
     "what",
     "when",
@@ -114,50 +153,15 @@ const STOPWORDS: &[&str] = &[
     "will",
     "with",
     "would",
-    "you",
-    "your",
-    "ever",
-    "last",
     "write",
     "wrote",
-    "tell",
-    "journal",
-    "entry",
-    "entries",
-    // Verbs and fillers that carry the shape of a question, not its subject.
-    "get",
-    "got",
-    "go",
-    "going",
-    "went",
-    "gone",
-    "happen",
-    "happened",
-    "happening",
-    "feel",
-    "felt",
-    "thing",
-    "things",
-    "something",
-    "anything",
-    "much",
-    "many",
-    "some",
-    "really",
-    "actually",
-    "out",
-    "over",
-    "first",
-    "time",
-    "times",
-    "way",
-    "like",
-    "just",
-    "also",
-    "still",
-    "say",
-    "said",
+    "you",
+    "your",
 ];
+
+pub(crate) fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
 
 /// Whether the last word may be a prefix of a longer word (search as you type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,11 +199,11 @@ impl QueryWords {
             })
             .collect();
         let ends_mid_word = text.chars().last().is_some_and(char::is_alphanumeric);
-        let last_kept = all.last().is_some_and(|w| !STOPWORDS.contains(&w.as_str()));
+        let last_kept = all.last().is_some_and(|w| !is_stopword(w));
         let mut seen = std::collections::HashSet::new();
         let words: Vec<String> = all
             .iter()
-            .filter(|w| !STOPWORDS.contains(&w.as_str()))
+            .filter(|w| !is_stopword(w))
             .filter(|w| last == LastWord::Prefix || w.len() > 1)
             .filter(|w| seen.insert(w.as_str()))
             .cloned()
@@ -497,6 +501,12 @@ fn top_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stopwords_are_sorted_for_their_lookup() {
+        assert!(STOPWORDS.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(is_stopword("a") && is_stopword("the") && is_stopword("what") && !is_stopword("knee"));
+    }
 
     /// The FTS5 query for free text, as ranking builds it.
     fn fts_query(text: &str, last: LastWord) -> Option<String> {

@@ -13,15 +13,16 @@
 //! Themes are ranked by how many entries they have, weighted by how much more often
 //! than usual they come up.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use chrono::{Datelike, NaiveDate};
 use rusqlite::Connection;
 
-use super::keyword::{self, LastWord, QueryWords};
+use super::keyword;
 use crate::db::entries::{self, ListFilter};
 use crate::db::memory::{self, Kind};
 use crate::db::{EntryId, Result, UserId};
+use crate::scripts;
 
 /// Entries a theme needs in the window.
 pub const MIN_ENTRIES: usize = 3;
@@ -188,14 +189,8 @@ fn read_entries(conn: &Connection, user: UserId, from: NaiveDate, to: NaiveDate)
             }
         }
         let entry = entries::get(conn, user, row.id)?;
-        let text = format!("{} {}", entry.title, entry.body);
-        for word in QueryWords::parse(&text, LastWord::Whole)
-            .map(|q| q.words)
-            .unwrap_or_default()
-        {
-            if word.chars().count() >= MIN_WORD_CHARS && !word.chars().any(|c| c.is_numeric()) {
-                carries.push(((WORD, word.clone()), word));
-            }
+        for word in theme_words(&format!("{} {}", entry.title, entry.body)) {
+            carries.push(((WORD, word.clone()), word));
         }
         read.push(Read {
             id: row.id,
@@ -205,6 +200,20 @@ fn read_entries(conn: &Connection, user: UserId, from: NaiveDate, to: NaiveDate)
         });
     }
     Ok(read)
+}
+
+/// The words of `text` that can be themes, each once: split as the full-text index splits
+/// text, lower case, at least [`MIN_WORD_CHARS`] letters and no digits, not stop words.
+/// Words of scripts written without spaces are left out: the index keeps only their
+/// pairs of characters, too short to be themes. One pass over half a year of entries,
+/// so the cheap tests come before the copy.
+fn theme_words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().nth(MIN_WORD_CHARS - 1).is_some())
+        .filter(|w| !w.chars().any(|c| c.is_numeric() || scripts::unspaced(c)))
+        .map(str::to_lowercase)
+        .filter(|w| !keyword::is_stopword(w))
+        .collect()
 }
 
 /// The themes of `span`'s entries, best first, at most `most`.
