@@ -28,11 +28,12 @@ use mindsage_core::db::gallery::{self, GalleryItem};
 use mindsage_core::db::memory;
 use mindsage_core::db::reflections;
 use mindsage_core::db::stats::{self, StatsCache};
+use mindsage_core::db::unchanged::{UntilChanged, data_version};
 use mindsage_core::db::writer::Writer;
 use mindsage_core::db::{self, DEFAULT_USER, EntryId, StorageOptions, UserId};
 use mindsage_core::demo::{self, DemoOptions};
 use mindsage_core::media;
-use mindsage_core::search::themes;
+use mindsage_core::search::themes::{self, Lately};
 use mindsage_core::search::{SEARCH_BOX_RESULTS, Searcher, SharedVectors};
 use mindsage_core::voice::{self, transcribe::Transcript};
 use mindsage_core::{export, import};
@@ -79,6 +80,8 @@ struct Reader {
     /// What the job runner is started with, until it is.
     model_work: Option<(AiSettings, PathBuf, StorageOptions)>,
     stats: StatsCache,
+    /// The dashboard's themes, worked out again only after a write or on a new day.
+    themes: UntilChanged<NaiveDate, Lately>,
     /// Keeps the in-memory vector copy the search box scans.
     searcher: Searcher,
     reply: Reply,
@@ -124,6 +127,7 @@ pub(crate) fn serve(
         model_work: Some((ai, path.clone(), options.clone())),
         writer,
         stats: StatsCache::default(),
+        themes: UntilChanged::default(),
         searcher: Searcher::sharing(vectors, options.key.clone()),
         reply,
         data_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -225,13 +229,6 @@ impl OtherWriters {
             Ok(())
         }));
     }
-}
-
-/// The connection's `PRAGMA data_version`: it moves when another connection commits.
-fn data_version(conn: &Connection) -> db::Result<i64> {
-    Ok(conn
-        .prepare_cached("PRAGMA data_version")?
-        .query_row([], |row| row.get(0))?)
 }
 
 impl Reader {
@@ -667,9 +664,13 @@ impl Reader {
     }
 
     /// The themes of the last four weeks and of the last six months.
-    fn themes(&self) -> db::Result<Response> {
-        let lately = themes::lately(&self.conn, USER, Local::now().date_naive())?;
-        Ok(Response::Themes(lately))
+    fn themes(&mut self) -> db::Result<Response> {
+        let today = Local::now().date_naive();
+        let conn = &self.conn;
+        let lately = self
+            .themes
+            .get(conn, today, || themes::lately(conn, USER, today))?;
+        Ok(Response::Themes(Lately::clone(&lately)))
     }
 
     /// The latest reflections, with the rows of the entries they cite.

@@ -28,6 +28,7 @@ pub mod query_plan;
 pub mod reflections;
 pub mod stats;
 pub mod templates;
+pub mod unchanged;
 pub mod vec_extension;
 pub mod vectors;
 pub mod writer;

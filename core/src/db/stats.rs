@@ -2,9 +2,8 @@
 //!
 //! Triggers keep one `daily_stats` row per day with entries, so the dashboard reads a
 //! few thousand small rows at most, never every entry, and computes everything in one
-//! pass over them. The result is cached until the database changes: `PRAGMA
-//! data_version` moves when another connection commits, and `total_changes` when this
-//! one does, so the cache is invalidated by any write from anywhere, and only then.
+//! pass over them. The result is cached until the database changes
+//! ([`super::unchanged`]).
 
 use std::sync::Arc;
 
@@ -12,6 +11,7 @@ use chrono::{Datelike, Duration, NaiveDate};
 use rusqlite::{Connection, params};
 
 use super::queries::{DASHBOARD_DATA, NamedQuery, STATS_DAYS};
+use super::unchanged::UntilChanged;
 use super::{Result, UserId};
 use crate::clock;
 use crate::timing;
@@ -135,15 +135,7 @@ pub fn compute(days: &[DayTotals], today: NaiveDate) -> DashboardStats {
 /// Caches [`DashboardStats`] for one connection until the database changes.
 #[derive(Default)]
 pub struct StatsCache {
-    cached: Option<(CacheKey, Arc<DashboardStats>)>,
-}
-
-#[derive(PartialEq)]
-struct CacheKey {
-    user: UserId,
-    today: NaiveDate,
-    data_version: i64,
-    own_changes: u64,
+    cached: UntilChanged<(UserId, NaiveDate), DashboardStats>,
 }
 
 /// The timing of a dashboard read, cache hit or not; the rows it reads are timed under
@@ -155,20 +147,9 @@ impl StatsCache {
     /// only after a write.
     pub fn get(&mut self, conn: &Connection, user: UserId, today: NaiveDate) -> Result<Arc<DashboardStats>> {
         timing::timed(STATS_TIMING, || {
-            let key = CacheKey {
-                user,
-                today,
-                data_version: conn.query_row("PRAGMA data_version", [], |row| row.get(0))?,
-                own_changes: conn.total_changes(),
-            };
-            if let Some((cached_key, stats)) = &self.cached
-                && *cached_key == key
-            {
-                return Ok(Arc::clone(stats));
-            }
-            let stats = Arc::new(compute(&daily_totals(conn, user)?, today));
-            self.cached = Some((key, Arc::clone(&stats)));
-            Ok(stats)
+            self.cached.get(conn, (user, today), || {
+                Ok(compute(&daily_totals(conn, user)?, today))
+            })
         })
     }
 }
