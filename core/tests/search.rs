@@ -766,3 +766,46 @@ fn a_question_since_something_the_journal_tells_of_runs_from_that_entrys_day() {
     let dated = read("What happened since March 2026?");
     assert_eq!((dated.event, dated.query.filter.from), (None, Some(day(3, 1))));
 }
+
+#[test]
+fn an_event_whose_dates_leave_nothing_is_dropped_and_every_day_searched() {
+    use mindsage_core::search::question;
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let day = |m, d| chrono::NaiveDate::from_ymd_opt(2026, m, d).unwrap();
+    let knee = add_on(
+        &mut conn,
+        day(2, 3),
+        "Physio",
+        "My knee is better with the exercises.",
+    );
+    add_on(
+        &mut conn,
+        day(4, 9),
+        "Ana",
+        "Ana started treatment today, chemo every other week.",
+    );
+    let now = chrono::Local.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
+    let mut searcher = Searcher::default();
+
+    // "I started treatment" reads as Ana's: no knee after it, so every day is searched.
+    let dated = question::dated(&conn, USER, "How is my knee after I started treatment?", now, 5).unwrap();
+    assert!(dated.event.is_some());
+    let (mut query, mut event) = (dated.query, dated.event);
+    let (sources, _) = question::answer_sources(&mut query, &mut event, true, |q| {
+        searcher.hybrid(&conn, USER, q, None)
+    })
+    .unwrap();
+    assert_eq!(sources.iter().map(|s| s.entry_id).collect::<Vec<_>>(), [knee]);
+    assert_eq!(event, None, "the dates it did not use are not shown");
+    assert!(query.filter.from.is_none() && query.filter.to.is_none());
+
+    // An event whose dates hold an answer keeps them.
+    let dated = question::dated(&conn, USER, "What happened since she started treatment?", now, 5).unwrap();
+    let (mut query, mut event) = (dated.query, dated.event);
+    question::answer_sources(&mut query, &mut event, true, |q| {
+        searcher.hybrid(&conn, USER, q, None)
+    })
+    .unwrap();
+    assert!(event.is_some() && query.filter.from == Some(day(4, 9)));
+}

@@ -294,6 +294,8 @@ struct Found {
     /// What the journal remembered of the question's words ("Maya, whom you call your
     /// sister").
     remembered: Vec<String>,
+    /// What was searched, dates included: what "I found nothing" says.
+    searched: Option<search::SearchQuery>,
 }
 
 impl Asking<'_> {
@@ -308,7 +310,8 @@ impl Asking<'_> {
                     // Nothing to answer from: a model given no entries answers from nothing,
                     // and a small one invents. Say so, and what was searched, without a
                     // model call.
-                    let text = nothing_found(query, found.keyword_only.as_deref());
+                    let searched = found.searched.as_ref().unwrap_or(query);
+                    let text = nothing_found(searched, found.keyword_only.as_deref());
                     emit(AskEvent::Token(text.clone()));
                     return Ok((text, found));
                 }
@@ -368,13 +371,6 @@ impl Asking<'_> {
         let mut query = query.clone();
         let mut found = Found::default();
         let named = question::remember(self.conn, self.user, &mut query)?;
-        found.remembered = event.into_iter().map(question::Event::described).collect();
-        found
-            .remembered
-            .extend(named.iter().map(memory::Named::described));
-        if !found.remembered.is_empty() {
-            emit(AskEvent::Remembered(found.remembered.clone()));
-        }
         let searched = named.is_empty() || has_words(&query.text);
         let stage = Instant::now();
         let embedding = match searched {
@@ -385,20 +381,24 @@ impl Asking<'_> {
         cost.timings.model += cost.timings.embed;
 
         let stage = Instant::now();
-        let mut outcome = None;
-        if searched {
-            let searched = match self.vectors {
+        let mut event = event.cloned();
+        let (chosen, outcome) =
+            question::answer_sources(&mut query, &mut event, searched, |query| match self.vectors {
                 Some(vectors) => {
-                    search::hybrid_shared(self.conn, self.user, &query, embedding.as_deref(), vectors)?
+                    search::hybrid_shared(self.conn, self.user, query, embedding.as_deref(), vectors)
                 }
-                None => search::hybrid_knn(self.conn, self.user, &query, embedding.as_deref())?,
-            };
-            if let search::SearchMode::KeywordOnly { reason } = &searched.mode {
-                found.keyword_only = Some(reason.clone());
-            }
-            outcome = Some(searched);
+                None => search::hybrid_knn(self.conn, self.user, query, embedding.as_deref()),
+            })?;
+        if let Some(search::SearchMode::KeywordOnly { reason }) = outcome.map(|o| o.mode) {
+            found.keyword_only = Some(reason);
         }
-        let chosen = question::sources(&query, outcome.as_ref());
+        found.remembered = event.iter().map(question::Event::described).collect();
+        found
+            .remembered
+            .extend(named.iter().map(memory::Named::described));
+        if !found.remembered.is_empty() {
+            emit(AskEvent::Remembered(found.remembered.clone()));
+        }
         for (n, source) in chosen.into_iter().take(plan::CONTEXT_ENTRIES).enumerate() {
             let entry = entries::get(self.conn, self.user, source.entry_id)?;
             found.context.push_str(&context_block(n + 1, &entry));
@@ -413,6 +413,7 @@ impl Asking<'_> {
         }
         cost.timings.search = stage_done(emit, Stage::Search, stage);
         emit(AskEvent::Sources(found.sources.clone()));
+        found.searched = Some(query);
         Ok(found)
     }
 

@@ -492,6 +492,8 @@ struct AskedQuestion {
 /// One way Ask would search for a question, and the embedding of its words.
 struct AskQuery {
     query: SearchQuery,
+    /// What its dates run from or to, when an event the journal tells of set them.
+    event: Option<question::Event>,
     /// Whether words are left to search for (a question naming only people is their
     /// entries).
     searched: bool,
@@ -510,25 +512,27 @@ impl AskedQuestion {
     ) -> Result<Vec<AskedQuestion>, QualityError> {
         let mut queries = Vec::new();
         for q in &set.questions {
-            let mut without = question::dated(conn, DEFAULT_USER, &q.text, now, FIRST)?.query;
+            let dated = question::dated(conn, DEFAULT_USER, &q.text, now, FIRST)?;
+            let mut without = dated.query;
             without.fusion = options.fusion;
             let mut with_memory = without.clone();
             let named = question::remember(conn, DEFAULT_USER, &mut with_memory)?;
             let searched = named.is_empty() || question::has_words(&with_memory.text);
-            queries.push((with_memory, searched));
-            queries.push((without, true));
+            queries.push((with_memory, dated.event.clone(), searched));
+            queries.push((without, dated.event, true));
         }
         let phrases: Vec<String> = queries
             .iter()
-            .filter(|(query, searched)| *searched && !query.text.trim().is_empty())
-            .map(|(query, _)| format!("{}{}", options.query_prefix, query.text.trim()))
+            .filter(|(query, _, searched)| *searched && !query.text.trim().is_empty())
+            .map(|(query, _, _)| format!("{}{}", options.query_prefix, query.text.trim()))
             .collect();
         let mut vectors = embed(&phrases).map_err(QualityError::Embed)?.into_iter();
-        let mut asked = queries.into_iter().map(|(query, searched)| {
+        let mut asked = queries.into_iter().map(|(query, event, searched)| {
             let embedded = searched && !query.text.trim().is_empty();
             AskQuery {
                 embedding: if embedded { vectors.next() } else { None },
                 query,
+                event,
                 searched,
             }
         });
@@ -543,11 +547,12 @@ impl AskedQuestion {
 impl AskQuery {
     /// The entries Ask would give the model, best first.
     fn rank(&self, conn: &Connection, searcher: &mut Searcher) -> Result<Ranked, QualityError> {
-        let outcome = match self.searched {
-            true => Some(searcher.hybrid(conn, DEFAULT_USER, &self.query, self.embedding.as_deref())?),
-            false => None,
-        };
-        let ids: Vec<i64> = question::sources(&self.query, outcome.as_ref())
+        let (mut query, mut event) = (self.query.clone(), self.event.clone());
+        let embedding = self.embedding.as_deref();
+        let (sources, _) = question::answer_sources(&mut query, &mut event, self.searched, |query| {
+            searcher.hybrid(conn, DEFAULT_USER, query, embedding)
+        })?;
+        let ids: Vec<i64> = sources
             .into_iter()
             .take(FIRST)
             .map(|source| source.entry_id)

@@ -255,6 +255,35 @@ fn without_names(text: &str, named: &[memory::Named]) -> String {
     rest.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The entries an answer rests on ([`sources`]) and the search's outcome, `search`
+/// running the hybrid search of a query (`searched`: whether there are words to search
+/// for). When the question's dates came from an event (`event`) and leave no entry, the
+/// entry taken for the event was likely another ("after I started treatment" finding a
+/// friend's treatment): the question is searched again over every day, and `event` is
+/// taken away, so the person is not told of dates that were not used.
+pub fn answer_sources(
+    query: &mut SearchQuery,
+    event: &mut Option<Event>,
+    searched: bool,
+    mut search: impl FnMut(&SearchQuery) -> Result<SearchOutcome>,
+) -> Result<(Vec<Source>, Option<SearchOutcome>)> {
+    let mut outcome = match searched {
+        true => Some(search(query)?),
+        false => None,
+    };
+    let mut chosen = sources(query, outcome.as_ref());
+    if chosen.is_empty() && event.take().is_some() {
+        query.filter.from = None;
+        query.filter.to = None;
+        outcome = match searched {
+            true => Some(search(query)?),
+            false => None,
+        };
+        chosen = sources(query, outcome.as_ref());
+    }
+    Ok((chosen, outcome))
+}
+
 /// The entries an answer rests on, best first: the search's hits (`outcome`, `None`
 /// when there was nothing to search for), then the remembered subjects' entries in the
 /// question's dates that the search left, newest first.
