@@ -163,7 +163,9 @@ impl Stage for Backfill {
                 unit: Unit::Count,
             },
             Some(format!(
-                "enrichment's one generation call per entry (people, places and activities ride                  on it) and one per reflection: {periods} weeks and months with entries for                  {ENTRIES} entries (a call more only when the model's reply is invalid)"
+                "enrichment's one generation call per entry (people, places and activities ride \
+                 on it) and one per reflection: {periods} weeks and months with entries for \
+                 {ENTRIES} entries (a call more only when the model's reply is invalid)"
             )),
         ));
         Ok(())
