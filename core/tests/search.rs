@@ -21,17 +21,26 @@ use mindsage_core::search::{self, SearchFilter, SearchMode, SearchQuery, Searche
 const USER: i64 = DEFAULT_USER;
 
 fn add(conn: &mut rusqlite::Connection, title: &str, body: &str, tags: &[&str]) -> i64 {
-    entries::create(
+    let tags = tags.iter().map(|t| t.to_string()).collect();
+    add_entry(
         conn,
-        USER,
-        &NewEntry {
-            title: title.into(),
-            body: body.into(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
+        title,
+        body,
+        NewEntry {
+            tags,
             ..Default::default()
         },
     )
-    .unwrap()
+}
+
+/// `entry` with `title` and `body`, written to the journal.
+fn add_entry(conn: &mut rusqlite::Connection, title: &str, body: &str, entry: NewEntry) -> i64 {
+    let entry = NewEntry {
+        title: title.into(),
+        body: body.into(),
+        ..entry
+    };
+    entries::create(conn, USER, &entry).unwrap()
 }
 
 /// A deterministic pseudo-embedding: the same text always gives the same vector.
@@ -687,17 +696,16 @@ fn add_on(conn: &mut rusqlite::Connection, day: chrono::NaiveDate, title: &str, 
         .from_local_datetime(&day.and_hms_opt(12, 0, 0).unwrap())
         .earliest()
         .unwrap();
-    entries::create(
+    let created_at = Some(noon.fixed_offset());
+    add_entry(
         conn,
-        USER,
-        &NewEntry {
-            title: title.into(),
-            body: body.into(),
-            created_at: Some(noon.fixed_offset()),
+        title,
+        body,
+        NewEntry {
+            created_at,
             ..Default::default()
         },
     )
-    .unwrap()
 }
 
 #[test]
