@@ -108,8 +108,8 @@ pub enum AskEvent {
     /// Discard the answer text shown so far: the call is being retried.
     Reset,
     /// What the journal remembered of the question's words ("Maya, whom you call your
-    /// sister", "since the move (your entry of 14 March 2026)"), before the search over
-    /// their entries.
+    /// sister", "since the move (your entry of 14 March 2026)"), once the search has
+    /// shown which of it was used, before the sources.
     Remembered(Vec<String>),
     /// The entries the answer rests on.
     Sources(Vec<Source>),
