@@ -498,3 +498,59 @@ fn every_write_path_gives_the_same_journal_and_puts_the_settings_back() {
     assert_eq!(journals[0].1.len(), 1_200, "every entry is found by its tag");
     assert!(journals.windows(2).all(|w| w[0] == w[1]));
 }
+
+/// The state and revision of every reflection, by period and first day.
+fn reflection_states(conn: &Connection) -> Vec<(String, String, String, i64)> {
+    let mut stmt = conn
+        .prepare("SELECT period, first_day, state, revision FROM reflections ORDER BY period, first_day")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn an_import_marks_the_weeks_and_months_it_writes_into_for_a_new_reflection() {
+    use mindsage_core::db::reflections;
+    let journal = TempJournal::new();
+    let mut conn = journal.open();
+    let day = |m, d| chrono::NaiveDate::from_ymd_opt(2026, m, d).unwrap();
+    let noon = |d: chrono::NaiveDate| {
+        d.and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_local_timezone(chrono::Local)
+            .unwrap()
+            .fixed_offset()
+    };
+    // Two weeks of March with an entry each, looked back on: written, nothing pending.
+    for d in [day(3, 3), day(3, 24)] {
+        let entry = entries::NewEntry {
+            body: "A walk.".into(),
+            created_at: Some(noon(d)),
+            ..Default::default()
+        };
+        entries::create(&mut conn, DEFAULT_USER, &entry).unwrap();
+    }
+    reflections::queue_ended(&conn, DEFAULT_USER, day(6, 1)).unwrap();
+    conn.execute("UPDATE reflections SET state = 'done'", []).unwrap();
+    let before = reflection_states(&conn);
+    assert_eq!(before.len(), 3, "two weeks and March: {before:?}");
+
+    // An import with an entry in the first week: that week and March are marked, the
+    // other week is not.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.json");
+    let export = serde_json::json!({"tags": {}, "entries": [{"title": "Lunch", "body": "Lunch with Sam.",
+        "date": "2026-03-05", "time": "13:00", "tags": [], "starred": false}]});
+    std::fs::write(&path, export.to_string()).unwrap();
+    assert_eq!(import_path(&mut conn, &path, false).added, 1);
+    let after = reflection_states(&conn);
+    let marked: Vec<(&str, &str)> = after
+        .iter()
+        .filter(|(_, _, state, _)| state == "pending")
+        .map(|(period, first, _, _)| (period.as_str(), first.as_str()))
+        .collect();
+    assert_eq!(marked, [("month", "2026-03-01"), ("week", "2026-03-02")]);
+    assert!(after.iter().zip(&before).all(|(a, b)| a.3 >= b.3));
+}

@@ -7,10 +7,10 @@
 use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveTime};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::history;
 use super::jobs::{self, JobKind};
 use super::queries::*;
 use super::{Checkpoint, DbError, EntryId, Result, UserId};
+use super::{history, reflections};
 use crate::clock;
 use crate::timing;
 
@@ -560,6 +560,7 @@ pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result
     let row = NewRow::of(entry);
     let id = insert_unindexed(conn, user, entry, &row, &mut TagIds::default())?;
     index_for_search(conn, id, entry.title.trim(), &entry.body, &row.tags)?;
+    reflections::days_written(conn, user, &row.local_date, &row.local_date)?;
     Ok(id)
 }
 
@@ -570,7 +571,8 @@ pub fn insert_entry(conn: &Connection, user: UserId, entry: &NewEntry) -> Result
 pub struct NewRow {
     created_at: String,
     utc_offset: i32,
-    local_date: String,
+    /// The day it was lived, as stored (`YYYY-MM-DD`).
+    pub local_date: String,
     /// The tags as stored (see [`normalise_tags`]), for [`index_for_search`] too.
     pub tags: Vec<String>,
     word_count: u32,
@@ -593,9 +595,10 @@ impl NewRow {
     }
 }
 
-/// [`insert_entry`] without the entry's full-text row, for [`index_for_search`],
-/// which the caller must call before its transaction ends (the importer writes a whole
-/// batch's rows together). `tags` are the tags this transaction has already found or
+/// [`insert_entry`] without the entry's full-text row, for [`index_for_search`], and
+/// without marking its week's and month's reflections ([`reflections::days_written`]),
+/// both of which the caller must do before its transaction ends (the importer does them
+/// for a whole batch together). `tags` are the tags this transaction has already found or
 /// made.
 pub fn insert_unindexed(
     conn: &Connection,

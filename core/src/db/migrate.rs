@@ -126,6 +126,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0021_reflections",
         sql: include_str!("../../../migrations/0021_reflections.sql"),
     },
+    Migration {
+        version: 22,
+        name: "0022_reflections_marked_by_writers",
+        sql: include_str!("../../../migrations/0022_reflections_marked_by_writers.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -721,6 +721,15 @@ pub const REFLECTIONS_QUEUE_ENDED: NamedQuery = q(
      AND date(local_date, 'start of month', '+1 month', '-1 day') < ?2",
 );
 
+/// Marks the reflections of every week and month touching the days ?2 to ?3 to be
+/// written again: entries were added there. ?1 user. A period ends at most 31 days
+/// after a day in it, which bounds the walk of the index by its last day.
+pub const REFLECTIONS_DAYS_WRITTEN: NamedQuery = q(
+    "reflections.days_written",
+    "UPDATE reflections SET state = 'pending', attempts = 0, revision = revision + 1 \
+     WHERE user_id = ?1 AND last_day BETWEEN ?2 AND date(?3, '+31 days') AND first_day <= ?3",
+);
+
 /// The next reflection to write: the latest period first, as the person looks at the
 /// last week first. ?1 the first id not to take again in this pass (see `next`).
 pub const REFLECTIONS_NEXT: NamedQuery = q(
@@ -1217,6 +1226,7 @@ pub const CATALOGUE: &[&NamedQuery] = &[
     &AI_JOB_NEXT,
     &AI_JOB_COUNTS,
     &REFLECTIONS_QUEUE_ENDED,
+    &REFLECTIONS_DAYS_WRITTEN,
     &REFLECTIONS_NEXT,
     &REFLECTIONS_WRITE,
     &REFLECTIONS_FAILED,

@@ -12,8 +12,8 @@ use chrono::{Datelike, NaiveDate};
 use rusqlite::{Connection, params};
 
 use super::queries::{
-    REFLECTIONS_FAILED, REFLECTIONS_NEXT, REFLECTIONS_QUEUE_ENDED, REFLECTIONS_RECENT, REFLECTIONS_WITHIN,
-    REFLECTIONS_WRITE,
+    REFLECTIONS_DAYS_WRITTEN, REFLECTIONS_FAILED, REFLECTIONS_NEXT, REFLECTIONS_QUEUE_ENDED,
+    REFLECTIONS_RECENT, REFLECTIONS_WITHIN, REFLECTIONS_WRITE,
 };
 use super::{EntryId, Result, UserId};
 use crate::clock;
@@ -104,6 +104,16 @@ pub fn queue_ended(conn: &Connection, user: UserId, today: NaiveDate) -> Result<
     Ok(conn
         .prepare_cached(REFLECTIONS_QUEUE_ENDED.sql)?
         .execute(params![user, clock::format_date(today)])?)
+}
+
+/// Marks the reflections of the weeks and months touching `from` to `to` (days as
+/// stored, `YYYY-MM-DD`) to be written again: entries were added on those days. The
+/// writer of new entries calls it in their transaction, once for a save and once per
+/// batch for an import; changes and deletions are marked by triggers (migration 21).
+pub fn days_written(conn: &Connection, user: UserId, from: &str, to: &str) -> Result<()> {
+    conn.prepare_cached(REFLECTIONS_DAYS_WRITTEN.sql)?
+        .execute(params![user, from, to])?;
+    Ok(())
 }
 
 /// The next reflection to write, the latest period first, leaving out those `tried` in

@@ -37,7 +37,7 @@ use crate::clock;
 use crate::db::checkpointer::Checkpointer;
 use crate::db::entries::{self, NewEntry};
 use crate::db::jobs;
-use crate::db::{DbError, EntryId, UserId, audio, gallery, imports, memory};
+use crate::db::{DbError, EntryId, UserId, audio, gallery, imports, memory, reflections};
 use crate::media;
 
 /// Entries written per transaction: large enough that commits are a small part of the
@@ -569,8 +569,9 @@ fn write_items(
             let imported_at = clock::now_utc();
             let mut tags = entries::TagIds::default();
             let mut unindexed = Vec::new();
-            // The first and last entry this batch wrote.
+            // The first and last entry this batch wrote, and the first and last day.
             let mut written: Option<(EntryId, EntryId)> = None;
+            let mut days: Option<(String, String)> = None;
             for (item, Prepared { hash, row }) in batch.iter().zip(prepared) {
                 if known.contains(&item.external_id, &hash) {
                     report.duplicates += 1;
@@ -590,6 +591,13 @@ fn write_items(
                     continue;
                 }
                 let id = entries::insert_unindexed(&tx, user, &item.entry, &row, &mut tags)?;
+                days = Some(match days {
+                    Some((first, last)) => (
+                        first.min(row.local_date.clone()),
+                        last.max(row.local_date.clone()),
+                    ),
+                    None => (row.local_date.clone(), row.local_date.clone()),
+                });
                 if !options.write.fts_per_batch {
                     entries::index_for_search(&tx, id, item.entry.title.trim(), &item.entry.body, &row.tags)?;
                 }
@@ -618,6 +626,10 @@ fn write_items(
             // The model's work for the whole batch, as a save queues it: with the entries.
             if let Some((first, last)) = written {
                 jobs::enqueue_range(&tx, user, first, last)?;
+            }
+            // Their weeks' and months' reflections, once for the batch.
+            if let Some((first, last)) = &days {
+                reflections::days_written(&tx, user, first, last)?;
             }
             for u in &unindexed {
                 entries::index_for_search(&tx, u.id, u.item.entry.title.trim(), &u.item.entry.body, &u.tags)?;
