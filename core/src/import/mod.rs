@@ -591,13 +591,13 @@ fn write_items(
                     continue;
                 }
                 let id = entries::insert_unindexed(&tx, user, &item.entry, &row, &mut tags)?;
-                days = Some(match days {
-                    Some((first, last)) => (
-                        first.min(row.local_date.clone()),
-                        last.max(row.local_date.clone()),
-                    ),
-                    None => (row.local_date.clone(), row.local_date.clone()),
-                });
+                let day = &row.local_date;
+                match &mut days {
+                    Some((first, last)) if day < first => first.clone_from(day),
+                    Some((_, last)) if day > last => last.clone_from(day),
+                    Some(_) => {}
+                    None => days = Some((day.clone(), day.clone())),
+                }
                 if !options.write.fts_per_batch {
                     entries::index_for_search(&tx, id, item.entry.title.trim(), &item.entry.body, &row.tags)?;
                 }
