@@ -593,7 +593,7 @@ fn write_items(
                 let id = entries::insert_unindexed(&tx, user, &item.entry, &row, &mut tags)?;
                 let day = &row.local_date;
                 match &mut days {
-                    Some((first, last)) if day < first => first.clone_from(day),
+                    Some((first, _)) if day < first => first.clone_from(day),
                     Some((_, last)) if day > last => last.clone_from(day),
                     Some(_) => {}
                     None => days = Some((day.clone(), day.clone())),
