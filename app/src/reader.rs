@@ -76,7 +76,7 @@ struct Reader {
     /// Works the AI queue (titles, summaries, moods, embeddings) that saving fills;
     /// `None` until [`Request::StartModelWork`], and when the model settings are unusable
     /// (the reason was reported).
-    enrichment: Option<Arc<JobRunner>>,
+    enrichment: Option<JobRunner>,
     /// What the job runner is started with, until it is.
     model_work: Option<(AiSettings, PathBuf, StorageOptions)>,
     stats: StatsCache,
@@ -476,12 +476,12 @@ impl Reader {
     fn demo_if_empty(&self) {
         match entries::count(&self.conn, USER) {
             Ok(0) => {
-                let enrichment = self.enrichment.clone();
+                let nudge = self.enrichment.as_ref().map(JobRunner::nudge);
                 self.write(move |conn| {
                     let seeded = demo::seed(conn, USER, &demo_options())?;
                     // Bulk inserts queue no work per entry: the runner looks for them.
-                    if let Some(runner) = enrichment {
-                        runner.rescan();
+                    if let Some(nudge) = nudge {
+                        nudge.rescan();
                     }
                     Ok(Response::Seeded(seeded))
                 });
@@ -551,19 +551,18 @@ impl Reader {
             reply: self.reply.clone(),
             failed: Some(Box::new(failed)),
         };
-        let enrichment = self.enrichment.clone();
+        let nudge = self.enrichment.as_ref().map(JobRunner::nudge);
         let reply = self.reply.clone();
         drop(self.writer.submit(move |conn| {
             owed.answer(job(conn));
             // A save may have queued AI work: look at the queue now, not at the next poll.
-            if let Some(runner) = enrichment {
-                runner.wake();
-                if !runner.is_running() {
-                    reply.send(Response::ThreadStopped {
-                        what: JOBS,
-                        saving: false,
-                    });
-                }
+            if let Some(nudge) = nudge
+                && !nudge.wake()
+            {
+                reply.send(Response::ThreadStopped {
+                    what: JOBS,
+                    saving: false,
+                });
             }
             Ok(())
         }));
@@ -738,7 +737,7 @@ impl Reader {
     /// after each, and the model's queue is looked at when it is done.
     fn import_journal(&self, path: PathBuf, dry_run: bool, cancel: Arc<AtomicBool>) {
         let (journal, options) = (self.journal.clone(), self.options.clone());
-        let (reply, enrichment) = (self.reply.clone(), self.enrichment.clone());
+        let (reply, nudge) = (self.reply.clone(), self.enrichment.as_ref().map(JobRunner::nudge));
         self.spawn_file_thread("import", move || {
             let outcome = import::open(&path)
                 .map_err(|e| e.to_string())
@@ -759,8 +758,8 @@ impl Reader {
                     };
                     import::run(&mut conn, USER, &mut export, &options, progress).map_err(|e| e.to_string())
                 });
-            if let Some(runner) = enrichment.filter(|_| !dry_run) {
-                runner.wake();
+            if let Some(nudge) = nudge.filter(|_| !dry_run) {
+                nudge.wake();
             }
             reply.send(Response::Imported(outcome));
         });
@@ -966,7 +965,7 @@ fn start_enrichment(
     options: &StorageOptions,
     writer: &Arc<Writer>,
     reply: &Reply,
-) -> Option<Arc<JobRunner>> {
+) -> Option<JobRunner> {
     let status = {
         let reply = reply.clone();
         Box::new(move |status| reply.send(Response::Queue(status)))
@@ -985,7 +984,7 @@ fn start_enrichment(
             .map_err(|e| e.to_string())
         });
     match started {
-        Ok(runner) => Some(Arc::new(runner)),
+        Ok(runner) => Some(runner),
         Err(message) => {
             reply.send(Response::Failed(format!(
                 "titles and summaries are off: {message}"

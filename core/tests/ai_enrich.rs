@@ -471,3 +471,61 @@ fn the_backlog_holds_back_while_ask_answers() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// The app's reader owns the runner and a hold on the writer; the saves it queues wake
+/// the runner when they are done. When the reader ends (the journal closed to change its
+/// encryption) while a save still runs on the writer, the runner and the writer end as
+/// soon as it is done and let the journal go: the save held a [`runner::Nudge`], not
+/// the runner, so the runner is never dropped on the writer's thread, which waited for
+/// itself and kept the journal open for ever.
+#[test]
+fn a_save_that_outlives_the_runners_owner_lets_the_journal_go() {
+    let Journal {
+        _dir,
+        path,
+        reader,
+        writer,
+    } = journal();
+    drop(reader);
+    let down = AiSettings {
+        host: format!("http://127.0.0.1:{}", ollama_server::free_port()),
+        ..AiSettings::default()
+    };
+    let (status, statuses) = std::sync::mpsc::channel();
+    let runner = runner::JobRunner::spawn(
+        OllamaClient::new(&down).unwrap(),
+        path.clone(),
+        StorageOptions::default(),
+        writer.clone(),
+        Box::new(move |queue| drop(status.send(queue.activity))),
+    )
+    .unwrap();
+    // Between passes, as the app's runner is most of the time: it stops at once.
+    while statuses.recv().unwrap() == runner::Activity::Working {}
+
+    // A save in hand on the writer when its owner goes.
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    let nudge = runner.nudge();
+    drop(writer.submit(move |_| {
+        wait.recv().unwrap();
+        nudge.wake();
+        Ok(())
+    }));
+    // Dropped as the reader drops them (the writer's hold first), on a thread of their
+    // own: the last one waits for the save.
+    let owner = std::thread::spawn(move || {
+        drop(writer);
+        drop(runner);
+    });
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    go.send(()).unwrap();
+
+    owner.join().unwrap();
+    // Nobody has the journal open: a connection can take it whole.
+    let whole = rusqlite::Connection::open(&path).unwrap();
+    whole
+        .execute_batch(
+            "PRAGMA busy_timeout = 5000; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT;",
+        )
+        .unwrap();
+}

@@ -542,9 +542,9 @@ pub type StatusSink = Box<dyn Fn(QueueStatus) + Send>;
 
 /// The background thread that works the queue. Wake it after queueing a job; drop it to
 /// stop it (it finishes the job in hand first, or leaves it queued after [`STOP_WAIT`]).
+/// Work queued on the writer holds a [`Nudge`], never the runner.
 pub struct JobRunner {
-    wake: mpsc::Sender<()>,
-    control: Arc<Control>,
+    nudge: Nudge,
     /// Hears the thread end (in a mutex only so the runner can be shared: it is `Sync`).
     finished: Mutex<mpsc::Receiver<()>>,
     thread: Option<JoinHandle<()>>,
@@ -587,8 +587,7 @@ impl JobRunner {
                 .expect("spawning a thread")
         };
         Ok(JobRunner {
-            wake,
-            control,
+            nudge: Nudge { wake, control },
             finished: Mutex::new(finished),
             thread: Some(thread),
         })
@@ -596,38 +595,58 @@ impl JobRunner {
 
     /// Asks the runner to look at the queue now (after a save, or "retry now").
     pub fn wake(&self) {
-        let _ = self.wake.send(());
+        self.nudge.wake();
     }
 
-    /// Asks the runner to look for entries missing their work (after a bulk insert such
-    /// as the demo journal, whose entries are not queued one by one).
-    pub fn rescan(&self) {
-        self.control.rescan.store(true, Ordering::Relaxed);
-        self.wake();
+    /// What a job queued on the writer wakes the runner with.
+    pub fn nudge(&self) -> Nudge {
+        self.nudge.clone()
     }
 
     /// Pauses or resumes the work; a pause takes effect after the job in hand.
     pub fn set_paused(&self, paused: bool) {
-        self.control.paused.store(paused, Ordering::Relaxed);
+        self.nudge.control.paused.store(paused, Ordering::Relaxed);
         self.wake();
     }
 
     /// Holds the work back while Ask answers (true), or lets it go on (false); the job
     /// in hand is finished first. Apart from the person's pause, which stays as it was.
     pub fn set_asking(&self, asking: bool) {
-        self.control.asking.store(asking, Ordering::Relaxed);
+        self.nudge.control.asking.store(asking, Ordering::Relaxed);
         self.wake();
     }
+}
 
-    /// Whether the runner's thread is still there: it ends only when dropped, or by a bug.
-    pub fn is_running(&self) -> bool {
-        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+/// Wakes a [`JobRunner`] without owning it: what a save queued on the writer holds. The
+/// last owner of a runner waits for its thread, whose hold on the writer waits for the
+/// writer's thread when it is the last; a runner dropped on the writer's thread (by a
+/// save's job that outlived the app's reader) so waited for itself, both threads keeping
+/// the journal open for ever, and a change of encryption found it "open in another
+/// MindSage". A `Nudge` owns no thread, so it may be dropped anywhere.
+#[derive(Clone)]
+pub struct Nudge {
+    wake: mpsc::Sender<()>,
+    control: Arc<Control>,
+}
+
+impl Nudge {
+    /// Asks the runner to look at the queue now; false when its thread has ended
+    /// (stopped, or by a bug).
+    pub fn wake(&self) -> bool {
+        self.wake.send(()).is_ok()
+    }
+
+    /// Asks the runner to look for entries missing their work (after a bulk insert such
+    /// as the demo journal, whose entries are not queued one by one).
+    pub fn rescan(&self) -> bool {
+        self.control.rescan.store(true, Ordering::Relaxed);
+        self.wake()
     }
 }
 
 impl Drop for JobRunner {
     fn drop(&mut self) {
-        self.control.stop.store(true, Ordering::Relaxed);
+        self.nudge.control.stop.store(true, Ordering::Relaxed);
         self.wake();
         let Some(thread) = self.thread.take() else {
             return;
