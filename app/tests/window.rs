@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 use mindsage::launch_report::{StartupLine, ViewsLine};
 use mindsage::virtual_display::VirtualDisplay;
 
+#[path = "../../core/tests/ollama_server/mod.rs"]
+mod ollama_server;
+
 /// Longest a launch may take in a debug build on a busy machine.
 const PATIENCE: Duration = Duration::from_secs(120);
 
@@ -71,6 +74,16 @@ fn encrypt(data_dir: &Path) -> String {
 /// output and error go to: files, not pipes, since nobody reads a pipe while the window
 /// runs, and a full one would stop the app.
 fn start_window(display: &str, data_dir: &Path, args: &[&str]) -> (Child, File, File) {
+    start_window_with_model(display, data_dir, args, "http://127.0.0.1:9")
+}
+
+/// [`start_window`], its model server at `model_host`.
+fn start_window_with_model(
+    display: &str,
+    data_dir: &Path,
+    args: &[&str],
+    model_host: &str,
+) -> (Child, File, File) {
     let (stdout, stderr) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
     let child = Command::new(env!("CARGO_BIN_EXE_mindsage"))
         .arg("--data-dir")
@@ -78,7 +91,7 @@ fn start_window(display: &str, data_dir: &Path, args: &[&str]) -> (Child, File, 
         .args(args)
         .env("DISPLAY", display)
         .env("LIBGL_ALWAYS_SOFTWARE", "1")
-        .env("OLLAMA_HOST", "http://127.0.0.1:9")
+        .env("OLLAMA_HOST", model_host)
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("MINDSAGE_DATA_DIR")
         .stdout(stdout.try_clone().unwrap())
@@ -442,5 +455,53 @@ fn locking_leaves_no_entry_text_in_the_apps_memory() {
     assert!(
         String::from_utf8_lossy(&listed.stdout).contains(typed),
         "the typed entry was saved before locking"
+    );
+}
+
+/// Closing while the model is answering (its pre-warming, the day's question, an
+/// entry's title and summary) does not wait for the answers: the calls are dropped as
+/// the process ends. What they were doing stays queued as it was, counted as no failed
+/// attempt, for the next start. (How long the close takes is the bench's
+/// `window_close_model_busy`.)
+#[test]
+fn closing_while_the_model_answers_leaves_its_work_queued_untouched() {
+    let Some((display, _server, _turn)) = display() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for evening in ["Monday", "Tuesday", "Wednesday"] {
+        mindsage(
+            dir.path(),
+            &[
+                "add",
+                "--title",
+                evening,
+                "--body",
+                "Walked by the river and talked about the knee.",
+            ],
+        );
+    }
+    let model = ollama_server::LocalOllama::start();
+    // Every model call takes far longer than the window stays open.
+    model.fault(
+        r#"{"latency_ms": 120000, "paths": ["/api/chat", "/api/generate", "/api/embed"], "count": 50}"#,
+    );
+    let (child, _stdout, stderr) =
+        start_window_with_model(&display, dir.path(), &["--exit-after", "8"], &model.url());
+    wait_for_exit(child, stderr);
+
+    let journal = rusqlite::Connection::open(dir.path().join("journal.db")).unwrap();
+    let jobs: Vec<(String, String, i64)> = journal
+        .prepare("SELECT kind, state, attempts FROM ai_jobs ORDER BY id")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!jobs.is_empty(), "the entries queued no model work");
+    assert!(
+        jobs.iter()
+            .all(|(_, state, attempts)| state == "pending" && *attempts == 0),
+        "closing counted against the model's work: {jobs:?}"
     );
 }

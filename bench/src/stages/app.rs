@@ -308,7 +308,10 @@ impl Drop for ScriptedAnswers {
 /// Replaces ollama-local's script; whether the server took it.
 fn post_script(host: &str, script: &serde_json::Value) -> bool {
     let url = format!("{}/__ollama_local/script", host.trim_end_matches('/'));
-    let sent = mindsage_core::ai::block_on(reqwest::Client::new().post(url).json(script).send());
+    let sent = mindsage_core::ai::block_on(async {
+        let sent = reqwest::Client::new().post(url).json(script).send().await;
+        sent.map_err(|e| mindsage_core::ai::AiError::Http(e.to_string()))
+    });
     sent.is_ok_and(|response| response.status().is_success())
 }
 

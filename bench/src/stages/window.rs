@@ -16,6 +16,15 @@
 //!   parameter says which.
 //! * `window_first_rows_warm`, `window_first_frame_warm`: launches after those, with
 //!   everything cached.
+//! * `window_close_warm`: in the same warm launches, from the startup line, after which
+//!   the app closes its window as its close button would, to the end of the process
+//!   (its standard output closing): the last saves, the window's teardown and the
+//!   threads' end ([`mindsage::threads::finish`]), all of which Windows waits for at
+//!   the end of a session.
+//! * `window_close_model_busy`: the same, with the app pointed at the configured model
+//!   server (`OLLAMA_HOST`), whose calls are in flight when the window closes (the
+//!   model's pre-warming, the day's question, the queue's enrichment): closing must not
+//!   wait for their answers. Failed, saying why, when no model server answers.
 //! * `window_rss_after_view_switches`: one more launch with `--exercise-views 50`,
 //!   which switches screens 50 times as Ctrl+1…Ctrl+7 do (the headless scenario's
 //!   switches), and the resident memory the app reads from its own /proc before it
@@ -50,11 +59,13 @@ const PATIENCE: Duration = Duration::from_secs(60);
 /// Where the launched app looks for a model server: nobody listens there.
 const NO_MODEL: &str = "http://127.0.0.1:9";
 
-const NAMES: [&str; 5] = [
+const NAMES: [&str; 7] = [
     "window_first_rows_cold",
     "window_first_frame_cold",
     "window_first_rows_warm",
     "window_first_frame_warm",
+    "window_close_warm",
+    "window_close_model_busy",
     "window_rss_after_view_switches",
 ];
 
@@ -112,11 +123,13 @@ pub(super) fn record(
     })
 }
 
-/// What one launch printed, and when its startup line arrived.
+/// What one launch printed, when its startup line arrived, and how long the process
+/// took to end after its last line.
 struct Launch {
     since_start: Duration,
     startup: StartupLine,
     views: Option<ViewsLine>,
+    closing: Duration,
 }
 
 impl Launch {
@@ -126,6 +139,10 @@ impl Launch {
 
     fn first_frame_ms(&self) -> f64 {
         self.first_rows_ms() - (self.startup.first_rows_ms - self.startup.first_frame_ms)
+    }
+
+    fn close_ms(&self) -> f64 {
+        self.closing.as_secs_f64() * 1000.0
     }
 }
 
@@ -142,12 +159,17 @@ impl Window {
             if i > 0 {
                 drop_page_cache(&copy);
             }
-            cold.push(self.launch(work.path(), None)?);
+            cold.push(self.launch(work.path(), None, NO_MODEL)?);
         }
         let warm = (0..WARM_LAUNCHES)
-            .map(|_| self.launch(work.path(), None))
+            .map(|_| self.launch(work.path(), None, NO_MODEL))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let exercised = self.launch(work.path(), Some(VIEW_SWITCHES))?;
+        let model_busy = super::ollama("app").and_then(|(settings, _)| {
+            (0..WARM_LAUNCHES)
+                .map(|_| self.launch(work.path(), None, &settings.host))
+                .collect::<anyhow::Result<Vec<_>>>()
+        });
+        let exercised = self.launch(work.path(), Some(VIEW_SWITCHES), NO_MODEL)?;
         let views = exercised.views.context("the app printed no views line")?;
         anyhow::ensure!(
             views.switches == VIEW_SWITCHES,
@@ -185,12 +207,23 @@ impl Window {
             series(&cold, NAMES[1], Launch::first_frame_ms, cache),
             series(&warm, NAMES[2], Launch::first_rows_ms, "warm"),
             series(&warm, NAMES[3], Launch::first_frame_ms, "warm"),
-            with_params(bytes(size, NAMES[4], Ok(views.rss_bytes), &rss_note), "warm"),
+            series(&warm, NAMES[4], Launch::close_ms, "warm"),
+            match model_busy {
+                Ok(launches) => series(&launches, NAMES[5], Launch::close_ms, "warm"),
+                Err(e) => timing(size, NAMES[5], Err(e), WARM_LAUNCHES, &note),
+            },
+            with_params(bytes(size, NAMES[6], Ok(views.rss_bytes), &rss_note), "warm"),
         ])
     }
 
-    /// Starts the app on `data_dir`'s journal and reads what it prints until it exits.
-    fn launch(&self, data_dir: &Path, exercise_views: Option<usize>) -> anyhow::Result<Launch> {
+    /// Starts the app on `data_dir`'s journal, its model server at `model_host`, and
+    /// reads what it prints until it exits.
+    fn launch(
+        &self,
+        data_dir: &Path,
+        exercise_views: Option<usize>,
+        model_host: &str,
+    ) -> anyhow::Result<Launch> {
         let stderr = tempfile::tempfile()?;
         let mut command = Command::new(&self.binary);
         command
@@ -199,7 +232,7 @@ impl Window {
             .arg("--report-startup")
             .env("DISPLAY", &self.display)
             .env("LIBGL_ALWAYS_SOFTWARE", "1")
-            .env("OLLAMA_HOST", NO_MODEL)
+            .env("OLLAMA_HOST", model_host)
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("MINDSAGE_DATA_DIR")
             .stdin(Stdio::null())
@@ -223,13 +256,15 @@ impl Window {
         });
         let deadline = started + PATIENCE;
         let mut printed = Vec::new();
-        let finished = loop {
+        // The output closes when the process ends.
+        let ended = loop {
             match arrivals.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                 Ok(line) => printed.push(line),
-                Err(RecvTimeoutError::Disconnected) => break true,
-                Err(RecvTimeoutError::Timeout) => break false,
+                Err(RecvTimeoutError::Disconnected) => break Some(Instant::now()),
+                Err(RecvTimeoutError::Timeout) => break None,
             }
         };
+        let finished = ended.is_some();
         if !finished {
             child.kill().context("stopping the app")?;
         }
@@ -246,10 +281,12 @@ impl Window {
             .find(|(_, line)| line.starts_with("views "))
             .map(|(_, line)| ViewsLine::parse(line))
             .transpose()?;
+        let last_line = printed.last().map_or(*arrived, |(at, _)| *at);
         Ok(Launch {
             since_start: arrived.saturating_duration_since(started),
             startup: StartupLine::parse(line)?,
             views,
+            closing: ended.unwrap_or(last_line).saturating_duration_since(last_line),
         })
     }
 }

@@ -75,13 +75,20 @@ pub enum AiError {
     Http(String),
     #[error(transparent)]
     Db(#[from] crate::db::DbError),
+    /// The process is ending ([`crate::db::close_down`]): the call was given up.
+    #[error("MindSage is closing: the model's answer was not waited for")]
+    Stopped,
 }
 
 impl AiError {
-    /// True when the AI as a whole is unavailable (Ollama down, model not pulled):
-    /// retrying now is pointless, queued work waits until health says it is back.
+    /// True when the AI as a whole is unavailable (Ollama down, model not pulled, the
+    /// process ending): retrying now is pointless, queued work waits until health says
+    /// it is back, and nothing counts against the job.
     pub fn is_unavailable(&self) -> bool {
-        matches!(self, AiError::NotRunning { .. } | AiError::ModelMissing { .. })
+        matches!(
+            self,
+            AiError::NotRunning { .. } | AiError::ModelMissing { .. } | AiError::Stopped
+        )
     }
 
     /// True when the same call may succeed if simply repeated: a server error, a reply
@@ -96,12 +103,20 @@ impl AiError {
 
 pub type Result<T, E = AiError> = std::result::Result<T, E>;
 
+/// How often a model call in progress looks whether the process is ending.
+const CLOSING_LOOK: Duration = Duration::from_millis(50);
+
 /// Runs an AI future to completion from a plain (non-async) thread.
 ///
 /// All blocking callers share one small multi-threaded runtime, so the HTTP client's
 /// pooled connections keep being driven between calls (a per-thread runtime would
 /// strand them). Panics if called from inside a tokio runtime.
-pub fn block_on<F: Future>(future: F) -> F::Output {
+///
+/// Once the process is ending ([`crate::db::close_down`]) the call is given up within
+/// [`CLOSING_LOOK`] with [`AiError::Stopped`], its request dropped: closing the window
+/// never waits for a model's answer, which a small model on a busy computer takes
+/// seconds to give (and Windows ends a session sooner than that).
+pub fn block_on<T>(future: impl Future<Output = Result<T>>) -> Result<T> {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {
@@ -112,5 +127,17 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
                 .build()
                 .expect("starting the AI runtime")
         })
-        .block_on(future)
+        .block_on(async {
+            tokio::select! {
+                result = future => result,
+                () = process_ending() => Err(AiError::Stopped),
+            }
+        })
+}
+
+/// Ready once the process is ending.
+async fn process_ending() {
+    while !crate::db::closing_down() {
+        tokio::time::sleep(CLOSING_LOOK).await;
+    }
 }
