@@ -9,7 +9,9 @@
 #   2. the data folder defaults to %APPDATA%\MindSage;
 #   3. the window opens on the journal, draws its rows (its --report-startup line) and
 #      closes cleanly when asked, as its close button would; Ctrl+V with a photo on
-#      the clipboard puts it in the page;
+#      the clipboard puts it in the page; a second start hands over to the open window;
+#      the end of the session (wineboot --end-session) saves what was typed just
+#      before it;
 #   4. voice entries: no mingw runtime DLL imported, a real Whisper model loaded and a
 #      recording transcribed (`transcribe`), an entry made from it (`add --audio`);
 #   4b. the reminder: set in Task Scheduler (schtasks), the task's command and days,
@@ -236,6 +238,56 @@ assert photos == [("Pasted photo.png", 64, 48)], photos
 PY
 pass "Ctrl+V put the clipboard's photo in the page where the cursor was, and the typing after it"
 
+# 3c. Windows ending the session (log-off, shutdown): text typed a moment before it is
+#     saved. `wineboot --end-session` does what Windows does: WM_QUERYENDSESSION and
+#     WM_ENDSESSION to every top-level window, then it ends the process once all have
+#     answered. The window hears it through its hidden window (app/src/session_end.rs)
+#     and answers once the journal is closed; without that, the words typed since the
+#     last typing pause went with the process.
+end_journal="C:\\users\\$user\\MindSage session end"
+unix_end="$user_dir/MindSage session end"
+rm -rf "$unix_end"
+win --data-dir "$end_journal" add --body "Before the shutdown:" >/dev/null
+RUST_LOG=mindsage=info "$WINE" "$exe" --data-dir "$end_journal" --exit-after 60 2>"$work/end.err" &
+window_pid=$!
+window=""
+for _ in $(seq 1 60); do
+  window=$(xdotool search --onlyvisible --name '^MindSage$' 2>/dev/null | head -n 1) && [ -n "$window" ] && break
+  sleep 0.5
+done
+[ -n "$window" ] || fail "the window to type in did not open: $(tail -5 "$work/end.err")"
+sleep 4
+# Started again (the Start menu, the taskbar): the open window has the journal, and
+# comes to the front instead of a second one (app/src/instance.rs, a named pipe).
+again=$(timeout 30 "$WINE" "$exe" --data-dir "$end_journal" 2>"$work/again.err" | tr -d '\r') \
+  || fail "starting MindSage again failed: $(tail -5 "$work/again.err")"
+grep -q "already open on this journal" <<<"$again" || fail "a second start did not hand over to the window: '$again'"
+windows=$(xdotool search --onlyvisible --name '^MindSage$' 2>/dev/null | wc -l)
+[ "$windows" = 1 ] || fail "a second start left $windows windows on one journal"
+kill -0 "$window_pid" 2>/dev/null || fail "the window closed when MindSage was started again"
+pass "starting MindSage again on an open journal brings its window to the front, and opens no other"
+xdotool windowfocus --sync "$window" type --delay 120 " the last words."
+last_key=$(date +%s.%N)
+"$WINE" wineboot --end-session >/dev/null 2>&1 || fail "wineboot --end-session failed"
+wait "$window_pid" || true
+ended=$(date +%s.%N)
+body=$(win --data-dir "$end_journal" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["body"])')
+[ "$body" = "Before the shutdown: the last words." ] \
+  || fail "the words typed before the end of the session were lost: '$body' $(tail -5 "$work/end.err")"
+heard=$(python3 - "$work/end.err" "$last_key" "$ended" <<'PY'
+import datetime, re, sys
+log = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1], errors="replace").read())
+last_key, ended = float(sys.argv[2]), float(sys.argv[3])
+found = re.search(r"(\S+)\s+INFO [^\n]*the session ends", log)
+if not found:
+    sys.exit("the window never heard the end of the session")
+at = datetime.datetime.fromisoformat(found.group(1).replace("Z", "+00:00")).timestamp()
+print(f"{(at - last_key) * 1000:.0f} ms after the last key (the autosave waits 700 ms), "
+      f"the process gone {(ended - at) * 1000:.0f} ms after it")
+PY
+) || fail "$heard: $(tail -5 "$work/end.err")"
+pass "the end of the session saved the words typed just before it: heard $heard"
+
 # 4. Voice entries: whisper.cpp inside the exe loads a real model and transcribes a real
 #    recording; an entry is made from it; the exe needs no mingw runtime DLL.
 if x86_64-w64-mingw32-objdump -p "$exe" | grep -i -E "DLL Name: (libstdc\+\+|libgcc_s|libwinpthread)"; then
@@ -392,7 +444,6 @@ pass "the uninstall removed the program, its reminder and its link scheme, and l
 
 # Named, not skipped silently: what this cannot check under Wine.
 echo "[windows-check] not checked here: the system file dialog and dropped files (they need a person's clicks;"
-echo "  Wine's dialogs are not Windows'), the save on logoff/shutdown (WM_QUERYENDSESSION: winit forwards"
-echo "  no event for it, see ARCHITECTURE.md), and the reminder's toast and its click (Wine has no"
+echo "  Wine's dialogs are not Windows'), and the reminder's toast and its click (Wine has no"
 echo "  notifications; the toast's XML and the task are unit-tested, README's Reminders says what only Windows shows)"
 echo "[windows-check] all $checks checks passed ($(stat -c %s "$exe") byte exe, $(stat -c %s "$msi") byte installer)"

@@ -26,6 +26,7 @@ use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 use crate::backend::Backend;
 use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
 use crate::fonts::{self, SystemFonts};
+use crate::instance::Asked;
 use crate::launch_report::{Drawn, LaunchReport};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{NewPhoto, PhotoFrom, Request, Response, VoiceEvent, VoiceRequest};
@@ -253,16 +254,44 @@ impl MindSageApp {
             actions.push(Action::Send(Request::DemoIfEmpty));
         }
         app.journal.reload(&mut actions);
-        if let Some(id) = startup.entry {
-            actions.push(Action::OpenEntry(id));
-        } else if startup.today {
-            app.journal.open_today(&mut actions);
-        }
-        if let Some(path) = startup.import {
-            app.importer.start(path, &mut actions);
-        }
+        let asked = Asked {
+            view: None,
+            entry: startup.entry,
+            import: startup.import,
+            today: startup.today,
+        };
+        app.follow_asks(asked, &mut actions);
         app.act(actions);
         app
+    }
+
+    /// Follows what a later launch on this journal asked for (`crate::instance`): its
+    /// screen, an entry, today's page, an export to import.
+    pub fn follow(&mut self, asked: Asked) {
+        tracing::info!(
+            view = ?asked.view,
+            entry = asked.entry,
+            import = asked.import.is_some(),
+            today = asked.today,
+            "following a later launch"
+        );
+        let mut actions = Vec::new();
+        self.follow_asks(asked, &mut actions);
+        self.act(actions);
+    }
+
+    fn follow_asks(&mut self, asked: Asked, actions: &mut Vec<Action>) {
+        if let Some(view) = asked.view {
+            actions.push(Action::Show(view));
+        }
+        if let Some(id) = asked.entry {
+            actions.push(Action::OpenEntry(id));
+        } else if asked.today {
+            self.journal.open_today(actions);
+        }
+        if let Some(path) = asked.import {
+            self.importer.start(path, actions);
+        }
     }
 
     /// Shows `message` in the status bar (what the shell did before opening the app).

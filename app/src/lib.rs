@@ -8,6 +8,7 @@ pub mod cli;
 pub mod console;
 mod file_dialog;
 pub mod fonts;
+pub mod instance;
 pub mod launch_report;
 pub mod overlay;
 #[cfg(windows)]
@@ -16,6 +17,7 @@ pub mod protocol;
 pub mod queue;
 mod reader;
 mod reminders;
+mod session_end;
 pub mod shell;
 mod signals;
 pub mod sound;

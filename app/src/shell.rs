@@ -23,6 +23,7 @@ use mindsage_core::encryption::{self, Change, Changed, Followed, Remembered};
 
 use crate::app::{Handover, MindSageApp, Startup};
 use crate::backend::Backend;
+use crate::instance::Asked;
 use crate::unlocking::{NotUnlocked, Unlocking, not_remembered};
 use crate::views::unlock::UnlockView;
 
@@ -39,6 +40,10 @@ pub struct Shell {
     options: StorageOptions,
     starts: Starts,
     state: State,
+    /// What later launches on this journal ask for ([`crate::instance`]).
+    asks: Option<Receiver<Asked>>,
+    /// Asks that came while the journal was locked, followed once it opens.
+    waiting: Vec<Asked>,
 }
 
 enum State {
@@ -65,6 +70,8 @@ impl Shell {
             journal,
             options,
             starts,
+            asks: None,
+            waiting: Vec::new(),
         };
         shell.state = match shell.options.key.is_none() && cipher::is_encrypted(&shell.journal) {
             true => locked(Unlocking::remembered(shell.journal.clone(), ctx)),
@@ -88,6 +95,29 @@ impl Shell {
         }
     }
 
+    /// Follows what later launches on this journal ask for, from `asks` on.
+    pub fn hear(&mut self, asks: Receiver<Asked>) {
+        self.asks = Some(asks);
+    }
+
+    /// Brings the window to the front for each later launch, and has the app follow
+    /// what it asked for (once unlocked, if the journal is locked).
+    fn follow_later_launches(&mut self, ctx: &egui::Context) {
+        let Some(asks) = &self.asks else { return };
+        let mut came = false;
+        while let Ok(asked) = asks.try_recv() {
+            came = true;
+            match &mut self.state {
+                State::Open(app) => app.follow(asked),
+                _ => self.waiting.push(asked),
+            }
+        }
+        if came {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Minimized(false));
+            ctx.send_viewport_cmd(egui::ViewportCommand::Focus);
+        }
+    }
+
     /// Whether the unlock screen is showing.
     pub fn locked(&self) -> bool {
         matches!(self.state, State::Locked { .. })
@@ -105,6 +135,9 @@ impl Shell {
         );
         let mut app = MindSageApp::new(ctx, backend, startup);
         app.tell(status);
+        for asked in self.waiting.drain(..) {
+            app.follow(asked);
+        }
         State::Open(Box::new(app))
     }
 
@@ -249,6 +282,7 @@ impl eframe::App for Shell {
 impl Shell {
     /// One frame of the window.
     pub fn ui(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        self.follow_later_launches(ctx);
         let state = std::mem::replace(&mut self.state, State::Gone);
         self.state = match state {
             State::Open(mut app) => {

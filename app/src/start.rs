@@ -1,4 +1,5 @@
-//! Starting the window: the command line's asks become the first [`Startup`], a
+//! Starting the window: a journal that has a window already is handed the command
+//! line's asks instead ([`instance`]); otherwise they become the first [`Startup`], a
 //! passphrase file unlocks the journal before the window opens, the stop signals are
 //! caught, and the [`Shell`] runs until the window closes; then the app's threads are
 //! given [`CLOSE_PATIENCE`](crate::app::CLOSE_PATIENCE) to finish before the process
@@ -11,16 +12,35 @@ use mindsage_core::db::cipher;
 
 use crate::app::Startup;
 use crate::cli::{self, Args};
+use crate::instance::{self, Asked, Claim};
 use crate::launch_report::LaunchReport;
 use crate::shell::Shell;
-use crate::signals;
 use crate::views::View;
+use crate::{session_end, signals};
 
 /// Opens the window on the journal the command line names, and returns once it closed
 /// and the app's threads have finished.
 pub fn run(args: &Args) -> Result<()> {
     let path = cli::database_path(args)?;
     let data_dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    // One window per journal: a later launch hands its asks to the window and ends.
+    let window = match instance::claim(&path, &Asked::of(args)?) {
+        Ok(Claim::Window(window)) => Some(window),
+        Ok(Claim::HandedOver) => {
+            println!("MindSage is already open on this journal: its window came to the front.");
+            return Ok(());
+        }
+        Err(error) => {
+            tracing::warn!("opening a window without knowing whether the journal has one: {error:#}");
+            None
+        }
+    };
+    let later_launches = window.as_ref().and_then(|window| {
+        window
+            .later_launches()
+            .inspect_err(|error| tracing::warn!("later launches will open windows of their own: {error:#}"))
+            .ok()
+    });
     // A link (which conflicts with --view) opens today's page, where the window opens by
     // default. `mindsage:today` is the reminder's; a link can come from anywhere (a web
     // page, another app), so one MindSage does not know opens the same.
@@ -70,6 +90,7 @@ pub fn run(args: &Args) -> Result<()> {
                 close_after(cc.egui_ctx.clone(), seconds);
             }
             signals::install(cc.egui_ctx.clone());
+            session_end::watch(cc.egui_ctx.clone());
             // The command line's asks go with the first opening; an unlock after a lock
             // opens today's page.
             let mut first = Some(startup);
@@ -80,6 +101,13 @@ pub fn run(args: &Args) -> Result<()> {
                 })
             });
             let mut shell = Shell::new(&cc.egui_ctx, path, options, starts);
+            match later_launches.map(|later| later.hear(cc.egui_ctx.clone())) {
+                Some(Ok(asks)) => shell.hear(asks),
+                Some(Err(error)) => {
+                    tracing::warn!("later launches will open windows of their own: {error:#}")
+                }
+                None => {}
+            }
             if let (Some(exercise_views), Some(app)) = (report, shell.app_mut()) {
                 let renderer = cc
                     .gl
@@ -91,7 +119,10 @@ pub fn run(args: &Args) -> Result<()> {
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))?;
+    // The next launch is the window from here on.
+    drop(window);
     crate::threads::finish(crate::app::CLOSE_PATIENCE);
+    session_end::journal_closed();
     Ok(())
 }
 

@@ -3,9 +3,8 @@
 //! the editor's pending edits at once, and a [`Request::Flush`] through the writer; the
 //! window shows "Saving before closing…" and closes when both have answered, or after
 //! [`CLOSE_PATIENCE`] with the unsaved text kept as a draft file. The UI thread waits on
-//! none of it. Windows' end-of-session messages (`WM_QUERYENDSESSION`, `WM_ENDSESSION`)
-//! are not covered: winit 0.30 handles neither and forwards no event for them, so at a
-//! log-off the last edits since the typing pause can still be lost there.
+//! none of it. Windows ending the session (a log-off, a shutdown) comes as a stop signal
+//! too ([`crate::session_end`]).
 //!
 //! Locking an encrypted journal (Ctrl+L, the idle time) and changing its encryption take
 //! the same path as closing: the edits are saved, then the app hands itself over

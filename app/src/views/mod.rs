@@ -45,7 +45,10 @@ pub mod when;
 pub mod year;
 
 /// The screens, in the order of the top bar and of Ctrl+1 … Ctrl+7.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum View {
     #[default]
     Journal,
