@@ -117,9 +117,18 @@ pub fn check(path: &Path, key: Option<&JournalKey>) -> Result<u64> {
         path: path.to_path_buf(),
         detail,
     };
+    // Seconds on a large journal: the process's end interrupts it.
+    let interruptible = super::Interruptible::of(&conn);
+    if super::closing_down() {
+        return Err(DbError::ClosingDown);
+    }
     let verdict: String = conn
         .query_row("PRAGMA integrity_check(1)", [], |row| row.get(0))
-        .map_err(|e| not_a_journal(e.to_string()))?;
+        .map_err(|e| match super::closing_down() {
+            true => DbError::ClosingDown,
+            false => not_a_journal(e.to_string()),
+        })?;
+    drop(interruptible);
     if verdict != "ok" {
         return Err(not_a_journal(format!("its integrity check failed: {verdict}")));
     }

@@ -34,10 +34,11 @@ pub mod vectors;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, InterruptHandle, OpenFlags};
 
 /// Identifies a MindSage journal in the SQLite header (`PRAGMA application_id`), so we
 /// never migrate some other program's database. ASCII "MSge".
@@ -170,12 +171,47 @@ impl StorageOptions {
 /// Set once the process is ending ([`close_down`]).
 static CLOSING_DOWN: AtomicBool = AtomicBool::new(false);
 
+/// The long reads running now ([`Interruptible`]), by number.
+static INTERRUPTIBLE: Mutex<Vec<(u64, InterruptHandle)>> = Mutex::new(Vec::new());
+static NEXT_INTERRUPTIBLE: AtomicU64 = AtomicU64::new(0);
+
 /// Tells the long copies this process makes (backups) to stop between steps and erase
-/// what they made: the process is ending, and SQLite must not be in use while it tears
-/// down. A backup of an encrypted journal still copying when the window's process
-/// ended crashed it inside SQLCipher (issue #30). It stays set: the process is ending.
+/// what they made, and interrupts their checks ([`Interruptible`]): the process is
+/// ending, and SQLite must not be in use while it tears down. A backup of an encrypted
+/// journal still copying when the window's process ended crashed it inside SQLCipher
+/// (issue #30); a backup's check of a 50,000-entry journal held the close for seconds.
+/// It stays set: the process is ending.
 pub fn close_down() {
     CLOSING_DOWN.store(true, Ordering::SeqCst);
+    for (_, handle) in interruptible_reads().iter() {
+        handle.interrupt();
+    }
+}
+
+fn interruptible_reads() -> std::sync::MutexGuard<'static, Vec<(u64, InterruptHandle)>> {
+    INTERRUPTIBLE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// While held, [`close_down`] interrupts the statement running on a connection: for
+/// reads that take seconds in one statement (`PRAGMA integrity_check`), which the
+/// close would otherwise wait for. The statement then fails; its caller reports
+/// [`DbError::ClosingDown`] when [`closing_down`] says so.
+pub(crate) struct Interruptible(u64);
+
+impl Interruptible {
+    pub(crate) fn of(conn: &Connection) -> Interruptible {
+        let id = NEXT_INTERRUPTIBLE.fetch_add(1, Ordering::Relaxed);
+        interruptible_reads().push((id, conn.get_interrupt_handle()));
+        Interruptible(id)
+    }
+}
+
+impl Drop for Interruptible {
+    fn drop(&mut self) {
+        interruptible_reads().retain(|(id, _)| *id != self.0);
+    }
 }
 
 /// Whether [`close_down`] was called: threads that wait or loop end at their next look.
