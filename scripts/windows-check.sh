@@ -270,20 +270,22 @@ xdotool windowfocus --sync "$window" type --delay 120 " the last words."
 last_key=$(date +%s.%N)
 "$WINE" wineboot --end-session >/dev/null 2>&1 || fail "wineboot --end-session failed"
 wait "$window_pid" || true
-ended=$(date +%s.%N)
-body=$(win --data-dir "$end_journal" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["body"])')
+end_id=$(win --data-dir "$end_journal" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+body=$(win --data-dir "$end_journal" --json show "$end_id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["body"])')
 [ "$body" = "Before the shutdown: the last words." ] \
   || fail "the words typed before the end of the session were lost: '$body' $(tail -5 "$work/end.err")"
-heard=$(python3 - "$work/end.err" "$last_key" "$ended" <<'PY'
+heard=$(python3 - "$work/end.err" "$last_key" <<'PY'
 import datetime, re, sys
 log = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1], errors="replace").read())
-last_key, ended = float(sys.argv[2]), float(sys.argv[3])
-found = re.search(r"(\S+)\s+INFO [^\n]*the session ends", log)
-if not found:
-    sys.exit("the window never heard the end of the session")
-at = datetime.datetime.fromisoformat(found.group(1).replace("Z", "+00:00")).timestamp()
-print(f"{(at - last_key) * 1000:.0f} ms after the last key (the autosave waits 700 ms), "
-      f"the process gone {(ended - at) * 1000:.0f} ms after it")
+last_key = float(sys.argv[2])
+def logged(what):
+    found = re.search(r"(\S+)\s+INFO [^\n]*" + what, log)
+    if not found:
+        sys.exit(f"the window never logged '{what}'")
+    return datetime.datetime.fromisoformat(found.group(1).replace("Z", "+00:00")).timestamp()
+heard, closed = logged("the session ends"), logged("the journal is closed")
+print(f"{(heard - last_key) * 1000:.0f} ms after the last key (the autosave waits 700 ms), "
+      f"the journal closed {(closed - heard) * 1000:.0f} ms after that")
 PY
 ) || fail "$heard: $(tail -5 "$work/end.err")"
 pass "the end of the session saved the words typed just before it: heard $heard"

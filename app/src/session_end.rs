@@ -146,6 +146,8 @@ mod listener {
         drop(guard);
         if waited.timed_out() {
             tracing::warn!("the session ends before the journal closed");
+        } else {
+            tracing::info!("the journal is closed: the session may end");
         }
     }
 }
