@@ -48,13 +48,13 @@ pub fn watch(_ctx: egui::Context) {}
 #[cfg(windows)]
 mod listener {
     use std::sync::OnceLock;
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
     use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        CreateWindowExW, DefWindowProcW, DispatchMessageW, GetMessageW, MSG, RegisterClassW, WM_ENDSESSION,
-        WM_QUERYENDSESSION, WNDCLASSW, WS_EX_TOOLWINDOW, WS_OVERLAPPED,
+        CreateWindowExW, DefWindowProcW, DispatchMessageW, GetMessageW, MSG, PM_NOREMOVE, PeekMessageW,
+        RegisterClassW, WM_ENDSESSION, WM_QUERYENDSESSION, WNDCLASSW, WS_EX_TOOLWINDOW, WS_OVERLAPPED,
     };
 
     use super::CLOSED;
@@ -63,6 +63,9 @@ mod listener {
     /// own patience for the last saves, then the threads' (`crate::start`), after which
     /// the window has given up on each anyway.
     const PATIENCE: Duration = crate::app::CLOSE_PATIENCE.saturating_mul(2);
+
+    /// How often the wait for the journal answers what was sent to this thread.
+    const ANSWER_EVERY: Duration = Duration::from_millis(10);
 
     /// The window to stop, for the window procedure, which has no other way in.
     static WINDOW: OnceLock<egui::Context> = OnceLock::new();
@@ -133,21 +136,33 @@ mod listener {
     }
 
     /// Stops the window and waits until the journal is closed: Windows ends the process
-    /// once this answer is given.
+    /// once this answer is given. Meanwhile the messages other threads send this one are
+    /// answered: closing the main window activates another of the process's windows,
+    /// and a thread that only waited held the main thread up for two seconds (Wine's
+    /// timeout; Windows waits longer).
     fn session_ends() {
         let Some(ctx) = WINDOW.get() else { return };
         tracing::info!("the session ends: saving and closing");
         crate::signals::stop(ctx);
+        let deadline = Instant::now() + PATIENCE;
         let (closed, changed) = &CLOSED;
-        let guard = closed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (guard, waited) = changed
-            .wait_timeout_while(guard, PATIENCE, |closed| !*closed)
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut guard = closed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        while !*guard && Instant::now() < deadline {
+            let mut msg: MSG = unsafe { std::mem::zeroed() };
+            // SAFETY: a look at this thread's queue, which answers the messages sent to
+            // it; nothing is taken off the queue.
+            unsafe { PeekMessageW(&mut msg, std::ptr::null_mut(), 0, 0, PM_NOREMOVE) };
+            guard = changed
+                .wait_timeout(guard, ANSWER_EVERY)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+        }
+        let closed = *guard;
         drop(guard);
-        if waited.timed_out() {
-            tracing::warn!("the session ends before the journal closed");
-        } else {
+        if closed {
             tracing::info!("the journal is closed: the session may end");
+        } else {
+            tracing::warn!("the session ends before the journal closed");
         }
     }
 }

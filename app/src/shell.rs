@@ -118,6 +118,12 @@ impl Shell {
         }
     }
 
+    /// Ends what the window opened: the app and its threads, which close the journal
+    /// (the window is going; [`crate::threads::finish`] waits for them).
+    pub fn end(&mut self) {
+        self.state = State::Gone;
+    }
+
     /// Whether the unlock screen is showing.
     pub fn locked(&self) -> bool {
         matches!(self.state, State::Locked { .. })

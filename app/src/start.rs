@@ -115,15 +115,34 @@ pub fn run(args: &Args) -> Result<()> {
                     .map_or_else(String::new, crate::launch_report::renderer_of);
                 app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
             }
-            Ok(Box::new(shell))
+            Ok(Box::new(Running(shell)))
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))?;
     // The next launch is the window from here on.
     drop(window);
+    // Done already at the window's end ([`Running`]), unless the window failed first.
     crate::threads::finish(crate::app::CLOSE_PATIENCE);
     session_end::journal_closed();
     Ok(())
+}
+
+/// The shell as the real window runs it. At the window's end (`on_exit`, before its GL
+/// context and the window itself are torn down, which took two seconds under Wine) the
+/// app and its threads are ended and waited for: the journal is closed as early as it
+/// can be, and the end of a session ([`session_end`]) waits for that alone.
+struct Running(Shell);
+
+impl eframe::App for Running {
+    fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        self.0.ui(ctx, frame);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.0.end();
+        crate::threads::finish(crate::app::CLOSE_PATIENCE);
+        session_end::journal_closed();
+    }
 }
 
 /// Sends the window a close request after `seconds` (`--exit-after`), from a thread of

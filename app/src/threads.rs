@@ -60,6 +60,7 @@ pub fn finish(patience: Duration) {
                 std::thread::sleep(Duration::from_millis(5));
             }
             if thread.is_finished() {
+                tracing::debug!(thread = thread.thread().name(), "ended");
                 let _ = thread.join();
             } else {
                 tracing::warn!(thread = thread.thread().name(), "still running as the app ends");

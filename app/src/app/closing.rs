@@ -127,6 +127,7 @@ impl MindSageApp {
                         ctx.request_repaint();
                         return;
                     }
+                    tracing::debug!(saved, "closing the window");
                     self.closing = Closing::Closed;
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                     return;
