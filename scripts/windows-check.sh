@@ -52,6 +52,15 @@ export OLLAMA_HOST=http://127.0.0.1:9
 checks=0
 pass() { checks=$((checks + 1)); echo "[windows-check] ok: $*"; }
 fail() { echo "[windows-check] FAILED: $*" >&2; exit 1; }
+# wait_for_window WHAT STDERR_FILE: the window's X id in $window once it shows.
+wait_for_window() {
+  window=""
+  for _ in $(seq 1 60); do
+    window=$(xdotool search --onlyvisible --name '^MindSage$' 2>/dev/null | head -n 1) && [ -n "$window" ] && break
+    sleep 0.5
+  done
+  [ -n "$window" ] || fail "the window $1 did not open: $(tail -5 "$2")"
+}
 
 wine_prefix_ready
 user_dir="$(wine_user_dir)"
@@ -213,12 +222,7 @@ xclip -selection clipboard -t image/png -i "$work/screenshot.png" &
 clip_pid=$!
 "$WINE" "$exe" --data-dir "$paste_journal" --exit-after 25 2>"$work/paste.err" &
 window_pid=$!
-window=""
-for _ in $(seq 1 60); do
-  window=$(xdotool search --onlyvisible --name '^MindSage$' 2>/dev/null | head -n 1) && [ -n "$window" ] && break
-  sleep 0.5
-done
-[ -n "$window" ] || fail "the window to paste in did not open: $(tail -5 "$work/paste.err")"
+wait_for_window "to paste in" "$work/paste.err"
 # Today's page, the cursor at the end of its text (no click: it opens so).
 sleep 4
 xdotool windowfocus --sync "$window" key ctrl+v
@@ -250,12 +254,7 @@ rm -rf "$unix_end"
 win --data-dir "$end_journal" add --body "Before the shutdown:" >/dev/null
 RUST_LOG=mindsage=info "$WINE" "$exe" --data-dir "$end_journal" --exit-after 60 2>"$work/end.err" &
 window_pid=$!
-window=""
-for _ in $(seq 1 60); do
-  window=$(xdotool search --onlyvisible --name '^MindSage$' 2>/dev/null | head -n 1) && [ -n "$window" ] && break
-  sleep 0.5
-done
-[ -n "$window" ] || fail "the window to type in did not open: $(tail -5 "$work/end.err")"
+wait_for_window "to type in" "$work/end.err"
 sleep 4
 # Started again (the Start menu, the taskbar): the open window has the journal, and
 # comes to the front instead of a second one (app/src/instance.rs, a named pipe).

@@ -65,6 +65,17 @@ fn launch_again(data_dir: &Path, args: &[&str]) {
     );
 }
 
+/// Runs a command on the journal, which must succeed; what it printed.
+fn succeeded(data_dir: &Path, args: &[&str]) -> String {
+    let out = mindsage(data_dir, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn view_of(harness: &Harness<'_, Shell>) -> Option<View> {
     harness.state().app().map(|app| app.view())
 }
@@ -73,14 +84,9 @@ fn view_of(harness: &Harness<'_, Shell>) -> Option<View> {
 fn a_later_launch_brings_its_asks_to_the_open_window_instead_of_opening_another() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("journal");
-    let added = mindsage(
+    succeeded(
         &data,
         &["add", "--title", "Already written", "--body", "The first page."],
-    );
-    assert!(
-        added.status.success(),
-        "{}",
-        String::from_utf8_lossy(&added.stderr)
     );
     let (mut harness, _window) = the_window(&data);
     wait_until(&mut harness, "the journal", |h| shows(h, "Already written"));
@@ -98,27 +104,16 @@ fn a_later_launch_brings_its_asks_to_the_open_window_instead_of_opening_another(
     });
 
     // Subcommands still run beside the window.
-    let listed = mindsage(&data, &["list"]);
-    assert!(
-        listed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&listed.stderr)
-    );
-    assert!(String::from_utf8_lossy(&listed.stdout).contains("Already written"));
+    assert!(succeeded(&data, &["list"]).contains("Already written"));
 }
 
 #[test]
 fn asks_that_come_while_the_journal_is_locked_are_followed_once_it_is_unlocked() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("journal");
-    let added = mindsage(
+    succeeded(
         &data,
         &["add", "--title", "Kept to myself", "--body", "Locked away."],
-    );
-    assert!(
-        added.status.success(),
-        "{}",
-        String::from_utf8_lossy(&added.stderr)
     );
     cipher::encrypt(
         &paths::database_path(&data),
