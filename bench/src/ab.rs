@@ -5,8 +5,10 @@
 //! floor measured once, so `compare` of two separate runs calls noise a regression.
 //! Here both sides are measured side by side: for each stage and size, the driver runs
 //! one side's `mindsage-bench run` as a child process, then the other's, and again,
-//! `repeats` times each, alternating which goes first (ABBA), so both sides meet the
-//! same load. A stat (min, p50 and p95 of timings, the value of values) counts as changed
+//! `repeats` times each, which goes first in each pair drawn at random, so both sides
+//! meet the same load. Not a fixed ABBA: a host whose load comes and goes with a period
+//! near two children's length hit one side in every pair of an A/A on CI and called
+//! seven stats of one build changed; a random order cannot stay in step with any period. A stat (min, p50 and p95 of timings, the value of values) counts as changed
 //! only when the two sides' repeats differ by a rank test, the exact two-sided
 //! Mann–Whitney U test at p ≤ [`ALPHA`], **and** the medians differ by more than the
 //! unit's floor (`noise`: 5 % and 5 µs for times). Ranks, not means, because one
@@ -27,6 +29,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail, ensure};
 use mindsage_core::timing::Summary;
+use rand::Rng;
 
 use crate::cli::RunOptions;
 use crate::machine::Machine;
@@ -76,9 +79,12 @@ pub fn run(plan: &AbPlan) -> anyhow::Result<Run> {
         .iter()
         .flat_map(|stage| o.sizes.iter().map(move |&size| (stage, size)))
         .collect();
+    let mut coin = rand::rng();
+    let mut sequence = String::new();
     for (stage, size) in &units {
         for r in 0..plan.repeats {
-            let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
+            let order = if coin.random::<bool>() { [0, 1] } else { [1, 0] };
+            sequence.push_str(if order[0] == 0 { "AB " } else { "BA " });
             for side in order {
                 let (binary, env) = if side == 0 { &plan.base } else { &plan.head };
                 let name = ["base", "head"][side];
@@ -108,7 +114,10 @@ pub fn run(plan: &AbPlan) -> anyhow::Result<Run> {
         base: side(&base, &plan.base),
         head: side(&head, &plan.head),
         repeats: plan.repeats,
-        order: "per stage and size: base, head, then head, base, alternating, each a fresh process".into(),
+        order: format!(
+            "per stage and size, pairs of base (A) and head (B) in a random order, each a fresh process: {}",
+            sequence.trim_end()
+        ),
         judged,
         chance_level: chance_level(plan.repeats, plan.repeats),
     };
