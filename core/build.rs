@@ -17,6 +17,12 @@
 //! packages (`cargo metadata --offline` needed both on a fresh machine). When the source
 //! or a step of this build is missing, a warning says why and the binary links the
 //! stock copy alone: vector search still works, only without AVX.
+//!
+//! For the mingw Windows target (the exe we ship) it also builds SQLCipher's crypto
+//! provider (`build/libtomcrypt.rs`).
+
+#[path = "build/libtomcrypt.rs"]
+mod libtomcrypt;
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -30,6 +36,13 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CARGO_HOME");
     println!("cargo::rustc-check-cfg=cfg(sqlite_vec_avx)");
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("windows")
+        && env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu")
+        && let Err(reason) = libtomcrypt::build()
+    {
+        // Without it the exe cannot link: stop here with the reason.
+        panic!("{reason}");
+    }
     if env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("x86_64") {
         return;
     }

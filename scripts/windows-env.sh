@@ -35,3 +35,13 @@ for header in $(ls -d /usr/lib/llvm-*/lib/clang/*/include/stdbool.h 2>/dev/null 
 done
 export BINDGEN_EXTRA_CLANG_ARGS_x86_64_pc_windows_gnu="$bindgen_args"
 unset WHISPER_DONT_GENERATE_BINDINGS
+# SQLCipher's crypto on Windows is libtomcrypt, not OpenSSL (core/build/libtomcrypt.rs
+# says why and builds it): libsqlite3-sys compiles the amalgamation with the provider's
+# switch and libtomcrypt's headers, those of the sqlcipher-src release in Cargo.lock as
+# Cargo unpacks it (fetched first on a new machine).
+sqlcipher_src=$(awk '$0 == "name = \"sqlcipher-src\"" {getline; gsub(/version = |"/, ""); print}' Cargo.lock)
+tomcrypt_headers() {
+  ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"sqlcipher-src-$sqlcipher_src"/sqlcipher/libtomcrypt/headers 2>/dev/null | head -1
+}
+[ -n "$(tomcrypt_headers)" ] || cargo fetch --locked >/dev/null
+CFLAGS_x86_64_pc_windows_gnu="$CFLAGS_x86_64_pc_windows_gnu -DSQLCIPHER_CRYPTO_LIBTOMCRYPT -I$(tomcrypt_headers)"

@@ -11,10 +11,10 @@
 //! The C libraries have lines of their own whatever their rank: `sqlite3 (C)` (SQLite
 //! as SQLCipher builds it), `sqlcipher (C)` (SQLCipher's own functions, by the names
 //! its source defines: the codec, its key handling and its crypto providers' glue) and,
-//! where OpenSSL is linked into the binary (the Windows exe, which builds it from
-//! source), `openssl (C)`: the functions whose names the `libcrypto.a` of that build
-//! defines. On Linux libcrypto is the system's shared library, so none of its bytes are
-//! in the binary; `linked.<library>` records the size of the one it loads (from the
+//! in the Windows exe, `libtomcrypt (C)`: SQLCipher's crypto there, the functions whose
+//! names the `libcrypto.a` that `core/build/libtomcrypt.rs` builds defines (until
+//! December 2026 the exe held OpenSSL, `openssl (C)` in the runs of then). On Linux
+//! libcrypto is the system's shared library, so none of its bytes are in the binary; `linked.<library>` records the size of the one it loads (from the
 //! binary's `DT_NEEDED` and `ldd`), which the system provides, outside the download.
 //! `asset.fonts` is the embedded fonts' bytes, which no function holds.
 
@@ -32,10 +32,10 @@ use crate::run::{Measure, Scenario, Unit};
 const TOP_CRATES: usize = 25;
 
 /// C libraries listed whatever their rank (when the binary holds any of their bytes).
-const ALWAYS_LISTED: &[&str] = &[SQLITE, SQLCIPHER, OPENSSL];
+const ALWAYS_LISTED: &[&str] = &[SQLITE, SQLCIPHER, LIBTOMCRYPT];
 const SQLITE: &str = "sqlite3 (C)";
 const SQLCIPHER: &str = "sqlcipher (C)";
-const OPENSSL: &str = "openssl (C)";
+const LIBTOMCRYPT: &str = "libtomcrypt (C)";
 
 /// The functions SQLCipher adds to SQLite (its `sqlcipher.c`, `crypto_*.c`): names that
 /// start with `sqlcipher`, and these (a GCC clone of one, `name.part.0`, too).
@@ -94,8 +94,8 @@ impl Stage for Size {
                 ));
                 let unstripped = std::fs::read(&windows.unstripped)
                     .with_context(|| format!("reading {}", windows.unstripped.display()))?;
-                let openssl = openssl_functions(&target_dir().join(WINDOWS_TARGET).join("dist"))?;
-                push_crates(out, "windows.crate", &unstripped, &openssl)?;
+                let crypto = libtomcrypt_functions(&target_dir().join(WINDOWS_TARGET).join("dist"))?;
+                push_crates(out, "windows.crate", &unstripped, &crypto)?;
                 let msi = std::fs::metadata(&windows.msi)?.len();
                 out.push(value(
                     "installer.msi",
@@ -114,15 +114,15 @@ impl Stage for Size {
 
 /// The largest crates of a binary by function bytes, as `<prefix>.<crate>`, the C
 /// libraries of [`ALWAYS_LISTED`] whatever their rank, and the rest as
-/// `<prefix>.(others)`. `openssl`: the names of OpenSSL's functions, where it is linked
+/// `<prefix>.(others)`. `crypto`: the names of libtomcrypt's functions, where it is linked
 /// in.
 fn push_crates(
     out: &mut Recorder,
     prefix: &str,
     binary: &[u8],
-    openssl: &BTreeSet<String>,
+    crypto: &BTreeSet<String>,
 ) -> anyhow::Result<()> {
-    let mut crates: Vec<(String, u64)> = bytes_by_crate(binary, openssl)?.into_iter().collect();
+    let mut crates: Vec<(String, u64)> = bytes_by_crate(binary, crypto)?.into_iter().collect();
     crates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let (listed, rest): (Vec<_>, Vec<_>) = crates
         .into_iter()
@@ -132,7 +132,9 @@ fn push_crates(
     for (_, (name, bytes)) in &listed {
         let note = match name.as_str() {
             SQLCIPHER => format!("{note}; SQLCipher's own functions, by the names its source defines"),
-            OPENSSL => format!("{note}; functions whose names the OpenSSL build's libcrypto.a defines"),
+            LIBTOMCRYPT => {
+                format!("{note}; functions whose names core's libtomcrypt build (libcrypto.a) defines")
+            }
             _ => note.to_owned(),
         };
         out.push(value(&format!("{prefix}.{name}"), *bytes, Some(note)));
@@ -225,25 +227,25 @@ fn needed_libraries(data: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// The function names the static `libcrypto.a` that openssl-sys built for a profile's
-/// directory (`<target>/<profile>/build/openssl-sys-*/out/openssl-build/install/lib/`)
-/// defines; empty, with a message, where there is none (OpenSSL then counts as
+/// The function names the static `libcrypto.a` (libtomcrypt) that mindsage-core's build
+/// script built for a profile's directory (`<target>/<profile>/build/mindsage-core-*/out/`)
+/// defines; empty, with a message, where there is none (libtomcrypt then counts as
 /// `(C and other)`).
-fn openssl_functions(profile_dir: &std::path::Path) -> anyhow::Result<BTreeSet<String>> {
+fn libtomcrypt_functions(profile_dir: &std::path::Path) -> anyhow::Result<BTreeSet<String>> {
     let newest = std::fs::read_dir(profile_dir.join("build"))
         .into_iter()
         .flatten()
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|dir| {
             dir.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("openssl-sys-"))
+                .is_some_and(|n| n.to_string_lossy().starts_with("mindsage-core-"))
         })
-        .map(|dir| dir.join("out/openssl-build/install/lib/libcrypto.a"))
+        .map(|dir| dir.join("out/libcrypto.a"))
         .filter(|archive| archive.exists())
         .max_by_key(|archive| std::fs::metadata(archive).and_then(|m| m.modified()).ok());
     let Some(archive) = newest else {
         eprintln!(
-            "[size] no libcrypto.a under {}: OpenSSL's functions in the Windows exe are counted in (C and other)",
+            "[size] no libcrypto.a under {}: libtomcrypt's functions in the Windows exe are counted in (C and other)",
             profile_dir.join("build").display()
         );
         return Ok(BTreeSet::new());
@@ -304,7 +306,7 @@ pub(super) fn release_binary() -> anyhow::Result<PathBuf> {
 /// Bytes of function symbols per crate. COFF (the Windows exe) records no symbol
 /// sizes, so there a function runs to the next one's address, the last to the end of
 /// its code section.
-fn bytes_by_crate(data: &[u8], openssl: &BTreeSet<String>) -> anyhow::Result<BTreeMap<String, u64>> {
+fn bytes_by_crate(data: &[u8], crypto: &BTreeSet<String>) -> anyhow::Result<BTreeMap<String, u64>> {
     let file = object::File::parse(data).context("parsing the binary")?;
     let mut functions: Vec<(u64, u64, String)> = file
         .symbols()
@@ -331,7 +333,7 @@ fn bytes_by_crate(data: &[u8], openssl: &BTreeSet<String>) -> anyhow::Result<BTr
     let mut crates = BTreeMap::new();
     for (_, size, name) in functions.iter().filter(|(_, size, _)| *size > 0) {
         let owner = match crate_of(name) {
-            other if other == "(C and other)" && openssl.contains(name) => OPENSSL.to_owned(),
+            other if other == "(C and other)" && crypto.contains(name) => LIBTOMCRYPT.to_owned(),
             owner => owner,
         };
         *crates.entry(owner).or_insert(0) += size;
