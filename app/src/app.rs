@@ -568,7 +568,7 @@ impl MindSageApp {
             Response::Voice(event) => self.on_voice(event, actions),
             Response::Pragmas(pragmas) => self.settings.on_pragmas(*pragmas),
             Response::HistoryDays(days) => self.settings.on_history_days(days),
-            Response::SettingsSaved(reminder) => self.on_settings_saved(reminder, actions),
+            Response::SettingsSaved(answers) => self.on_settings_saved(answers, actions),
             Response::Health(status) => {
                 self.settings.on_health(status.clone());
                 self.ask.on_health(status);
@@ -652,12 +652,8 @@ impl MindSageApp {
     }
 
     /// The settings file saved: what the app itself reads from it follows.
-    fn on_settings_saved(
-        &mut self,
-        reminder: Option<crate::reminders::Scheduled>,
-        actions: &mut Vec<Action>,
-    ) {
-        self.settings.on_saved(reminder);
+    fn on_settings_saved(&mut self, answers: crate::protocol::SystemAnswers, actions: &mut Vec<Action>) {
+        self.settings.on_saved(answers);
         let settings = &self.settings.settings;
         self.lock_after_idle = idle_lock_of(settings);
         if !self.input_overridden {

@@ -3,6 +3,7 @@
 
 pub mod app;
 mod assistant;
+mod autostart;
 pub mod backend;
 pub mod cli;
 pub mod console;

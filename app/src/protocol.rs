@@ -521,9 +521,9 @@ pub enum Response {
     },
     Voice(VoiceEvent),
     Pragmas(Box<EffectivePragmas>),
-    /// The settings are in their file; and, when the reminder changed, how the system's
-    /// scheduler took it (on failure the file keeps the reminder the system has).
-    SettingsSaved(Option<crate::reminders::Scheduled>),
+    /// The settings are in their file; and what the system said to the parts of them it
+    /// holds a copy of (on failure the file keeps what the system has).
+    SettingsSaved(SystemAnswers),
     /// The days in which entry history keeps every version, as the journal now holds.
     HistoryDays(u32),
     /// Whether the local model is usable, or what to do about it.
@@ -625,4 +625,14 @@ pub struct Around {
     pub month_before: Option<(NaiveDate, String)>,
     /// The newest entry of the same day a year before, by its name and day.
     pub year_before: Option<(NaiveDate, String)>,
+}
+
+/// What the system said, on a save, to the settings it keeps a copy of: `None` for one
+/// that did not change.
+#[derive(Debug, Default)]
+pub struct SystemAnswers {
+    /// The reminder, from the system's scheduler.
+    pub reminder: Option<crate::reminders::Scheduled>,
+    /// Starting with the system, from the Run key or the autostart folder.
+    pub start_with_system: Option<crate::autostart::Applied>,
 }

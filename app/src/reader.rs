@@ -437,20 +437,28 @@ impl Reader {
         )
     }
 
-    /// Writes the settings file; a reminder that changed is first handed to the
-    /// system's scheduler (a program run for a moment, which is why it happens here and
-    /// not on the UI thread). The file says what the scheduler has: a reminder it
-    /// refused is not saved.
+    /// Writes the settings file; a reminder or a start with the system that changed is
+    /// first handed to the system (the scheduler is a program run for a moment, which is
+    /// why it happens here and not on the UI thread). The file says what the system
+    /// has: a change it refused is not saved.
     fn save_settings(&self, mut settings: mindsage_core::settings::Settings) -> Response {
-        let before = mindsage_core::settings::Settings::load(&self.data_dir)
-            .map(|saved| saved.reminder)
-            .unwrap_or_default();
-        let scheduled = crate::reminders::schedule(&before, &settings.reminder, &self.data_dir);
-        if let Some(Err(_)) = scheduled {
-            settings.reminder = before;
+        let before = mindsage_core::settings::Settings::load(&self.data_dir).unwrap_or_default();
+        let answers = crate::protocol::SystemAnswers {
+            reminder: crate::reminders::schedule(&before.reminder, &settings.reminder, &self.data_dir),
+            start_with_system: crate::autostart::apply(
+                before.start_with_system,
+                settings.start_with_system,
+                &self.data_dir,
+            ),
+        };
+        if let Some(Err(_)) = answers.reminder {
+            settings.reminder = before.reminder;
+        }
+        if let Some(Err(_)) = answers.start_with_system {
+            settings.start_with_system = before.start_with_system;
         }
         match settings.save(&self.data_dir) {
-            Ok(()) => Response::SettingsSaved(scheduled),
+            Ok(()) => Response::SettingsSaved(answers),
             Err(e) => Response::Failed(format!("saving the settings failed: {e}")),
         }
     }

@@ -44,7 +44,7 @@ pub fn schedule(before: &Reminder, reminder: &Reminder, data_dir: &Path) -> Opti
 
 /// Takes away a reminder the system may still hold although the settings say it is off
 /// (a settings file replaced or from another folder); there may be none, which is fine.
-/// The uninstaller's `mindsage reminder --off` comes here.
+/// `mindsage reminder --off` comes here, and so does the uninstaller's `unregister`.
 pub fn remove_any() {
     if let Err(error) = system::remove() {
         tracing::info!(%error, "no reminder to remove");

@@ -71,6 +71,7 @@ pub fn run(args: &Args) -> Result<()> {
         options.mmap_size = startup.settings.mmap_size;
     }
     let exit_after = args.exit_after;
+    let minimized = args.minimized;
     let report = args.report_startup.then_some(args.exercise_views.unwrap_or(0));
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -88,6 +89,12 @@ pub fn run(args: &Args) -> Result<()> {
         Box::new(move |cc| {
             if let Some(seconds) = exit_after {
                 close_after(cc.egui_ctx.clone(), seconds);
+            }
+            if minimized {
+                // Starting with the system: in the taskbar, not in the person's way. A
+                // command sent now is carried out after the first frame.
+                cc.egui_ctx
+                    .send_viewport_cmd(egui::ViewportCommand::Minimized(true));
             }
             signals::install(cc.egui_ctx.clone());
             session_end::watch(cc.egui_ctx.clone());

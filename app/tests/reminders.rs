@@ -2,6 +2,8 @@
 //! with `mindsage reminder`, handed to the system's scheduler (a systemd user timer on
 //! Linux; Task Scheduler is `make windows-check`'s, under Wine), and `mindsage remind`
 //! as that scheduler runs it, showing its notification on a real D-Bus session bus.
+//! Beside it, the other thing the system holds for MindSage: starting with it (an
+//! autostart file here; the Run key is `make windows-check`'s).
 //!
 //! Two things here are the system's, not ours, and stand in for it: `systemctl` (no
 //! systemd user manager runs in a test machine, so a script on `PATH` records what it is
@@ -443,4 +445,112 @@ fn settings_reminder_child() {
     let saved = Settings::load(&data).unwrap().reminder;
     assert_eq!(saved.describe(), "Weekdays at 21:30");
     assert!(saved.enabled);
+}
+
+/// The autostart file in `config` (`$XDG_CONFIG_HOME`).
+fn autostart_file(config: &Path) -> PathBuf {
+    config.join("autostart").join("mindsage.desktop")
+}
+
+#[test]
+fn the_command_line_starts_mindsage_with_the_system_and_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("journal");
+    let config = dir.path().join("config");
+    let run = |args: &[&str]| {
+        let out = command(&data, args)
+            .env("XDG_CONFIG_HOME", &config)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = output(&out);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        stdout
+    };
+    assert_eq!(run(&["autostart"]).trim(), "Start when I log in: off.");
+    assert_eq!(
+        run(&["autostart", "--on"]).trim(),
+        "Start when I log in: on. MindSage opens minimised when you log in."
+    );
+    let entry = std::fs::read_to_string(autostart_file(&config)).unwrap();
+    let data = std::path::absolute(&data).unwrap();
+    let exec = format!("\"{BINARY}\" --minimized --data-dir \"{}\"", data.display());
+    assert!(entry.contains(&format!("\nExec={exec}\n")), "{entry}");
+    assert!(Settings::load(&data).unwrap().start_with_system);
+    let said: serde_json::Value = serde_json::from_str(&run(&["autostart", "--json"])).unwrap();
+    assert_eq!(said["on"], true, "{said}");
+    assert_eq!(said["command"], exec.as_str());
+    // What the desktop runs at log-in is a command this binary understands, on this
+    // journal: the same line with a command after it lists the journal's entries.
+    run(&["add", "--title", "Started with the system", "--body", "."]);
+    let listed = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{exec} list"))
+        .env("OLLAMA_HOST", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("Started with the system"),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+
+    assert_eq!(run(&["autostart", "--off"]).trim(), "Start when I log in: off.");
+    assert!(!autostart_file(&config).exists());
+    assert!(!Settings::load(&data).unwrap().start_with_system);
+    // As the uninstaller runs it: nothing to take away is fine.
+    assert_eq!(run(&["autostart", "--off"]).trim(), "Start when I log in: off.");
+}
+
+#[test]
+fn settings_start_mindsage_with_the_system_as_a_person_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "settings_autostart_child", "--nocapture", "--ignored"])
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("MINDSAGE_TEST_DIR", dir.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = output(&out);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!autostart_file(&dir.path().join("config")).exists());
+}
+
+#[test]
+#[ignore = "run by settings_start_mindsage_with_the_system_as_a_person_does"]
+fn settings_autostart_child() {
+    let dir = PathBuf::from(std::env::var_os("MINDSAGE_TEST_DIR").unwrap());
+    let data = dir.join("journal");
+    let file = autostart_file(&dir.join("config"));
+    let startup = Startup::on_view(data.clone(), View::Settings);
+    let mut harness = app_from(startup, AiSettings::default(), 800.0);
+    wait_until(&mut harness, "the settings", |h| shows(h, "Start when I log in"));
+
+    harness
+        .get_by_role_and_label(Role::CheckBox, "Start when I log in")
+        .click_accesskit();
+    harness.run_steps(2);
+    click(&mut harness, "Save settings");
+    wait_until(&mut harness, "starting with the system set", |h| {
+        shows(
+            h,
+            "Start when I log in: on. MindSage opens minimised when you log in.",
+        )
+    });
+    let entry = std::fs::read_to_string(&file).unwrap();
+    assert!(entry.contains(" --minimized --data-dir "), "{entry}");
+    assert!(Settings::load(&data).unwrap().start_with_system);
+
+    harness
+        .get_by_role_and_label(Role::CheckBox, "Start when I log in")
+        .click_accesskit();
+    harness.run_steps(2);
+    click(&mut harness, "Save settings");
+    wait_until(&mut harness, "starting with the system off", |h| {
+        shows(h, "Start when I log in: off.")
+    });
+    assert!(!file.exists());
+    assert!(!Settings::load(&data).unwrap().start_with_system);
 }

@@ -26,6 +26,7 @@
 //!   drafts saved into the journal when it is next opened.
 
 pub mod ai;
+pub mod autostart;
 pub mod clock;
 pub mod compare;
 pub mod db;

@@ -75,6 +75,9 @@ pub struct Settings {
     /// When to be reminded to write; the system's scheduler holds a copy of it (see
     /// `reminder`), set when these settings are saved.
     pub reminder: crate::reminder::Reminder,
+    /// MindSage opens, minimised, when the person logs in to this computer; the system
+    /// holds a copy of it (see `autostart`), set when these settings are saved.
+    pub start_with_system: bool,
 }
 
 impl Default for Settings {
@@ -98,6 +101,7 @@ impl Default for Settings {
             daily_word_goal: 0,
             daily_prompt: true,
             reminder: crate::reminder::Reminder::default(),
+            start_with_system: false,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! one statement, so an interrupted command leaves the journal as before it (SQLite rolls
 //! an unfinished transaction back) and nothing typed is held anywhere else.
 
+mod autostart;
 mod backup;
 mod encryption;
 mod entries;
@@ -88,6 +89,10 @@ pub struct Args {
     /// Open the profiler overlay when the window starts (F12 toggles it).
     #[arg(long)]
     pub profiler: bool,
+
+    /// Open the window minimised to the taskbar, as starting with the system opens it.
+    #[arg(long)]
+    pub minimized: bool,
 
     /// Close the window after this many seconds, as its close button would (for
     /// scripted checks such as scripts/fresh-check.sh).
@@ -282,6 +287,21 @@ pub enum Command {
         #[arg(long, conflicts_with_all = ["at", "days"])]
         off: bool,
     },
+    /// Open MindSage on this journal, minimised, when you log in, as Settings →
+    /// Starting does (the per-user Run key on Windows, an autostart file on Linux). With
+    /// no option, say whether it does.
+    Autostart {
+        /// Start with the system.
+        #[arg(long, conflicts_with = "off")]
+        on: bool,
+        /// Do not (the uninstaller runs this).
+        #[arg(long)]
+        off: bool,
+    },
+    /// Take away what MindSage set up in this computer's system, the reminder's task and
+    /// starting with the system, as `reminder --off` and `autostart --off` do; the
+    /// journal stays. The uninstaller runs this.
+    Unregister,
     /// Ask the local AI a question about your journal; the answer streams to stdout.
     Ask {
         question: String,
@@ -414,6 +434,12 @@ pub fn run(args: &Args, command: Command) -> Result<()> {
         }
         Command::Remind => reminder::remind(args, &path?, options),
         Command::Reminder { at, days, off } => reminder::set(args, at.as_deref(), days.as_deref(), off),
+        Command::Autostart { on, off } => autostart::set(args, on, off),
+        Command::Unregister => {
+            // Both, whatever the first says.
+            let reminder = reminder::set(args, None, None, true);
+            reminder.and(autostart::set(args, false, true))
+        }
         Command::Backup { file } => {
             let (conn, options) = open(args, &path?, options)?;
             backup::backup(args, &conn, &file, &options)

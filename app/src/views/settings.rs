@@ -71,6 +71,8 @@ pub struct SettingsView {
     reminder_time: String,
     /// How the system's scheduler took the reminder last saved.
     reminder_note: Option<crate::reminders::Scheduled>,
+    /// How the system took starting with it, last saved.
+    start_note: Option<crate::autostart::Applied>,
 }
 
 /// The encryption section's forms.
@@ -123,6 +125,7 @@ impl SettingsView {
             templates: TemplateEditor::default(),
             reminder_time: settings.reminder.at.format("%H:%M").to_string(),
             reminder_note: None,
+            start_note: None,
             settings,
         }
     }
@@ -199,13 +202,17 @@ impl SettingsView {
         self.pragmas = Some(pragmas);
     }
 
-    /// The settings are saved; `reminder` is how the system took a changed reminder. One
-    /// it refused stays edited here, so Save tries again.
-    pub fn on_saved(&mut self, reminder: Option<crate::reminders::Scheduled>) {
+    /// The settings are saved; `answers` is how the system took what changed of what
+    /// it holds. What it refused stays edited here, so Save tries again.
+    pub fn on_saved(&mut self, answers: crate::protocol::SystemAnswers) {
         self.saved_note = Some("Saved. Ollama settings apply from the next start; voice settings at once.");
-        if let Some(scheduled) = reminder {
+        if let Some(scheduled) = answers.reminder {
             self.dirty |= scheduled.is_err();
             self.reminder_note = Some(scheduled);
+        }
+        if let Some(applied) = answers.start_with_system {
+            self.dirty |= applied.is_err();
+            self.start_note = Some(applied);
         }
     }
 
@@ -270,6 +277,8 @@ impl Screen for SettingsView {
                     ui.push_id("appearance", |ui| self.appearance_ui(ui));
                     ui.add_space(8.0);
                     ui.push_id("reminder", |ui| self.reminder_ui(ui));
+                    ui.add_space(8.0);
+                    ui.push_id("start", |ui| self.start_ui(ui));
                     ui.add_space(8.0);
                     ui.push_id("templates", |ui| self.templates.ui(ui, actions));
                     ui.add_space(8.0);
@@ -842,15 +851,20 @@ impl SettingsView {
             )
             .weak(),
         );
-        match &self.reminder_note {
-            Some(Ok(note)) => {
-                ui.label(RichText::new(note).weak());
-            }
-            Some(Err(problem)) => {
-                ui.label(RichText::new(problem).color(ui.visuals().warn_fg_color));
-            }
-            None => {}
-        }
+        note_ui(ui, self.reminder_note.as_ref());
+    }
+
+    /// Starting with the system, minimised: off until the person turns it on.
+    fn start_ui(&mut self, ui: &mut egui::Ui) {
+        ui.label(RichText::new("Starting").strong());
+        self.dirty |= ui
+            .checkbox(&mut self.settings.start_with_system, crate::autostart::LABEL)
+            .changed();
+        ui.label(
+            RichText::new("MindSage opens on this journal, minimised to the taskbar, when you log in.")
+                .weak(),
+        );
+        note_ui(ui, self.start_note.as_ref());
     }
 
     /// Why the reminder's time as typed is not one, when it is not.
@@ -919,5 +933,19 @@ fn size_text(bytes: u64) -> String {
         b if b >= MIB => format!("{:.1} MiB", b as f64 / MIB as f64),
         b if b >= 1024 => format!("{} KiB", b / 1024),
         b => format!("{b} bytes"),
+    }
+}
+
+/// What the system said to a setting it holds a copy of: quiet when it took it, a
+/// warning when it did not.
+fn note_ui(ui: &mut egui::Ui, note: Option<&Result<String, String>>) {
+    match note {
+        Some(Ok(note)) => {
+            ui.label(RichText::new(note).weak());
+        }
+        Some(Err(problem)) => {
+            ui.label(RichText::new(problem).color(ui.visuals().warn_fg_color));
+        }
+        None => {}
     }
 }
