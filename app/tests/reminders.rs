@@ -371,24 +371,31 @@ fn without_a_notification_service_the_reminder_says_why() {
     fails_saying(&out, "error: the desktop did not show the notification");
 }
 
-#[test]
-fn settings_set_the_reminder_as_a_person_does() {
-    // The scheduler's environment in a process of its own (this binary's other tests
-    // share its variables).
-    let dir = tempfile::tempdir().unwrap();
-    let bin = systemctl(dir.path(), false);
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "settings_reminder_child", "--nocapture", "--ignored"])
-        .env("PATH", path_with(&bin))
-        .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .env("MINDSAGE_TEST_DIR", dir.path())
-        .output()
-        .unwrap();
+/// Runs the ignored test `name` of this binary in a process of its own, with the
+/// desktop's folders (and `path`) under `dir`, and asserts that it passed: the system's
+/// environment differs per test, and this binary's other tests share its variables.
+fn child_passes(name: &str, dir: &Path, path: Option<std::ffi::OsString>) {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", name, "--nocapture", "--ignored"])
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("MINDSAGE_TEST_DIR", dir);
+    if let Some(path) = path {
+        child.env("PATH", path);
+    }
+    let out = child.output().unwrap();
     let (stdout, stderr) = output(&out);
     assert!(
         out.status.success() && stdout.contains("1 passed"),
         "{stdout}\n{stderr}"
     );
+}
+
+#[test]
+fn settings_set_the_reminder_as_a_person_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = systemctl(dir.path(), false);
+    child_passes("settings_reminder_child", dir.path(), Some(path_with(&bin)));
     let timer =
         std::fs::read_to_string(units(&dir.path().join("config")).join("mindsage-reminder.timer")).unwrap();
     assert!(
@@ -504,17 +511,7 @@ fn the_command_line_starts_mindsage_with_the_system_and_stops_it() {
 #[test]
 fn settings_start_mindsage_with_the_system_as_a_person_does() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "settings_autostart_child", "--nocapture", "--ignored"])
-        .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .env("MINDSAGE_TEST_DIR", dir.path())
-        .output()
-        .unwrap();
-    let (stdout, stderr) = output(&out);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "{stdout}\n{stderr}"
-    );
+    child_passes("settings_autostart_child", dir.path(), None);
     assert!(!autostart_file(&dir.path().join("config")).exists());
 }
 

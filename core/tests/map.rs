@@ -27,9 +27,10 @@ use std::path::{Path, PathBuf};
 const CORE_FLOORS: &[&[&str]] = &[
     // Plain helpers: no module of ours below them.
     &["clock", "compare", "files", "paths", "scripts", "timing", "media"],
-    // Above them: the reminder's texts (task, timer, toast), reading times as the clock
-    // does; the settings file holds the reminder.
-    &["reminder"],
+    // Above them: what the system is given, as text: the reminder's (task, timer, toast),
+    // reading times as the clock does, and starting with the system's (the Run key, the
+    // autostart file); the settings file holds both.
+    &["reminder", "autostart"],
     // Storage: the journal's SQLite file and its tables.
     &["db"],
     // Beside storage: files sealed with the journal's key, the credential store, the
