@@ -190,6 +190,8 @@ pub struct MindSageApp {
     /// This computer's fonts for other scripts, read once the journal is on screen and
     /// added when read (`None` until then).
     system_fonts: Option<SystemFonts>,
+    /// The system's accent colour, followed while the settings say so.
+    accent: crate::accent::Follower,
 }
 
 impl MindSageApp {
@@ -197,6 +199,7 @@ impl MindSageApp {
         // From here on a query on this thread fails a debug assertion.
         mindsage_core::timing::forbid_blocking_on_this_thread();
         apply_theme(ctx, startup.settings.theme);
+        let accent_from_system = startup.settings.accent_from_system;
         fonts::install(ctx);
         let encrypted = backend.encrypted();
         let lock_after_idle = idle_lock_of(&startup.settings);
@@ -248,6 +251,7 @@ impl MindSageApp {
             palette: None,
             shortcut_sheet: false,
             system_fonts: None,
+            accent: crate::accent::Follower::new(accent_from_system),
         };
         let mut actions = Vec::new();
         if startup.demo {
@@ -663,7 +667,7 @@ impl MindSageApp {
                 .microphone()
                 .set_input(voice::input_of(settings), max_length);
         }
-        actions.push(Action::Voice(VoiceRequest::Settings(settings.clone())));
+        actions.push(Action::Voice(VoiceRequest::Settings(Box::new(settings.clone()))));
     }
 
     /// The automatic backup's answer (`None`: none was due).
@@ -1251,6 +1255,12 @@ impl MindSageApp {
         if let Some(fonts) = &mut self.system_fonts {
             fonts.install_when_read(ctx);
         }
+        // Appearance applies before it is saved, as the theme does.
+        let accent_from_system = self.settings.settings.accent_from_system;
+        if accent_from_system != self.accent.enabled {
+            self.accent.set_enabled(accent_from_system);
+        }
+        self.accent.follow(ctx);
         let mut actions = Vec::new();
         self.handle_responses(&mut actions);
         self.follow_sound(ctx, &mut actions);

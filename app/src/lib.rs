@@ -1,6 +1,7 @@
 //! The MindSage desktop app as a library, so tests and the bench drive the real window
 //! code (`egui_kittest`) without a display. The binary is `src/main.rs`.
 
+mod accent;
 pub mod app;
 mod assistant;
 mod autostart;

@@ -245,7 +245,7 @@ pub enum VoiceRequest {
     /// Transcribe this recording (finished, in the recordings folder) and save it.
     Transcribe(PathBuf),
     /// The settings were saved: a new model may now be there for waiting recordings.
-    Settings(Settings),
+    Settings(Box<Settings>),
     /// List the input devices again.
     Devices,
 }

@@ -37,6 +37,9 @@ pub enum Theme {
 #[serde(default)]
 pub struct Settings {
     pub theme: Theme,
+    /// The accent colour is the system's (Windows' own, where there is one) rather than
+    /// MindSage's.
+    pub accent_from_system: bool,
     /// Bytes of the journal SQLite may memory-map; applied when the journal is next opened.
     pub mmap_size: u64,
     /// Where the local Ollama server listens; empty for `OLLAMA_HOST` or Ollama's default.
@@ -84,6 +87,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             theme: Theme::System,
+            accent_from_system: true,
             mmap_size: crate::db::StorageOptions::default().mmap_size,
             ollama_host: String::new(),
             chat_model: String::new(),

@@ -766,6 +766,15 @@ impl SettingsView {
                 }
             }
         });
+        // Only Windows has an accent colour to take (the app follows it at once).
+        if cfg!(windows) {
+            self.dirty |= ui
+                .checkbox(
+                    &mut self.settings.accent_from_system,
+                    "Accent colour from Windows",
+                )
+                .changed();
+        }
         // The page follows at once, as the theme does; saved with the rest.
         let sliders = [
             (
