@@ -3,7 +3,7 @@
 //!
 //! Why: OpenSSL built in for SQLCipher was the largest C library in the exe and kept it
 //! over its size target (`docs/optimisation-log.md`, "The Windows exe without
-//! OpenSSL"), while SQLCipher uses five of its primitives. libtomcrypt gives SQLCipher the same AES-256-CBC, HMAC-SHA512,
+//! OpenSSL"), while SQLCipher uses a handful of its primitives. libtomcrypt gives SQLCipher the same AES-256-CBC, HMAC-SHA512,
 //! PBKDF2-HMAC-SHA512 and a Fortuna generator seeded from Windows' CryptGenRandom, so a
 //! journal encrypted on Linux (system OpenSSL) opens on Windows and back.
 //!
