@@ -3,15 +3,17 @@
 # really run under Wine on a virtual display. Builds what it needs (scripts/msi.sh).
 #   1. the command line: --version, seed, add, list --json, stats --json, purge on a
 #      journal in a Windows path, each compared with the Linux binary's answer; an
-#      encrypted journal (SQLCipher with the exe's own OpenSSL): encrypt, read with the
+#      encrypted journal (SQLCipher with the exe's own libtomcrypt): encrypt, read with the
 #      passphrase file, no entry text in the file, a wrong or missing passphrase refused,
-#      a passphrase remembered in the credential store, then forgotten;
+#      a passphrase remembered in the credential store, then forgotten; journals
+#      encrypted on Linux (OpenSSL) and in the exe (libtomcrypt) open on the other;
+#      starting with Windows set in the Run key and taken away;
 #   2. the data folder defaults to %APPDATA%\MindSage;
 #   3. the window opens on the journal, draws its rows (its --report-startup line) and
 #      closes cleanly when asked, as its close button would; Ctrl+V with a photo on
 #      the clipboard puts it in the page; a second start hands over to the open window;
 #      the end of the session (wineboot --end-session) saves what was typed just
-#      before it;
+#      before it; Windows' accent colour draws the selected tab, unless turned off;
 #   4. voice entries: no mingw runtime DLL imported, a real Whisper model loaded and a
 #      recording transcribed (`transcribe`), an entry made from it (`add --audio`);
 #   4b. the reminder: set in Task Scheduler (schtasks), the task's command and days,
@@ -19,9 +21,9 @@
 #   5. the installer: its tables, file, shortcut and upgrade code (msiinfo), the exe
 #      inside (PE32+, GUI subsystem, the version from Cargo.toml), an install under Wine
 #      that puts a runnable exe where the shortcut points, an upgrade, a refused
-#      downgrade, and an uninstall that removes the program, the reminder's task and
-#      the link scheme and leaves the journal; the shortcut's AppUserModelID and the
-#      mindsage: link scheme, whose link opens the window.
+#      downgrade, and an uninstall that removes the program, the reminder's task, the
+#      Run key's value and the link scheme and leaves the journal; the shortcut's
+#      AppUserModelID and the mindsage: link scheme, whose link opens the window.
 # What cannot be checked under Wine is said where it is skipped.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -178,6 +180,32 @@ if win --data-dir "$win_secret" list >/dev/null 2>"$work/wrong.err" </dev/null; 
   fail "the journal still opened without a passphrase once it was forgotten"
 fi
 pass "the passphrase remembered in the Windows credential store opens the journal, until forgotten"
+# SQLCipher's crypto is libtomcrypt in the exe and the system's OpenSSL on Linux: the
+# same journal opens on both, each way.
+"$linux_bin" --data-dir "$unix_secret" --passphrase-file "$user_dir/passphrase.txt" --json list >"$work/linux.json" 2>"$work/encrypt.err" </dev/null \
+  || fail "the journal encrypted under Wine does not open on Linux: $(tail -5 "$work/encrypt.err")"
+grep -q "$marker" "$work/linux.json" || fail "Linux lists the journal encrypted under Wine without the entry"
+unix_linux_secret="$user_dir/Encrypted on Linux"
+rm -rf "$unix_linux_secret"
+"$linux_bin" --data-dir "$unix_linux_secret" add --title "$marker from Linux" --body "." >/dev/null </dev/null
+"$linux_bin" --data-dir "$unix_linux_secret" encrypt --passphrase-file "$user_dir/passphrase.txt" >/dev/null </dev/null
+win --data-dir "C:\\users\\$user\\Encrypted on Linux" --passphrase-file "$passphrase" --json list >"$work/win.json" 2>"$work/encrypt.err" </dev/null \
+  || fail "a journal encrypted on Linux does not open under Wine: $(tail -5 "$work/encrypt.err")"
+grep -q "$marker from Linux" "$work/win.json" || fail "the journal encrypted on Linux lists under Wine without its entry"
+pass "a journal encrypted under Wine opens on Linux, and one encrypted on Linux opens under Wine"
+
+# Starting with Windows (Settings > Starting): the per-user Run key's value, minimised on
+# this journal, and gone again with --off.
+run_key='HKCU\Software\Microsoft\Windows\CurrentVersion\Run'
+win --data-dir "$win_journal" autostart --on >/dev/null 2>"$work/autostart.err" </dev/null \
+  || fail "autostart --on failed under Wine: $(tail -5 "$work/autostart.err")"
+"$WINE" reg query "$run_key" /v MindSage 2>/dev/null | tr -d '\r' >"$work/run.txt" || true
+grep -qF -- "--minimized --data-dir \"$win_journal\"" "$work/run.txt" \
+  || fail "the Run key does not start MindSage minimised on the journal: $(cat "$work/run.txt")"
+win --data-dir "$win_journal" autostart --off >/dev/null 2>"$work/autostart.err" </dev/null \
+  || fail "autostart --off failed under Wine: $(tail -5 "$work/autostart.err")"
+if "$WINE" reg query "$run_key" /v MindSage >/dev/null 2>&1; then fail "autostart --off left the Run key's value"; fi
+pass "starting with Windows sets the Run key (minimised, on the journal) and takes it away"
 
 # 2. The data folder defaults to %APPDATA%\MindSage.
 default_db=$(win --json info | python3 -c 'import json,sys; print(json.load(sys.stdin)["database"])')
@@ -289,6 +317,37 @@ PY
 ) || fail "$heard: $(tail -5 "$work/end.err")"
 pass "the end of the session saved the words typed just before it: heard $heard"
 
+# 3d. Windows' accent colour (DWM\AccentColor, 0xAABBGGRR) is MindSage's: the selected
+#     tab is drawn in it (app/src/accent.rs), unless Settings turn it off. Counted in a
+#     screenshot: pixels near the accent as the dark theme uses it, or as the light theme
+#     lightens it.
+"$WINE" reg add 'HKCU\Software\Microsoft\Windows\DWM' /v AccentColor /t REG_DWORD /d 0xffa01ec8 /f >/dev/null 2>&1 \
+  || fail "the accent colour could not be set in Wine's registry"
+accent_pixels() {
+  local journal="$1" shot="$2"
+  "$WINE" "$exe" --data-dir "$journal" --exit-after 25 2>"$work/accent.err" &
+  local pid=$!
+  wait_for_window "with an accent" "$work/accent.err"
+  sleep 8
+  import -window root "$shot"
+  wait "$pid" || true
+  local total=0 colour
+  for colour in 'rgb(200,30,160)' 'rgb(230,154,212)'; do
+    # Every pixel not near the colour black, then those near it white: the mean counts them.
+    total=$((total + $(convert "$shot" -fuzz 4% -fill black +opaque "$colour" -fill white -opaque "$colour" \
+      -colorspace gray -format '%[fx:int(mean*w*h+0.5)]' info:)))
+  done
+  echo "$total"
+}
+followed=$(accent_pixels "$win_journal" "$work/accent.png")
+[ "$followed" -gt 200 ] || fail "the window does not draw with Windows' accent colour ($followed pixels of it; $work/accent.png)"
+printf '{"accent_from_system": false}' >"$unix_journal/settings.json"
+own=$(accent_pixels "$win_journal" "$work/own-accent.png")
+rm -f "$unix_journal/settings.json"
+"$WINE" reg delete 'HKCU\Software\Microsoft\Windows\DWM' /v AccentColor /f >/dev/null 2>&1 || true
+[ "$own" -lt 20 ] || fail "with Accent colour from Windows off the window still draws with it ($own pixels)"
+pass "the window draws with Windows' accent colour ($followed pixels of it), and with its own when Settings say so"
+
 # 4. Voice entries: whisper.cpp inside the exe loads a real model and transcribes a real
 #    recording; an entry is made from it; the exe needs no mingw runtime DLL.
 if x86_64-w64-mingw32-objdump -p "$exe" | grep -i -E "DLL Name: (libstdc\+\+|libgcc_s|libwinpthread)"; then
@@ -362,8 +421,15 @@ grep -q -P "^AppUserModelId\tMindSageShortcut\tSystem.AppUserModel.ID\tMindSage.
   <<<"$(msiinfo export "$msi" MsiShortcutProperty)" || fail "the shortcut has no AppUserModelID"
 grep -q -F '"[INSTALLDIR]mindsage.exe" --link "%1"' <<<"$(msiinfo export "$msi" Registry)" \
   || fail "the installer does not register the mindsage: links"
-grep -q -F "reminder --off" <<<"$(msiinfo export "$msi" CustomAction)" || fail "the uninstall does not remove the reminder"
-pass "the shortcut's AppUserModelID (the reminder's toasts), the mindsage: links and the reminder's removal are in it"
+grep -q -P "^Unregister\t\d+\tMindSageExeFile\tunregister" <<<"$(msiinfo export "$msi" CustomAction)" \
+  || fail "the uninstall does not take away the reminder and starting with Windows"
+# In order: the older version removed right after InstallValidate, unregister before
+# the files go (wixl's own ordering of named actions is not to be trusted).
+msiinfo export "$msi" InstallExecuteSequence | tr -d '\r' | awk -F'\t' '{print $3, $1}' | sort -n \
+  | awk '{print $2}' | grep -x -E "InstallValidate|RemoveExistingProducts|Unregister|RemoveFiles" | paste -sd' ' \
+  | grep -qx "InstallValidate RemoveExistingProducts Unregister RemoveFiles" \
+  || fail "the installer's actions are out of order: $(msiinfo export "$msi" InstallExecuteSequence | tr '\t\n' ' ;')"
+pass "the shortcut's AppUserModelID (the reminder's toasts), the mindsage: links, and the removal of the reminder and of starting with Windows are in it"
 mkdir -p "$work/extracted"
 (cd "$work/extracted" && msiextract "$msi" >/dev/null)
 inside=$(find "$work/extracted" -name mindsage.exe | head -1)
@@ -435,13 +501,16 @@ pass "a newer version upgrades; an older one is refused"
 # removed it too, as Wine does not tell the old product's removal that it is an upgrade.)
 "$WINE" "$installed" reminder --at 20:00 >/dev/null 2>"$work/reminder.err" || fail "reminder failed: $(tail -3 "$work/reminder.err")"
 [ -f "$task" ] || fail "the installed exe set no reminder"
+"$WINE" "$installed" autostart --on >/dev/null 2>"$work/autostart.err" || fail "autostart failed: $(tail -3 "$work/autostart.err")"
+"$WINE" reg query "$run_key" /v MindSage >/dev/null 2>&1 || fail "the installed exe did not set the Run key"
 "$WINE" msiexec /x "$newer" /qn >/dev/null || fail "msiexec /x failed"
 [ ! -f "$installed" ] || fail "the uninstall left $installed"
 [ ! -f "$shortcut" ] || fail "the uninstall left the shortcut"
 [ -f "$appdata_journal" ] || fail "the uninstall removed the journal in %APPDATA%"
 [ ! -f "$task" ] || fail "the uninstall left the reminder's task"
 if "$WINE" reg query 'HKCU\Software\Classes\mindsage' >/dev/null 2>&1; then fail "the uninstall left the mindsage: scheme"; fi
-pass "the uninstall removed the program, its reminder and its link scheme, and left the journal in %APPDATA%\\MindSage"
+if "$WINE" reg query "$run_key" /v MindSage >/dev/null 2>&1; then fail "the uninstall left MindSage starting with Windows"; fi
+pass "the uninstall removed the program, its reminder, its start with Windows and its link scheme, and left the journal in %APPDATA%\\MindSage"
 
 # Named, not skipped silently: what this cannot check under Wine.
 echo "[windows-check] not checked here: the system file dialog and dropped files (they need a person's clicks;"

@@ -294,7 +294,7 @@ pub enum Command {
         /// Start with the system.
         #[arg(long, conflicts_with = "off")]
         on: bool,
-        /// Do not (the uninstaller runs this).
+        /// Stop starting with the system.
         #[arg(long)]
         off: bool,
     },
