@@ -27,7 +27,7 @@ use crate::backend::Backend;
 use crate::file_dialog::{Chosen, FileChoice, FileDialogs};
 use crate::fonts::{self, SystemFonts};
 use crate::instance::Asked;
-use crate::launch_report::{Drawn, LaunchReport};
+use crate::launch_report::{Drawn, LaunchReport, Seen, Step};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{NewPhoto, PhotoFrom, Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
@@ -132,7 +132,7 @@ pub struct MindSageApp {
     ctx: egui::Context,
     backend: Backend,
     view: View,
-    journal: JournalView,
+    pub(crate) journal: JournalView,
     dashboard: DashboardView,
     people: PeopleView,
     reflections: ReflectionsView,
@@ -1294,21 +1294,43 @@ impl MindSageApp {
         self.overlay.show(ctx, &mut self.frames, self.ask.last_stages());
         self.keyboard_was_free = ctx.memory(|m| m.focused().is_none());
         self.frames.record(started.elapsed());
-        if let Some(report) = &mut self.launch_report {
-            let drawn = match self.view {
-                View::Journal if !self.journal.page_pending() => {
-                    Drawn::JournalRows(self.journal.rows_loaded())
-                }
-                _ => Drawn::Other,
-            };
-            if let Some(view) = report.after_frame(ctx, started, drawn) {
-                self.view = view;
-            }
-        }
+        self.report_launch(ctx, started);
     }
 }
 
 impl MindSageApp {
+    /// `--report-startup`: tells the report what this frame showed, and takes the step
+    /// of its exercise it asks for.
+    fn report_launch(&mut self, ctx: &egui::Context, started: Instant) {
+        let Some(report) = &mut self.launch_report else {
+            return;
+        };
+        let drawn = match self.view {
+            View::Journal if !self.journal.page_pending() => Drawn::JournalRows(self.journal.rows_loaded()),
+            _ => Drawn::Other,
+        };
+        let seen = Seen {
+            drawn,
+            rows_loaded: self.journal.rows_loaded(),
+            list_at_end: self.journal.list_at_end(),
+            answered: match self.ask.last_answer() {
+                Some((answer, false)) => Some(answer.is_ok()),
+                _ => None,
+            },
+        };
+        match report.after_frame(ctx, started, seen) {
+            Some(Step::Show(view)) => self.view = view,
+            Some(Step::Scroll) => self.view = View::Journal,
+            Some(Step::Ask(question)) => {
+                self.view = View::Ask;
+                let mut actions = Vec::new();
+                self.ask.ask(&question, &mut actions);
+                self.act(actions);
+            }
+            None => {}
+        }
+    }
+
     /// The first start's offer to encrypt the new journal, as a bar over the page: the
     /// window opens on today's page with the cursor in it, and what the person types
     /// before reading the offer goes into the page, not into a passphrase field.

@@ -72,6 +72,9 @@ const JOBS: &str = "writing titles and summaries";
 /// The reader thread's state: its connection, the writer, and the dashboard cache.
 struct Reader {
     conn: Connection,
+    /// Reads the pages of the lists a person scrolls, unmapped
+    /// ([`StorageOptions::for_lists`]).
+    lists: Connection,
     writer: Arc<Writer>,
     /// Works the AI queue (titles, summaries, moods, embeddings) that saving fills;
     /// `None` until [`Request::StartModelWork`], and when the model settings are unusable
@@ -113,9 +116,12 @@ pub(crate) fn serve(
         saving: true,
         reply: reply.clone(),
     };
-    let opened = db::open(&path, &options).and_then(|conn| Ok((conn, Writer::spawn(&path, &options)?)));
-    let (conn, writer) = match opened {
-        Ok(pair) => pair,
+    let opened = db::open(&path, &options).and_then(|conn| {
+        let lists = db::open(&path, &options.for_lists())?;
+        Ok((conn, lists, Writer::spawn(&path, &options)?))
+    });
+    let (conn, lists, writer) = match opened {
+        Ok(opened) => opened,
         Err(e) => return reply.send(Response::OpenFailed(e.to_string())),
     };
     let writer = Arc::new(writer);
@@ -123,6 +129,7 @@ pub(crate) fn serve(
     let mut reader = Reader {
         others,
         conn,
+        lists,
         enrichment: None,
         model_work: Some((ai, path.clone(), options.clone())),
         writer,
@@ -241,7 +248,7 @@ impl Reader {
                 filter,
                 after,
                 limit,
-            } => entries::list(conn, USER, &filter, after.as_ref(), limit)
+            } => entries::list(&self.lists, USER, &filter, after.as_ref(), limit)
                 .map(|page| Response::Page { generation, page }),
             Request::Count => entries::count(conn, USER).map(Response::Count),
             Request::Entry(id) => entries::get(conn, USER, id).map(|e| Response::Entry(Box::new(e))),
@@ -268,10 +275,12 @@ impl Reader {
                 generation,
                 after,
                 limit,
-            } => gallery::page(conn, USER, after.as_ref(), limit).map(|(items, next)| Response::Thumbnails {
-                generation,
-                thumbnails: decode_thumbnails(items),
-                next,
+            } => gallery::page(&self.lists, USER, after.as_ref(), limit).map(|(items, next)| {
+                Response::Thumbnails {
+                    generation,
+                    thumbnails: decode_thumbnails(items),
+                    next,
+                }
             }),
             Request::GalleryShuffle { generation, count } => {
                 gallery::random(conn, USER, count, &mut rand::rng()).map(|items| Response::Thumbnails {

@@ -13,7 +13,7 @@ use mindsage_core::db::cipher;
 use crate::app::Startup;
 use crate::cli::{self, Args};
 use crate::instance::{self, Asked, Claim};
-use crate::launch_report::LaunchReport;
+use crate::launch_report::{Exercise, LaunchReport};
 use crate::shell::Shell;
 use crate::views::View;
 use crate::{session_end, signals};
@@ -72,7 +72,11 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let exit_after = args.exit_after;
     let minimized = args.minimized;
-    let report = args.report_startup.then_some(args.exercise_views.unwrap_or(0));
+    let report = args.report_startup.then(|| Exercise {
+        scroll: args.exercise_scroll,
+        views: args.exercise_views.unwrap_or(0),
+        ask: args.exercise_ask.clone(),
+    });
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("MindSage")
@@ -115,12 +119,12 @@ pub fn run(args: &Args) -> Result<()> {
                 }
                 None => {}
             }
-            if let (Some(exercise_views), Some(app)) = (report, shell.app_mut()) {
+            if let (Some(exercise), Some(app)) = (report, shell.app_mut()) {
                 let renderer = cc
                     .gl
                     .as_deref()
                     .map_or_else(String::new, crate::launch_report::renderer_of);
-                app.launch_report = Some(LaunchReport::new(renderer, exercise_views));
+                app.launch_report = Some(LaunchReport::new(renderer, exercise));
             }
             Ok(Box::new(Running(shell)))
         }),
@@ -143,6 +147,17 @@ struct Running(Shell);
 impl eframe::App for Running {
     fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
         self.0.ui(ctx, frame);
+    }
+
+    /// `--exercise-scroll`: the launch report turns the mouse wheel over the list.
+    fn raw_input_hook(&mut self, _ctx: &egui::Context, raw_input: &mut egui::RawInput) {
+        let Some(app) = self.0.app_mut() else {
+            return;
+        };
+        let list = app.journal.list_rect();
+        if let (Some(report), Some(list)) = (&app.launch_report, list) {
+            raw_input.events.extend(report.wheel(list).into_iter().flatten());
+        }
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {

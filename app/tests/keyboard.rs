@@ -25,7 +25,7 @@ mod ollama_server;
 
 mod app_harness;
 
-use app_harness::{app_from, keep_running, shows, type_into, wait_until};
+use app_harness::{app_from, keep_running, on_screen, shows, type_into, wait_until};
 
 /// The window on the journal in `data_dir`, no model reachable; `first_start` as on a
 /// new journal, which opens on today's page with the offer to encrypt it above.
@@ -320,6 +320,51 @@ fn arrow_keys_walk_the_list_past_its_first_page_and_enter_opens_the_entry() {
     });
     keep_running(&mut harness, Duration::from_secs(1));
     assert!(row_shown(&harness, &day(far)), "not trashed");
+}
+
+/// A person flings the mouse wheel down a long list to its last entry and back up to
+/// the first. On the way down the rows far behind are forgotten (the list keeps only
+/// the pages near the screen), and on the way up they are read again and shown.
+#[test]
+fn a_long_list_wheeled_to_its_end_and_back_shows_its_first_rows_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = 2_400;
+    days(dir.path(), count);
+    let mut harness = window(dir.path(), false);
+    wait_until(&mut harness, "the list", |h| row_shown(h, &day(0)));
+    let over_the_list = harness
+        .get_by_role_and_label(Role::Button, &day(0))
+        .rect()
+        .center();
+    wheel_until(&mut harness, over_the_list, -10.0, &day(count - 1));
+    assert!(!row_shown(&harness, &day(0)));
+    wheel_until(&mut harness, over_the_list, 10.0, &day(0));
+    // Its neighbours came back with it, and the list still ends where it did.
+    wait_until(&mut harness, "the first rows read again", |h| {
+        row_shown(h, &day(1)) && row_shown(h, &day(2))
+    });
+    press(&mut harness, Key::ArrowDown, 1);
+    press(&mut harness, Key::Enter, 1);
+    wait_until(&mut harness, "the first entry opened", |h| {
+        open_in_editor(h, &day(0))
+    });
+}
+
+/// Turns the mouse wheel over `at` by `pages` a frame until the row titled `title` shows.
+fn wheel_until(harness: &mut Harness<'_, MindSageApp>, at: egui::Pos2, pages: f32, title: &str) {
+    for _ in 0..400 {
+        if row_shown(harness, title) {
+            return;
+        }
+        harness.event(Event::PointerMoved(at));
+        harness.event(Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Page,
+            delta: egui::vec2(0.0, pages),
+            modifiers: Modifiers::NONE,
+        });
+        harness.run_steps(1);
+    }
+    panic!("{title} never came into view: {}", on_screen(harness));
 }
 
 #[test]

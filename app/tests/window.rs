@@ -166,7 +166,47 @@ fn exercising_views_reports_the_switches_and_the_memory() {
     StartupLine::parse(lines[0]).unwrap();
     let views = ViewsLine::parse(lines[1]).unwrap();
     assert_eq!(views.switches, 5);
-    assert!(views.rss_bytes > 1024 * 1024, "{printed}");
+    assert_eq!((views.scrolled_rows, views.answered), (None, None), "{printed}");
+    assert!(views.memory.resident > 1024 * 1024, "{printed}");
+}
+
+/// The bench's heavy session in a window: the wheel takes the list from its first entry
+/// to its last (pages of entries read on the way), then screens switch, then a question
+/// is asked (no model answers here, so it fails, and says so), then the memory split.
+#[test]
+fn the_heavy_session_scrolls_to_the_last_entry_and_reports_the_memory_split() {
+    let Some((display, _server, _turn)) = display() else {
+        return;
+    };
+    // More than the list's first page and its catch-up reads.
+    let journal = seeded_journal(700);
+    let printed = window(
+        &display,
+        journal.path(),
+        &[
+            "--report-startup",
+            "--exercise-scroll",
+            "--exercise-views",
+            "3",
+            "--exercise-ask",
+            "How did I sleep?",
+        ],
+    );
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(lines.len(), 2, "{printed}");
+    let views = ViewsLine::parse(lines[1]).unwrap();
+    assert_eq!(views.scrolled_rows, Some(700), "{printed}");
+    assert_eq!(views.switches, 3, "{printed}");
+    assert_eq!(views.answered, Some(false), "{printed}");
+    let memory = views.memory;
+    assert!(
+        memory.private > 0 && memory.private < memory.resident,
+        "{printed}"
+    );
+    if cfg!(target_os = "linux") {
+        let file = memory.file.expect("Linux tells the mapped pages");
+        assert!(memory.private + file <= memory.resident, "{printed}");
+    }
 }
 
 /// Runs `xdotool` on `display`; false when it failed.

@@ -104,10 +104,20 @@ pub struct Args {
     #[arg(long, conflicts_with = "view")]
     pub report_startup: bool,
 
-    /// With --report-startup: switch screens this many times first, then print the
-    /// process's resident memory (the bench's memory figure).
+    /// With --report-startup: scroll the journal's list from top to bottom with the
+    /// mouse wheel, then print the process's memory (the bench's memory sequence).
+    #[arg(long, requires = "report_startup", hide = true)]
+    pub exercise_scroll: bool,
+
+    /// With --report-startup: switch screens this many times (after the scroll), then
+    /// print the process's memory.
     #[arg(long, value_name = "N", requires = "report_startup", hide = true)]
     pub exercise_views: Option<usize>,
+
+    /// With --report-startup: ask this on the Ask screen (after the switches) and wait
+    /// for the answer, then print the process's memory.
+    #[arg(long, value_name = "QUESTION", requires = "report_startup", hide = true)]
+    pub exercise_ask: Option<String>,
 
     #[command(subcommand)]
     pub command: Option<Command>,

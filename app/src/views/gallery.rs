@@ -150,7 +150,7 @@ impl GalleryView {
     }
 
     fn grid_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
-        let tiles = self.tiles.rows();
+        let tiles = &self.tiles;
         if tiles.is_empty() {
             ui.label(if self.tiles.loading() {
                 "Loading photos…"
@@ -171,7 +171,8 @@ impl GalleryView {
                 last_row = range.end;
                 for row in range {
                     ui.horizontal(|ui| {
-                        for tile in tiles.iter().skip(row * columns).take(columns) {
+                        let cells = row * columns..((row + 1) * columns).min(tiles.len());
+                        for tile in cells.filter_map(|cell| tiles.get(cell)) {
                             if photo(ui, tile).clicked() {
                                 actions.push(Action::OpenEntry(tile.entry_id));
                             }

@@ -29,6 +29,9 @@ use crate::wording::{self, entry_title, plain, untitled_row};
 
 /// Largest page asked for at once when the person jumps far down the list.
 const MAX_CATCH_UP_ROWS: u32 = 5_000;
+/// Rows kept in memory above and below those on screen, in whole pages: the rest are
+/// forgotten and read again when scrolled back to ([`Paged::forget_outside`]).
+const ROWS_KEPT_AROUND: usize = 1_000;
 
 /// The search box and the answer to its text.
 #[derive(Default)]
@@ -86,6 +89,11 @@ struct ListCursor {
 struct ListView {
     offset: f32,
     height: f32,
+    /// Where it is on screen.
+    rect: Option<egui::Rect>,
+    /// The row after the last in view, and the rows it had.
+    drawn_to: usize,
+    rows: usize,
 }
 
 /// Who asked for a day's page.
@@ -306,8 +314,21 @@ impl JournalView {
         self.style = style;
     }
 
+    /// Rows the list has read so far (those forgotten since included).
     pub fn rows_loaded(&self) -> usize {
-        self.list.rows().len()
+        self.list.len()
+    }
+
+    /// Where the list of entries was last drawn (`--report-startup`'s scroll).
+    pub fn list_rect(&self) -> Option<egui::Rect> {
+        self.shown.rect
+    }
+
+    /// Whether the list was last drawn with its last entry in view and every entry
+    /// loaded.
+    pub fn list_at_end(&self) -> bool {
+        let rows = self.list.len();
+        self.shown.drawn_to == self.shown.rows && self.shown.rows == rows && self.list.exhausted()
     }
 
     /// Whether a page asked for has not arrived yet (true from opening until the first).
@@ -412,7 +433,7 @@ impl JournalView {
     /// An entry read again (saved, or described by the local model): its row and, if it
     /// is open, the editor show what the file now holds.
     pub fn on_refreshed(&mut self, entry: Entry) {
-        if let Some(row) = self.list.rows_mut().iter_mut().find(|r| r.id == entry.id) {
+        if let Some(row) = self.list.loaded_mut().find(|r| r.id == entry.id) {
             row.title.clone_from(&entry.title);
             row.tags.clone_from(&entry.tags);
             row.mood_score = entry.mood_score;
@@ -454,7 +475,7 @@ impl JournalView {
     /// The local model wrote entry `id`'s title, summary and mood: read it again if it
     /// is on screen.
     pub fn on_enriched(&mut self, id: EntryId, actions: &mut Vec<Action>) {
-        let listed = self.list.rows().iter().any(|row| row.id == id);
+        let listed = self.list.position(|row| row.id == id).is_some();
         if listed || self.editor.entry_id() == Some(id) {
             actions.push(Action::Send(Request::Refresh(id)));
         }
@@ -557,7 +578,7 @@ impl JournalView {
     /// (a counted list) or the one placeholder that asks for the next page (the trash,
     /// a tag's entries).
     fn known_rows(&self) -> usize {
-        let rows = self.list.rows().len();
+        let rows = self.list.len();
         match (self.filter.trash || self.filter.tag.is_some(), self.total) {
             // Counted lists: the scrollbar covers the whole journal from the start.
             (false, Some(total)) => (total as usize).max(rows),
@@ -569,17 +590,16 @@ impl JournalView {
     /// The cursor's row: its entry's, if loaded, else where it was.
     fn cursor_index(&self) -> Option<usize> {
         let cursor = self.cursor?;
-        let rows = self.list.rows();
         let index = cursor
             .id
-            .and_then(|id| rows.iter().position(|row| row.id == id))
+            .and_then(|id| self.list.position(|row| row.id == id))
             .unwrap_or(cursor.index);
         Some(index.min(self.known_rows().checked_sub(1)?))
     }
 
     /// The entry under the cursor, once its row is loaded.
     fn cursor_entry(&self) -> Option<EntryId> {
-        self.list.rows().get(self.cursor_index()?).map(|row| row.id)
+        self.list.get(self.cursor_index()?).map(|row| row.id)
     }
 
     /// Moves the cursor `steps` rows down (up when negative), from the open entry's row
@@ -589,24 +609,23 @@ impl JournalView {
             return;
         };
         let open = self.trashed.as_ref().map(|e| e.id).or(self.editor.entry_id());
-        let from = self.cursor_index().or_else(|| {
-            let rows = self.list.rows();
-            open.and_then(|id| rows.iter().position(|row| row.id == id))
-        });
+        let from = self
+            .cursor_index()
+            .or_else(|| open.and_then(|id| self.list.position(|row| row.id == id)));
         let index = match from {
             Some(from) => from.saturating_add_signed(steps).min(last),
             None => 0,
         };
         self.cursor = Some(ListCursor {
             index,
-            id: self.list.rows().get(index).map(|row| row.id),
+            id: self.list.get(index).map(|row| row.id),
         });
         self.scroll_to_cursor = true;
     }
 
     /// Puts the cursor on entry `id`'s row (it was opened), if the row is loaded.
     fn put_cursor_on(&mut self, id: EntryId) {
-        if let Some(index) = self.list.rows().iter().position(|row| row.id == id) {
+        if let Some(index) = self.list.position(|row| row.id == id) {
             self.cursor = Some(ListCursor { index, id: Some(id) });
         }
     }
@@ -710,7 +729,7 @@ impl JournalView {
             return;
         }
         let row_height = ui.text_style_height(&egui::TextStyle::Body) * 3.0 + 8.0;
-        let rows = self.list.rows().len();
+        let rows = self.list.len();
         let known_rows = self.known_rows();
         if known_rows == 0 {
             ui.add_space(12.0);
@@ -722,7 +741,7 @@ impl JournalView {
             });
             return;
         }
-        let mut wanted_up_to = 0usize;
+        let mut drawn = 0..0;
         let open_id = self.trashed.as_ref().map(|e| e.id).or(self.editor.entry_id());
         let cursor = self.cursor_index();
         let mut scroll = ScrollArea::vertical().auto_shrink([false, false]);
@@ -731,10 +750,10 @@ impl JournalView {
             scroll = scroll.vertical_scroll_offset(offset_showing(index, pitch, row_height, &self.shown));
         }
         let output = scroll.show_rows(ui, row_height, known_rows, |ui, range| {
-            wanted_up_to = range.end;
+            drawn = range.clone();
             for index in range {
                 let at_cursor = cursor == Some(index);
-                match self.list.rows().get(index) {
+                match self.list.get(index) {
                     Some(row) => {
                         let look = RowLook {
                             open: open_id == Some(row.id),
@@ -755,9 +774,21 @@ impl JournalView {
         self.shown = ListView {
             offset: output.state.offset.y,
             height: output.inner_rect.height(),
+            rect: Some(output.inner_rect),
+            drawn_to: drawn.end,
+            rows: known_rows,
         };
-        if wanted_up_to + PAGE_SIZE as usize / 2 > rows {
-            let missing = (wanted_up_to + PAGE_SIZE as usize).saturating_sub(rows) as u32;
+        self.list
+            .forget_outside(drawn.start.saturating_sub(ROWS_KEPT_AROUND)..drawn.end + ROWS_KEPT_AROUND);
+        if let Some((generation, after, limit)) = self.list.refill_request(drawn.clone()) {
+            actions.push(Action::Send(Request::Page {
+                generation,
+                filter: self.filter.clone(),
+                after,
+                limit,
+            }));
+        } else if drawn.end + PAGE_SIZE as usize / 2 > rows {
+            let missing = (drawn.end + PAGE_SIZE as usize).saturating_sub(rows) as u32;
             self.request_rows(actions, missing.clamp(PAGE_SIZE, MAX_CATCH_UP_ROWS));
         }
     }
@@ -1020,6 +1051,7 @@ mod tests {
         let shown = ListView {
             offset: 100.0,
             height: 35.0,
+            ..ListView::default()
         };
         assert_eq!(offset_showing(11, 10.0, 8.0, &shown), 100.0, "in view: no scroll");
         assert_eq!(offset_showing(9, 10.0, 8.0, &shown), 90.0, "above: at the top");

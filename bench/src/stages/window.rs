@@ -29,6 +29,17 @@
 //!   which switches screens 50 times as Ctrl+1…Ctrl+7 do (the headless scenario's
 //!   switches), and the resident memory the app reads from its own /proc before it
 //!   exits.
+//! * `window_resident_after_sequence`, `window_private_after_sequence`,
+//!   `window_file_mapped_after_sequence`: one more launch, against the model server,
+//!   through a person's heavy session: the list scrolled with the wheel from the first
+//!   entry to the last (every entry read on the way), 50 view switches and a question
+//!   asked and answered on the Ask screen (`--exercise-scroll --exercise-views 50
+//!   --exercise-ask`). Then the memory the app reads from its own /proc, split as the
+//!   system shows it ([`mindsage::launch_report::Memory`]): resident, private
+//!   (anonymous: heaps, stacks, the software renderer's buffers) and mapped file pages
+//!   (the binary, its libraries, the journal SQLite maps, which the system can drop and
+//!   read back; Windows' Task Manager leaves them out). Failed, saying why, when no
+//!   model server answers or the sequence did not go through.
 //!
 //! The X server is `DISPLAY` when set, otherwise an Xvfb the stage starts on a free
 //! display. The GL renderer string the app reports is stored with each figure. The app
@@ -42,7 +53,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use mindsage::launch_report::{StartupLine, ViewsLine};
+use mindsage::launch_report::{Memory, StartupLine, ViewsLine};
 use mindsage::virtual_display::VirtualDisplay;
 use mindsage_core::timing::Summary;
 
@@ -56,10 +67,15 @@ const WARM_LAUNCHES: usize = 5;
 const VIEW_SWITCHES: usize = 50;
 /// Longest a launch may take, view switches included.
 const PATIENCE: Duration = Duration::from_secs(60);
+/// Longest the heavy session's launch may take: the scroll, the switches and a small
+/// model's answer.
+const SEQUENCE_PATIENCE: Duration = Duration::from_secs(300);
+/// The question of the heavy session.
+const SEQUENCE_QUESTION: &str = "How have I been sleeping lately?";
 /// Where the launched app looks for a model server: nobody listens there.
 const NO_MODEL: &str = "http://127.0.0.1:9";
 
-const NAMES: [&str; 7] = [
+const NAMES: [&str; 10] = [
     "window_first_rows_cold",
     "window_first_frame_cold",
     "window_first_rows_warm",
@@ -67,6 +83,9 @@ const NAMES: [&str; 7] = [
     "window_close_warm",
     "window_close_model_busy",
     "window_rss_after_view_switches",
+    "window_resident_after_sequence",
+    "window_private_after_sequence",
+    "window_file_mapped_after_sequence",
 ];
 
 /// The binary and the X server every launch uses.
@@ -159,23 +178,42 @@ impl Window {
             if i > 0 {
                 drop_page_cache(&copy);
             }
-            cold.push(self.launch(work.path(), None, NO_MODEL)?);
+            cold.push(self.launch(work.path(), &[], NO_MODEL)?);
         }
         let warm = (0..WARM_LAUNCHES)
-            .map(|_| self.launch(work.path(), None, NO_MODEL))
+            .map(|_| self.launch(work.path(), &[], NO_MODEL))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let model_busy = super::ollama("app").and_then(|(settings, _)| {
             (0..WARM_LAUNCHES)
-                .map(|_| self.launch(work.path(), None, &settings.host))
+                .map(|_| self.launch(work.path(), &[], &settings.host))
                 .collect::<anyhow::Result<Vec<_>>>()
         });
-        let exercised = self.launch(work.path(), Some(VIEW_SWITCHES), NO_MODEL)?;
+        let switches = VIEW_SWITCHES.to_string();
+        let exercised = self.launch(work.path(), &["--exercise-views", &switches], NO_MODEL)?;
         let views = exercised.views.context("the app printed no views line")?;
         anyhow::ensure!(
             views.switches == VIEW_SWITCHES,
             "the app switched views {} times, not {VIEW_SWITCHES}",
             views.switches
         );
+
+        let sequence = super::ollama("app").and_then(|(settings, _)| {
+            let args = [
+                "--exercise-scroll",
+                "--exercise-views",
+                &switches,
+                "--exercise-ask",
+                SEQUENCE_QUESTION,
+            ];
+            let launch = self.launch(work.path(), &args, &settings.host)?;
+            let line = launch.views.context("the app printed no views line")?;
+            anyhow::ensure!(
+                line.scrolled_rows == Some(size) && line.switches == VIEW_SWITCHES,
+                "the sequence stopped short: {line}"
+            );
+            anyhow::ensure!(line.answered == Some(true), "the Ask was not answered: {line}");
+            Ok(line.memory)
+        });
 
         let renderer = warm[0].startup.renderer.clone();
         let cache = if dropped {
@@ -202,7 +240,7 @@ impl Window {
             "real window: resident memory of the mindsage process after {VIEW_SWITCHES} view switches \
              (--exercise-views), read from its own /proc before exit"
         );
-        Ok(vec![
+        let mut scenarios = vec![
             series(&cold, NAMES[0], Launch::first_rows_ms, cache),
             series(&cold, NAMES[1], Launch::first_frame_ms, cache),
             series(&warm, NAMES[2], Launch::first_rows_ms, "warm"),
@@ -212,18 +250,38 @@ impl Window {
                 Ok(launches) => series(&launches, NAMES[5], Launch::close_ms, "warm"),
                 Err(e) => timing(size, NAMES[5], Err(e), WARM_LAUNCHES, &note),
             },
-            with_params(bytes(size, NAMES[6], Ok(views.rss_bytes), &rss_note), "warm"),
-        ])
+            with_params(
+                bytes(size, NAMES[6], Ok(views.memory.resident), &rss_note),
+                "warm",
+            ),
+        ];
+        let sequence_note = |part: &str| {
+            format!(
+                "real window, {part}: after scrolling the list from the first entry to the last, \
+                 {VIEW_SWITCHES} view switches and an answered Ask, read from its own /proc"
+            )
+        };
+        let parts: [(&str, fn(&Memory) -> Option<u64>); 3] = [
+            ("resident memory", |m| Some(m.resident)),
+            ("private (anonymous) memory", |m| Some(m.private)),
+            ("mapped file pages", |m| m.file),
+        ];
+        for ((part, pick), name) in parts.into_iter().zip(&NAMES[7..]) {
+            let value = match &sequence {
+                Ok(memory) => pick(memory).context("this system does not tell"),
+                Err(e) => Err(anyhow::anyhow!("{e:#}")),
+            };
+            scenarios.push(with_params(
+                bytes(size, name, value, &sequence_note(part)),
+                "warm",
+            ));
+        }
+        Ok(scenarios)
     }
 
     /// Starts the app on `data_dir`'s journal, its model server at `model_host`, and
     /// reads what it prints until it exits.
-    fn launch(
-        &self,
-        data_dir: &Path,
-        exercise_views: Option<usize>,
-        model_host: &str,
-    ) -> anyhow::Result<Launch> {
+    fn launch(&self, data_dir: &Path, exercise: &[&str], model_host: &str) -> anyhow::Result<Launch> {
         let stderr = tempfile::tempfile()?;
         let mut command = Command::new(&self.binary);
         command
@@ -238,9 +296,12 @@ impl Window {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr.try_clone()?);
-        if let Some(n) = exercise_views {
-            command.arg("--exercise-views").arg(n.to_string());
-        }
+        command.args(exercise);
+        let patience = if exercise.is_empty() {
+            PATIENCE
+        } else {
+            SEQUENCE_PATIENCE
+        };
         let started = Instant::now();
         let mut child = command
             .spawn()
@@ -254,7 +315,7 @@ impl Window {
                 }
             }
         });
-        let deadline = started + PATIENCE;
+        let deadline = started + patience;
         let mut printed = Vec::new();
         // The output closes when the process ends.
         let ended = loop {
@@ -270,7 +331,7 @@ impl Window {
         }
         let status = child.wait()?;
         let why = || read_back(&stderr);
-        anyhow::ensure!(finished, "the app had not exited after {PATIENCE:?}");
+        anyhow::ensure!(finished, "the app had not exited after {patience:?}");
         anyhow::ensure!(status.success(), "the app failed ({status}): {}", why().trim());
         let (arrived, line) = printed
             .iter()

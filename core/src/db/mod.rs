@@ -160,9 +160,24 @@ impl StorageOptions {
     /// the UI's reader serves; a save reads a handful of pages, cheap from the page
     /// cache.
     pub fn for_background(&self) -> StorageOptions {
+        self.unmapped(8 * 1024)
+    }
+
+    /// The settings for the connection that reads the lists a person scrolls (the
+    /// journal's entries, the gallery), a page at a time along one index: no mapping
+    /// and a small page cache. A scroll from the newest entry to the oldest walks the
+    /// whole list index, and every fault on a mapped page maps the cached pages around
+    /// it too (the kernel's fault-around), so a mapped walk left most of the journal
+    /// file in the window's memory. Read, an index page costs one copy, which a page of
+    /// rows never notices.
+    pub fn for_lists(&self) -> StorageOptions {
+        self.unmapped(2 * 1024)
+    }
+
+    fn unmapped(&self, cache_size_kib: u32) -> StorageOptions {
         StorageOptions {
             mmap_size: 0,
-            cache_size_kib: 8 * 1024,
+            cache_size_kib,
             ..self.clone()
         }
     }
