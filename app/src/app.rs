@@ -20,6 +20,7 @@ use egui::{Key, Modifiers, RichText};
 use mindsage_core::db::entries::ListFilter;
 use mindsage_core::db::{self, EntryId};
 use mindsage_core::encryption::Change;
+use mindsage_core::links::Link;
 use mindsage_core::settings::Settings;
 use mindsage_core::voice::{self, VoiceSettings, capture::Input};
 
@@ -70,6 +71,8 @@ pub struct Startup {
     pub offer_encryption: bool,
     /// Open on today's page (unless `entry` names another), the cursor in its text.
     pub today: bool,
+    /// A `mindsage:` link the window was started with, done instead of `today`.
+    pub link: Option<Link>,
 }
 
 impl Startup {
@@ -92,6 +95,7 @@ impl Startup {
             voice_input: None,
             offer_encryption: false,
             today: false,
+            link: None,
         }
     }
 
@@ -262,7 +266,7 @@ impl MindSageApp {
             view: None,
             entry: startup.entry,
             import: startup.import,
-            today: startup.today,
+            link: startup.link.or(startup.today.then_some(Link::Today)),
         };
         app.follow_asks(asked, &mut actions);
         app.act(actions);
@@ -276,7 +280,7 @@ impl MindSageApp {
             view = ?asked.view,
             entry = asked.entry,
             import = asked.import.is_some(),
-            today = asked.today,
+            link = ?asked.link,
             "following a later launch"
         );
         let mut actions = Vec::new();
@@ -288,10 +292,18 @@ impl MindSageApp {
         if let Some(view) = asked.view {
             actions.push(Action::Show(view));
         }
-        if let Some(id) = asked.entry {
-            actions.push(Action::OpenEntry(id));
-        } else if asked.today {
-            self.journal.open_today(actions);
+        match (asked.entry, asked.link) {
+            (Some(id), _) => actions.push(Action::OpenEntry(id)),
+            (None, Some(Link::Today)) => self.journal.open_today(actions),
+            (None, Some(Link::NewEntry)) => actions.push(Action::NewEntry),
+            (None, Some(Link::VoiceEntry)) => {
+                actions.push(Action::Show(View::Journal));
+                if !self.recorder.is_recording() {
+                    self.recorder.toggle(actions);
+                }
+            }
+            (None, Some(Link::Ask)) => actions.push(Action::Show(View::Ask)),
+            (None, None) => {}
         }
         if let Some(path) = asked.import {
             self.importer.start(path, actions);

@@ -21,6 +21,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use mindsage_core::links::Link;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Args;
@@ -41,8 +42,9 @@ pub struct Asked {
     /// An export to preview in the import window (`--import`), as an absolute path:
     /// the window's working folder is not the launch's.
     pub import: Option<PathBuf>,
-    /// Today's page (`--link mindsage:today`, the reminder's click).
-    pub today: bool,
+    /// Where a `mindsage:` link takes the person (`--link`: the reminder's click, the
+    /// jump list's tasks); a link MindSage does not know opens today's page.
+    pub link: Option<Link>,
 }
 
 impl Asked {
@@ -56,7 +58,10 @@ impl Asked {
             view: args.view.or(args.link.as_ref().map(|_| View::Journal)),
             entry: args.entry,
             import,
-            today: args.link.is_some(),
+            link: args
+                .link
+                .as_deref()
+                .map(|text| Link::parse(text).unwrap_or(Link::Today)),
         })
     }
 }
@@ -409,10 +414,12 @@ mod tests {
             asked(&["--link", "mindsage:today"]),
             Asked {
                 view: Some(View::Journal),
-                today: true,
+                link: Some(Link::Today),
                 ..Asked::default()
             }
         );
+        assert_eq!(asked(&["--link", "mindsage:voice"]).link, Some(Link::VoiceEntry));
+        assert_eq!(asked(&["--link", "mindsage:nowhere"]).link, Some(Link::Today));
         assert_eq!(asked(&["--view", "ask", "--entry", "7"]).entry, Some(7));
         assert_eq!(asked(&["--view", "ask"]).view, Some(View::Ask));
     }
@@ -423,7 +430,7 @@ mod tests {
             view: Some(View::Gallery),
             entry: Some(12),
             import: Some(PathBuf::from("/home/me/Ünïcode export.json")),
-            today: false,
+            link: Some(Link::Ask),
         };
         let line = serde_json::to_string(&sent).unwrap();
         assert!(!line.contains('\n'));

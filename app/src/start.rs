@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use mindsage_core::db::cipher;
+use mindsage_core::links::Link;
 
 use crate::app::Startup;
 use crate::cli::{self, Args};
@@ -41,11 +42,10 @@ pub fn run(args: &Args) -> Result<()> {
             .inspect_err(|error| tracing::warn!("later launches will open windows of their own: {error:#}"))
             .ok()
     });
-    // A link (which conflicts with --view) opens today's page, where the window opens by
-    // default. `mindsage:today` is the reminder's; a link can come from anywhere (a web
-    // page, another app), so one MindSage does not know opens the same.
+    // A link can come from anywhere (a web page, another app), so one MindSage does not
+    // know opens today's page, where the window opens by default.
     if let Some(link) = args.link.as_deref()
-        && link.trim_end_matches('/') != mindsage_core::reminder::TODAY_LINK
+        && Link::parse(link).is_none()
     {
         tracing::warn!("a link MindSage does not know was opened; opening today's page");
     }
@@ -53,6 +53,7 @@ pub fn run(args: &Args) -> Result<()> {
     startup.demo = args.demo;
     startup.entry = args.entry;
     startup.today = true;
+    startup.link = Asked::of(args)?.link;
     startup.profiler = args.profiler;
     startup.import = args.import.clone();
     startup.offer_encryption = !args.demo && matches!(cipher::file_kind(&path), Ok(cipher::FileKind::New));

@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use egui::accesskit::Role;
 use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 use mindsage::instance::{self, Asked, Claim, Window};
 use mindsage::shell::Shell;
@@ -105,6 +107,57 @@ fn a_later_launch_brings_its_asks_to_the_open_window_instead_of_opening_another(
 
     // Subcommands still run beside the window.
     assert!(succeeded(&data, &["list"]).contains("Already written"));
+}
+
+/// The text in the editor's page, if one is open.
+fn page_text(harness: &Harness<'_, Shell>) -> Option<String> {
+    let page = harness.query_by_role_and_label(Role::MultilineTextInput, "Entry")?;
+    page.value()
+}
+
+/// The jump list's tasks on the taskbar and the Start menu launch `mindsage --link`:
+/// with the window open, each is done there.
+#[test]
+fn the_jump_lists_tasks_are_done_in_the_open_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("journal");
+    let added = succeeded(
+        &data,
+        &[
+            "add",
+            "--title",
+            "Already written",
+            "--body",
+            "The first page.",
+            "--json",
+        ],
+    );
+    let id = serde_json::from_str::<serde_json::Value>(&added).unwrap()["id"].to_string();
+    let (mut harness, _window) = the_window(&data);
+    launch_again(&data, &["--entry", &id]);
+    wait_until(&mut harness, "the entry open", |h| {
+        page_text(h).as_deref() == Some("The first page.")
+    });
+
+    launch_again(&data, &["--link", "mindsage:ask"]);
+    wait_until(&mut harness, "the Ask screen", |h| view_of(h) == Some(View::Ask));
+
+    // New entry: the journal, on a new empty page, the cursor in it.
+    launch_again(&data, &["--link", "mindsage:new"]);
+    wait_until(&mut harness, "a new page", |h| {
+        view_of(h) == Some(View::Journal) && page_text(h).as_deref() == Some("")
+    });
+
+    // New voice entry: the recorder starts (whatever the microphone then says).
+    let recorder = |h: &Harness<'_, Shell>| {
+        ["Opening the microphone…", "REC", "Speak for up to"]
+            .iter()
+            .any(|text| shows(h, text))
+    };
+    assert!(!recorder(&harness), "no recorder before the task");
+    launch_again(&data, &["--link", "mindsage:voice"]);
+    wait_until(&mut harness, "the recorder", recorder);
+    assert_eq!(view_of(&harness), Some(View::Journal));
 }
 
 #[test]

@@ -37,6 +37,7 @@ pub mod export;
 pub mod files;
 pub mod import;
 pub mod keystore;
+pub mod links;
 pub mod media;
 pub mod paths;
 pub mod reminder;

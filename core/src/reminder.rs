@@ -22,9 +22,9 @@ pub const SYSTEMD_UNIT: &str = "mindsage-reminder";
 /// that is not a Store package show a toast at all; it must match `wix/mindsage.wxs`.
 pub const APP_USER_MODEL_ID: &str = "MindSage.Journal";
 
-/// The link a click on the notification opens: the installer registers the `mindsage:`
-/// scheme for `mindsage.exe --link`, so it works after `mindsage remind` has exited.
-pub const TODAY_LINK: &str = "mindsage:today";
+/// The link a click on the notification opens ([`crate::links`]): it works after
+/// `mindsage remind` has exited.
+pub const TODAY_LINK: &str = crate::links::Link::Today.text();
 
 /// Where the systemd user units go: `$XDG_CONFIG_HOME/systemd/user`, usually
 /// `~/.config/systemd/user`.
