@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 
 use mindsage::instance::{self, Asked, Claim, Window};
 use mindsage::shell::Shell;

@@ -53,7 +53,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use mindsage::launch_report::{Memory, StartupLine, ViewsLine};
+use mindsage::launch_report::{StartupLine, ViewsLine};
 use mindsage::virtual_display::VirtualDisplay;
 use mindsage_core::timing::Summary;
 
@@ -261,14 +261,15 @@ impl Window {
                  {VIEW_SWITCHES} view switches and an answered Ask, read from its own /proc"
             )
         };
-        let parts: [(&str, fn(&Memory) -> Option<u64>); 3] = [
-            ("resident memory", |m| Some(m.resident)),
-            ("private (anonymous) memory", |m| Some(m.private)),
-            ("mapped file pages", |m| m.file),
+        let parts = [
+            "resident memory",
+            "private (anonymous) memory",
+            "mapped file pages",
         ];
-        for ((part, pick), name) in parts.into_iter().zip(&NAMES[7..]) {
+        for (i, (part, name)) in parts.into_iter().zip(&NAMES[7..]).enumerate() {
             let value = match &sequence {
-                Ok(memory) => pick(memory).context("this system does not tell"),
+                Ok(memory) => [Some(memory.resident), Some(memory.private), memory.file][i]
+                    .context("this system does not tell"),
                 Err(e) => Err(anyhow::anyhow!("{e:#}")),
             };
             scenarios.push(with_params(
