@@ -32,6 +32,7 @@ use crate::launch_report::{Drawn, LaunchReport, Seen, Step};
 use crate::overlay::{FrameTimes, Overlay};
 use crate::protocol::{NewPhoto, PhotoFrom, Request, Response, VoiceEvent, VoiceRequest};
 use crate::queue::QueueBar;
+use crate::taskbar::Progress;
 use crate::views::ask::AskView;
 use crate::views::commands::{self, Command};
 use crate::views::dashboard::DashboardView;
@@ -1311,6 +1312,13 @@ impl MindSageApp {
 }
 
 impl MindSageApp {
+    /// The work the taskbar's button shows the progress of: an import or a
+    /// transcription the person started, else the model's work.
+    pub fn progress(&self) -> Option<Progress> {
+        let started = self.importer.progress().or_else(|| self.recorder.progress());
+        started.map(Progress::Working).or_else(|| self.queue.progress())
+    }
+
     /// `--report-startup`: tells the report what this frame showed, and takes the step
     /// of its exercise it asks for.
     fn report_launch(&mut self, ctx: &egui::Context, started: Instant) {

@@ -24,6 +24,7 @@ pub mod shell;
 mod signals;
 pub mod sound;
 pub mod start;
+pub mod taskbar;
 pub mod threads;
 mod transcriber;
 mod unlocking;

@@ -7,6 +7,7 @@ use egui::RichText;
 use mindsage_core::ai::runner::{Activity, QueueStatus};
 
 use crate::protocol::Request;
+use crate::taskbar::Progress;
 use crate::views::Action;
 
 /// The last status the job runner sent.
@@ -18,6 +19,17 @@ pub struct QueueBar {
 impl QueueBar {
     pub fn on_status(&mut self, status: QueueStatus) {
         self.status = Some(status);
+    }
+
+    /// The share of the model's work done, while there is some; it waits when paused
+    /// or when the model cannot be reached.
+    pub fn progress(&self) -> Option<Progress> {
+        let status = self.status.as_ref()?;
+        let (_, share) = status.summary()?;
+        Some(match status.activity {
+            Activity::Paused | Activity::Waiting(_) => Progress::Waiting(share),
+            _ => Progress::Working(share),
+        })
     }
 
     /// Whether there is work to show.

@@ -11,11 +11,12 @@ use anyhow::Result;
 use mindsage_core::db::cipher;
 use mindsage_core::links::Link;
 
-use crate::app::Startup;
+use crate::app::{MindSageApp, Startup};
 use crate::cli::{self, Args};
 use crate::instance::{self, Asked, Claim};
 use crate::launch_report::{Exercise, LaunchReport};
 use crate::shell::Shell;
+use crate::taskbar::{self, Taskbar};
 use crate::views::View;
 use crate::{session_end, signals};
 
@@ -88,6 +89,7 @@ pub fn run(args: &Args) -> Result<()> {
     };
     #[cfg(windows)]
     let native = crate::paste_key::watch(native);
+    taskbar::identify();
     eframe::run_native(
         "MindSage",
         native,
@@ -102,6 +104,7 @@ pub fn run(args: &Args) -> Result<()> {
                     .send_viewport_cmd(egui::ViewportCommand::Minimized(true));
             }
             signals::install(cc.egui_ctx.clone());
+            let taskbar = Taskbar::start(window_handle(cc), &data_dir);
             session_end::watch(cc.egui_ctx.clone());
             // The command line's asks go with the first opening; an unlock after a lock
             // opens today's page.
@@ -127,7 +130,7 @@ pub fn run(args: &Args) -> Result<()> {
                     .map_or_else(String::new, crate::launch_report::renderer_of);
                 app.launch_report = Some(LaunchReport::new(renderer, exercise));
             }
-            Ok(Box::new(Running(shell)))
+            Ok(Box::new(Running(shell, taskbar)))
         }),
     )
     .map_err(|e| anyhow::anyhow!("the window could not be opened: {e}"))?;
@@ -143,11 +146,13 @@ pub fn run(args: &Args) -> Result<()> {
 /// context and the window itself are torn down, which took two seconds under Wine) the
 /// app and its threads are ended and waited for: the journal is closed as early as it
 /// can be, and the end of a session ([`session_end`]) waits for that alone.
-struct Running(Shell);
+/// The window: the shell, and its button on the taskbar.
+struct Running(Shell, Taskbar);
 
 impl eframe::App for Running {
     fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
         self.0.ui(ctx, frame);
+        self.1.show(self.0.app().and_then(MindSageApp::progress));
     }
 
     /// `--exercise-scroll`: the launch report turns the mouse wheel over the list.
@@ -166,6 +171,21 @@ impl eframe::App for Running {
         crate::threads::finish(crate::app::CLOSE_PATIENCE);
         session_end::journal_closed();
     }
+}
+
+/// The main window's handle, where the system has one the taskbar knows (Windows).
+#[cfg(windows)]
+fn window_handle(cc: &eframe::CreationContext<'_>) -> Option<isize> {
+    use winit::raw_window_handle::{HasWindowHandle as _, RawWindowHandle};
+    match cc.window_handle().ok()?.as_raw() {
+        RawWindowHandle::Win32(handle) => Some(handle.hwnd.get()),
+        _ => None,
+    }
+}
+
+#[cfg(not(windows))]
+fn window_handle(_cc: &eframe::CreationContext<'_>) -> Option<isize> {
+    None
 }
 
 /// Sends the window a close request after `seconds` (`--exit-after`), from a thread of

@@ -48,7 +48,8 @@ pub fn desktop_entry(exe: &Path, data_dir: &Path) -> String {
     )
 }
 
-fn windows_quoted(arg: &str) -> String {
+/// `arg` in double quotes, as Windows splits a command line back into arguments.
+pub(crate) fn windows_quoted(arg: &str) -> String {
     let mut out = String::from("\"");
     let mut backslashes = 0;
     for c in arg.chars() {

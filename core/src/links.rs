@@ -4,6 +4,8 @@
 //! window when there is one (`app/src/instance.rs`), and opens the window with it
 //! otherwise.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 /// Where a link takes the person.
@@ -43,6 +45,14 @@ impl Link {
         }
     }
 
+    /// The arguments of a jump list's task for this link: `mindsage.exe` on the journal
+    /// in `data_dir`, always named, since the jump list is the app's and its tasks must
+    /// reach the window that made it. Quoted as Windows splits a command line.
+    pub fn windows_arguments(self, data_dir: &Path) -> String {
+        let data_dir = crate::autostart::windows_quoted(&data_dir.to_string_lossy());
+        format!("--link {} --data-dir {data_dir}", self.text())
+    }
+
     /// The link `text` names, if MindSage knows it. Browsers and shells pass links on
     /// with a trailing slash or in capitals, and Windows sometimes with `//`.
     pub fn parse(text: &str) -> Option<Link> {
@@ -56,6 +66,8 @@ impl Link {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::Link;
 
     #[test]
@@ -71,8 +83,13 @@ mod tests {
     }
 
     #[test]
-    fn the_jump_list_offers_writing_speaking_and_asking() {
+    fn the_jump_list_offers_writing_speaking_and_asking_on_this_journal() {
         let labels: Vec<&str> = Link::TASKS.iter().map(|task| task.label()).collect();
         assert_eq!(labels, ["New entry", "New voice entry", "Ask"]);
+        let journal = Path::new(r"C:\Users\Zoë\My Journal\");
+        assert_eq!(
+            Link::VoiceEntry.windows_arguments(journal),
+            r#"--link mindsage:voice --data-dir "C:\Users\Zoë\My Journal\\""#
+        );
     }
 }

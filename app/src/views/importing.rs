@@ -52,6 +52,14 @@ pub struct Importer {
 }
 
 impl Importer {
+    /// The share of the entries written so far, while an import writes.
+    pub fn progress(&self) -> Option<f32> {
+        match &self.stage {
+            Stage::Writing { done, total, .. } => Some(*done as f32 / (*total).max(1) as f32),
+            _ => None,
+        }
+    }
+
     /// Judges the export at `path` (nothing is written until the person confirms).
     pub fn start(&mut self, path: PathBuf, actions: &mut Vec<Action>) {
         if matches!(self.stage, Stage::Writing { .. }) {

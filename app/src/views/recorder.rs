@@ -62,6 +62,14 @@ pub struct RecorderView {
 }
 
 impl RecorderView {
+    /// The share of the recording transcribed so far, while it is transcribed.
+    pub fn progress(&self) -> Option<f32> {
+        match &self.stage {
+            Stage::Transcribing { percent, .. } => Some(f32::from(*percent) / 100.0),
+            _ => None,
+        }
+    }
+
     pub fn new(data_dir: PathBuf, max_length: Duration) -> RecorderView {
         RecorderView {
             stage: Stage::Idle,
