@@ -424,6 +424,66 @@ fn edits_typed_while_a_save_is_on_its_way_survive_opening_another_entry() {
     });
 }
 
+/// Years of photos: the wheel takes the gallery to its oldest and back to its newest.
+/// Pages far from the screen are forgotten with their textures on the way, and the
+/// newest photos are read again and shown on the way back.
+#[test]
+fn a_long_gallery_wheeled_to_its_end_and_back_shows_its_newest_photos_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = 400;
+    let newest = {
+        let mut conn = db::open(&paths::database_path(dir.path()), &StorageOptions::default()).unwrap();
+        let entry = entries::create(
+            &mut conn,
+            DEFAULT_USER,
+            &entries::NewEntry {
+                title: "Camera roll".into(),
+                body: "Photos.".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let now = chrono::Utc::now();
+        for i in 0..photos {
+            let mut png = Vec::new();
+            let pixel = image::Rgb([(i % 256) as u8, (i / 256) as u8, 90]);
+            image::RgbImage::from_pixel(8, 8, pixel)
+                .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+                .unwrap();
+            let prepared = mindsage_core::media::prepare_image(png).unwrap();
+            let taken = mindsage_core::clock::format_utc(now - chrono::Duration::days(i as i64));
+            db::gallery::attach_image(&conn, DEFAULT_USER, entry, &prepared, &taken, None).unwrap();
+        }
+        format!(
+            "Photo added {}",
+            mindsage::views::display_time(&mindsage_core::clock::format_utc(now))
+        )
+    };
+    let mut harness = app(dir.path(), View::Gallery);
+    wait_until(&mut harness, "the newest photo", |h| shows(h, &newest));
+    let over_the_grid = harness.get_by_label(&newest).rect().center();
+    let wheel = |harness: &mut Harness<'_, MindSageApp>, pages: f32| {
+        harness.event(egui::Event::PointerMoved(over_the_grid));
+        harness.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Page,
+            delta: egui::vec2(0.0, pages),
+            modifiers: egui::Modifiers::NONE,
+        });
+        harness.run_steps(1);
+    };
+    for _ in 0..200 {
+        wheel(&mut harness, -5.0);
+    }
+    assert!(!shows(&harness, &newest), "at the oldest photos");
+    for _ in 0..200 {
+        if shows(&harness, &newest) {
+            break;
+        }
+        wheel(&mut harness, 5.0);
+    }
+    wait_until(&mut harness, "the newest photo read again", |h| shows(h, &newest));
+}
+
 /// A photo dropped on the page is in the gallery, and the gallery opens its entry, whose
 /// page shows it in its strip; a click shows it large, Esc closes it.
 #[test]

@@ -2,9 +2,11 @@
 //!
 //! Thumbnails are decoded on the reader thread; this view only uploads finished pixels
 //! as textures, once per photo (the texture cache outlives reloads), and lays out only
-//! the visible rows of the grid, fetching further pages as the person scrolls.
+//! the visible rows of the grid, fetching further pages as the person scrolls. Pages
+//! scrolled far away are forgotten with their textures, and read again when they come
+//! back into view, so a scroll through years of photos holds a few pages of them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use egui::{RichText, TextureHandle};
 
@@ -21,9 +23,12 @@ const PAGE: u32 = 60;
 const SHUFFLE: usize = 24;
 /// Side of a grid cell, in points.
 const CELL: f32 = 150.0;
+/// Photos kept in memory above and below those on screen, in whole pages.
+const KEPT_AROUND: usize = PAGE as usize;
 
 /// A photo on screen: where it belongs and its texture.
 struct Tile {
+    media_id: i64,
     entry_id: EntryId,
     created_at: String,
     texture: TextureHandle,
@@ -32,7 +37,8 @@ struct Tile {
 #[derive(Default)]
 pub struct GalleryView {
     tiles: Paged<Tile>,
-    /// Uploaded textures by media id, so a reload or a shuffle re-uses them.
+    /// Uploaded textures by media id, so a reload or a shuffle re-uses them; only those
+    /// of the photos in memory are kept.
     textures: HashMap<i64, TextureHandle>,
     shuffled: bool,
     /// Something was written since the photos were read.
@@ -115,6 +121,7 @@ impl GalleryView {
                 })
                 .clone();
             Tile {
+                media_id,
                 entry_id,
                 created_at,
                 texture,
@@ -164,11 +171,11 @@ impl GalleryView {
             .floor()
             .max(1.0) as usize;
         let rows = tiles.len().div_ceil(columns);
-        let mut last_row = 0;
+        let mut shown = 0..0;
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
             .show_rows(ui, CELL + 22.0, rows, |ui, range| {
-                last_row = range.end;
+                shown = range.clone();
                 for row in range {
                     ui.horizontal(|ui| {
                         let cells = row * columns..((row + 1) * columns).min(tiles.len());
@@ -180,9 +187,26 @@ impl GalleryView {
                     });
                 }
             });
-        if last_row + 2 >= rows {
+        let cells = shown.start * columns..(shown.end * columns).min(self.tiles.len());
+        self.forget_far_from(cells.clone());
+        if let Some((generation, after, limit)) = self.tiles.refill_request(cells) {
+            actions.push(Action::Send(Request::GalleryPage {
+                generation,
+                after,
+                limit,
+            }));
+        } else if shown.end + 2 >= rows {
             self.more(actions);
         }
+    }
+
+    /// Forgets the pages of photos far from `cells` (those on screen), and the textures
+    /// of photos no longer in memory.
+    fn forget_far_from(&mut self, cells: std::ops::Range<usize>) {
+        let keep = cells.start.saturating_sub(KEPT_AROUND)..cells.end + KEPT_AROUND;
+        self.tiles.forget_outside(keep);
+        let loaded: HashSet<i64> = self.tiles.loaded().map(|(_, tile)| tile.media_id).collect();
+        self.textures.retain(|media_id, _| loaded.contains(media_id));
     }
 }
 
