@@ -13,7 +13,8 @@
 #      closes cleanly when asked, as its close button would; Ctrl+V with a photo on
 #      the clipboard puts it in the page; a second start hands over to the open window;
 #      the end of the session (wineboot --end-session) saves what was typed just
-#      before it; Windows' accent colour draws the selected tab, unless turned off;
+#      before it; Windows' accent colour draws the selected tab, unless turned off; the
+#      jump list's tasks reach the open window, and the window sets them;
 #   4. voice entries: no mingw runtime DLL imported, a real Whisper model loaded and a
 #      recording transcribed (`transcribe`), an entry made from it (`add --audio`);
 #   4b. the reminder: set in Task Scheduler (schtasks), the task's command and days,
@@ -347,6 +348,39 @@ rm -f "$unix_journal/settings.json"
 "$WINE" reg delete 'HKCU\Software\Microsoft\Windows\DWM' /v AccentColor /f >/dev/null 2>&1 || true
 [ "$own" -lt 20 ] || fail "with Accent colour from Windows off the window still draws with it ($own pixels)"
 pass "the window draws with Windows' accent colour ($followed pixels of it), and with its own when Settings say so"
+
+# 3e. The taskbar button (app/src/taskbar.rs). The jump list's tasks (New entry, New
+#     voice entry, Ask) are `mindsage.exe --link mindsage:... --data-dir <journal>`: a
+#     task started while the window is open is handed to it and done there. The window
+#     sets the tasks itself (ICustomDestinationList) and draws its progress on the
+#     button (ITaskbarList3); Wine's taskbar shows neither, so what shows here is the
+#     window's own word on the jump list, from its log (the README lists what only
+#     Windows shows).
+task_journal="C:\\users\\$user\\MindSage taskbar"
+rm -rf "$user_dir/MindSage taskbar"
+win --data-dir "$task_journal" add --title "On the taskbar" --body "Jump list." >/dev/null
+RUST_LOG=mindsage=info "$WINE" "$exe" --data-dir "$task_journal" --exit-after 20 2>"$work/taskbar.err" &
+task_pid=$!
+wait_for_window "for the jump list" "$work/taskbar.err"
+sleep 3
+for link in mindsage:ask mindsage:new; do
+  handed=$(timeout 30 "$WINE" "$exe" --link "$link" --data-dir "$task_journal" 2>>"$work/taskbar.err" | tr -d '\r') \
+    || fail "the jump list's $link failed: $(tail -5 "$work/taskbar.err")"
+  grep -q "already open on this journal" <<<"$handed" || fail "the jump list's $link did not reach the window: '$handed'"
+done
+wait "$task_pid" || true
+log=$(sed 's/\x1b\[[0-9;]*m//g' "$work/taskbar.err")
+for followed in 'link=Some(Ask)' 'link=Some(NewEntry)'; do
+  grep -q "following a later launch.*$followed" <<<"$log" || fail "the window did not follow $followed: $(tail -5 "$work/taskbar.err")"
+done
+if grep -q "the jump list's tasks are set" <<<"$log"; then
+  jump_list="the jump list's tasks were set"
+else
+  said=$(grep -o "the jump list's tasks are not set.*\|no jump list or taskbar progress.*" <<<"$log" | head -1)
+  [ -n "$said" ] || fail "the window said nothing of its jump list: $(tail -5 "$work/taskbar.err")"
+  jump_list="Wine refused the jump list, and the window said so and went on ($said)"
+fi
+pass "the jump list's Ask and New entry reach the open window and are done there; $jump_list"
 
 # 4. Voice entries: whisper.cpp inside the exe loads a real model and transcribes a real
 #    recording; an entry is made from it; the exe needs no mingw runtime DLL.
