@@ -27,10 +27,14 @@ use std::path::{Path, PathBuf};
 const CORE_FLOORS: &[&[&str]] = &[
     // Plain helpers: no module of ours below them.
     &["clock", "compare", "files", "paths", "scripts", "timing", "media"],
-    // Above them: what the system is given, as text: the reminder's (task, timer, toast),
-    // reading times as the clock does, and starting with the system's (the Run key, the
-    // autostart file); the settings file holds both.
-    &["reminder", "autostart"],
+    // Above them: what the system is given, as text. Starting with the system's (the Run
+    // key, the autostart file), quoted as Windows and the desktops split a command line;
+    // the `mindsage:` links, whose jump-list tasks are quoted the same way; the
+    // reminder's (task, timer, a toast opening a link), reading times as the clock does.
+    // The settings file holds the reminder's and autostart's.
+    &["autostart"],
+    &["links"],
+    &["reminder"],
     // Storage: the journal's SQLite file and its tables.
     &["db"],
     // Beside storage: files sealed with the journal's key, the credential store, the
