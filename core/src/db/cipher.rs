@@ -256,12 +256,37 @@ pub fn unlock(path: &Path, passphrase: &Passphrase) -> Result<JournalKey> {
 /// journal, a backup, a conversion's copy or a sealed file, so none is ever read
 /// without its key or with a key it does not have.
 pub(crate) fn connect(path: &Path, flags: OpenFlags, key: Option<&JournalKey>) -> Result<Connection> {
+    keep_crypto_through_exit();
     let conn = Connection::open_with_flags(path, flags).map_err(|source| DbError::Open {
         path: path.to_path_buf(),
         source,
     })?;
     key_connection(&conn, path, key)?;
     Ok(conn)
+}
+
+/// Keeps OpenSSL's state until the process is gone, where SQLCipher's crypto is
+/// OpenSSL's libcrypto (Linux, and a native MSVC build; the mingw exe uses libtomcrypt).
+/// By default libcrypto frees its state in an `atexit` handler, while a thread the exit
+/// does not wait for (a test's app threads, still reading an encrypted journal) may be
+/// decrypting a page with it: a crash at the very end, after everything was saved,
+/// seen once in `encryption_ui`'s test binary. The system frees the memory at exit
+/// anyway. It must come before libcrypto's first use, so before the first connection.
+fn keep_crypto_through_exit() {
+    #[cfg(any(target_os = "linux", all(windows, target_env = "msvc")))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        /// `OPENSSL_INIT_NO_ATEXIT` in `openssl/crypto.h` (OpenSSL 1.1.1b and later).
+        const NO_ATEXIT: u64 = 0x0008_0000;
+        unsafe extern "C" {
+            fn OPENSSL_init_crypto(opts: u64, settings: *const std::ffi::c_void) -> std::ffi::c_int;
+        }
+        // SAFETY: libcrypto is linked wherever this is compiled (SQLCipher's crypto
+        // provider needs it); the call takes no settings and is safe from any thread.
+        ONCE.call_once(|| unsafe {
+            OPENSSL_init_crypto(NO_ATEXIT, std::ptr::null());
+        });
+    }
 }
 
 /// Checks the file against the key a connection is about to be given, and gives it,
